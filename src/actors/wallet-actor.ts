@@ -1,0 +1,115 @@
+/**
+ * The wallet actor: the shell around the pure decision function. It owns
+ * one wallet's state in memory, serialises every command for it, writes the
+ * resulting events to the WAL and hands back a promise that resolves when
+ * they are durable. It pipelines: the next command is decided at once, in
+ * memory, while earlier events are still waiting for their sync; replies
+ * wait for the sync that covers them, and reads wait for the sync that
+ * covers the wallet's latest change, so nobody sees what a crash could undo.
+ *
+ * The mailbox is bounded: a command that would make more than
+ * `mailboxMax` of this wallet's replies wait is refused (503 UNAVAILABLE).
+ */
+import type { Clock } from '../clock.js';
+import type { IdempotencyRecord, TablePut, Wal } from '../wal/index.js';
+import { checkOrder, checkWallet } from '../wal/index.js';
+import { decide, initialState, type Command, type Decision, type WalletState } from './wallet-logic.js';
+
+export interface ActorContext {
+  wal: Wal;
+  clock: Clock;
+  mailboxMax: number;
+  idempotencyRetentionMs: number;
+  /** Reads a durable Idempotency-Key record (synchronous LMDB read). */
+  readIdempotency(table: string): IdempotencyRecord | undefined;
+}
+
+export interface Delivery {
+  decision: Decision;
+  /** Resolves when every event this reply depends on is durable; null when nothing is pending. */
+  durable: Promise<void> | null;
+}
+
+export function idempotencyTableKey(account: number, key: string): string {
+  return `${account}:${key}`;
+}
+
+export class WalletActor {
+  state: WalletState;
+  private waiting = 0;
+  private lastWrite: Promise<void> | null = null;
+  /** Idempotency records applied in memory but not yet durable. */
+  private readonly pendingKeys = new Map<string, IdempotencyRecord>();
+
+  constructor(
+    readonly id: number,
+    state: WalletState,
+    private readonly ctx: ActorContext,
+  ) {
+    this.state = state;
+  }
+
+  static fresh(wallet: WalletState['wallet'], ctx: ActorContext): WalletActor {
+    return new WalletActor(wallet.id, initialState(checkWallet(wallet), ctx.clock.monotonicMs()), ctx);
+  }
+
+  /** Depth of the mailbox: commands whose replies are waiting. */
+  get depth(): number {
+    return this.waiting;
+  }
+
+  /** Resolves when every event this wallet has applied so far is durable. */
+  settled(): Promise<void> {
+    return this.lastWrite ?? Promise.resolve();
+  }
+
+  /** Returns null when the mailbox or the WAL is full. */
+  send(command: Command): Delivery | null {
+    if (this.waiting >= this.ctx.mailboxMax || this.ctx.wal.overloaded()) return null;
+    const { clock } = this.ctx;
+    const now = { monotonicMs: clock.monotonicMs(), wallMs: clock.wallMs() };
+    if (command.kind === 'order' && command.idempotency !== null) {
+      command.idempotency.prior = this.findKey(command.idempotency.key, now.wallMs);
+    }
+    const decision = decide(this.state, command, now);
+    this.state = decision.state;
+    if (decision.events.length === 0) return { decision, durable: this.track(this.lastWrite) };
+    const puts: TablePut[] = [];
+    if (decision.state.wallet !== undefined) puts.push({ table: 'wallets', key: this.id, value: checkWallet(decision.state.wallet) });
+    if (decision.order !== null) puts.push({ table: 'orders', key: decision.order.id, value: checkOrder(decision.order) });
+    const idem = decision.idempotency;
+    if (idem !== null) {
+      puts.push({ table: 'idempotency', key: idempotencyTableKey(this.id, idem.key), value: idem.record });
+      this.pendingKeys.set(idem.key, idem.record);
+    }
+    const durable = this.ctx.wal.append({ events: decision.events, puts });
+    this.lastWrite = durable;
+    durable.then(
+      () => {
+        if (this.lastWrite === durable) this.lastWrite = null;
+        if (idem !== null && this.pendingKeys.get(idem.key) === idem.record) this.pendingKeys.delete(idem.key);
+      },
+      () => {},
+    );
+    return { decision, durable: this.track(durable) };
+  }
+
+  /** Counts a waiting reply in the mailbox until its promise settles. */
+  private track(durable: Promise<void> | null): Promise<void> | null {
+    if (durable === null) return null;
+    this.waiting++;
+    const release = (): void => {
+      this.waiting--;
+    };
+    durable.then(release, release);
+    return durable;
+  }
+
+  private findKey(key: string, wallMs: number): IdempotencyRecord | null {
+    const record = this.pendingKeys.get(key) ?? this.ctx.readIdempotency(idempotencyTableKey(this.id, key));
+    if (record === undefined) return null;
+    // Past retention a key is forgotten, as if it had never been used.
+    if (wallMs - record.atMs > this.ctx.idempotencyRetentionMs) return null;
+    return record;
+  }
+}

@@ -1,0 +1,296 @@
+/**
+ * The wallet's decision logic: a pure function of (state, command, now).
+ * No I/O and no clock reads: the actor shell looks up what the command needs
+ * (the service, a stored Idempotency-Key record, a fresh order id) and puts
+ * it in the command, then writes the events this returns to the log.
+ *
+ * Checks run in the contract's order: BANNED, RATE, VALIDATION, then the
+ * order's business checks SERVICE, QTY, BALANCE. Expected rejections are
+ * values; a broken invariant throws and stops the process.
+ */
+import { errorOutcome, renderError, type ErrorOutcome } from '../errors.js';
+import { formatMicro, multiplyMicro, addMicro, MICRO_MAX } from '../money/index.js';
+import { renderBalance, renderOrderPlaced } from '../render.js';
+import type { Channel, IdempotencyRecord, LogEvent, OrderRecord, ServiceRecord, WalletRecord } from '../wal/records.js';
+import { fullBucket, takeToken, type BucketState, type BucketVerdict } from './token-bucket.js';
+
+export interface WalletState {
+  wallet: WalletRecord;
+  bucket: BucketState;
+}
+
+export interface Now {
+  monotonicMs: number;
+  wallMs: number;
+}
+
+export interface OrderInput {
+  serviceId: number;
+  target: string;
+  quantity: number;
+}
+
+export type Command =
+  /** A rate-limited request that changes nothing (services, status). */
+  | { kind: 'touch' }
+  | { kind: 'balance' }
+  | {
+      kind: 'order';
+      requestId: string;
+      /** A fresh id, used only if the order is accepted. */
+      orderId: string;
+      channel: Channel;
+      /** Set when the request failed validation before reaching the actor. */
+      invalid: ErrorOutcome | null;
+      input: OrderInput | null;
+      /** The service as the catalogue holds it now, or null when unknown. */
+      service: ServiceRecord | null;
+      idempotency: { key: string; fingerprint: string; prior: IdempotencyRecord | null } | null;
+    }
+  | { kind: 'credit'; amount: number; reason: string }
+  | { kind: 'update'; banned?: boolean; rateLimitPerMinute?: number };
+
+export type Outcome =
+  | { kind: 'ok'; status: number; body: string }
+  | { kind: 'error'; error: ErrorOutcome }
+  /** Same Idempotency-Key and payload as an earlier request: send its answer again. */
+  | { kind: 'replay'; record: IdempotencyRecord }
+  /** Allowed; the shell answers from durable storage (status, services). */
+  | { kind: 'pass' };
+
+export interface Decision {
+  state: WalletState;
+  events: LogEvent[];
+  outcome: Outcome;
+  /** Present when the command counted against the rate limit. */
+  rate: BucketVerdict | null;
+  /** Written in the same commit as the events. */
+  order: OrderRecord | null;
+  idempotency: { key: string; record: IdempotencyRecord } | null;
+}
+
+export function initialState(wallet: WalletRecord, nowMs: number): WalletState {
+  return { wallet, bucket: fullBucket(wallet.rateLimitPerMinute, nowMs) };
+}
+
+export function isUnlimited(wallet: WalletRecord, wallMs: number): boolean {
+  return wallet.unlimitedExpiresMs !== null && wallMs < wallet.unlimitedExpiresMs;
+}
+
+function result(state: WalletState, outcome: Outcome, rate: BucketVerdict | null = null): Decision {
+  return { state, events: [], outcome, rate, order: null, idempotency: null };
+}
+
+function refused(state: WalletState, error: ErrorOutcome, rate: BucketVerdict | null = null): Decision {
+  return result(state, { kind: 'error', error }, rate);
+}
+
+export function decide(state: WalletState, command: Command, now: Now): Decision {
+  switch (command.kind) {
+    case 'credit':
+      return decideCredit(state, command, now);
+    case 'update':
+      return decideUpdate(state, command, now);
+    default:
+      break;
+  }
+  if (state.wallet.banned) {
+    return refused(state, errorOutcome('BANNED', 'API access is disabled on this account; contact the operator.'));
+  }
+  const { bucket, verdict } = takeToken(state.bucket, state.wallet.rateLimitPerMinute, now.monotonicMs);
+  const limited: WalletState = { wallet: state.wallet, bucket };
+  if (!verdict.allowed) {
+    return refused(
+      limited,
+      errorOutcome('RATE', `Rate limit of ${state.wallet.rateLimitPerMinute} requests per minute exceeded; retry in ${verdict.retryAfterS} seconds.`, {
+        retry_after: verdict.retryAfterS,
+      }),
+      verdict,
+    );
+  }
+  switch (command.kind) {
+    case 'touch':
+      return result(limited, { kind: 'pass' }, verdict);
+    case 'balance': {
+      const w = limited.wallet;
+      const expires = isUnlimited(w, now.wallMs) ? w.unlimitedExpiresMs : null;
+      return result(limited, { kind: 'ok', status: 200, body: renderBalance(w.credits, expires) }, verdict);
+    }
+    case 'order':
+      return decideOrder(limited, command, now, verdict);
+  }
+}
+
+function decideOrder(
+  state: WalletState,
+  command: Extract<Command, { kind: 'order' }>,
+  now: Now,
+  rate: BucketVerdict,
+): Decision {
+  if (command.invalid !== null || command.input === null) {
+    return refused(state, command.invalid ?? errorOutcome('VALIDATION', 'The order payload is missing.'), rate);
+  }
+  const idem = command.idempotency;
+  if (idem !== null && idem.prior !== null) {
+    if (idem.prior.fingerprint !== idem.fingerprint) {
+      return refused(
+        state,
+        errorOutcome('IDEMPOTENCY', 'This Idempotency-Key was already used with a different payload; use a new key for a new order.'),
+        rate,
+      );
+    }
+    return result(state, { kind: 'replay', record: idem.prior }, rate);
+  }
+  const business = checkBusiness(state, command.input, command.service, now);
+  if (business.kind === 'error') {
+    // Business outcomes are remembered under the key like successes, so a
+    // retry with the same key gets the same answer.
+    const decision = refused(state, business.error, rate);
+    if (idem !== null) {
+      const body = renderError(business.error, command.requestId);
+      decision.idempotency = {
+        key: idem.key,
+        record: { fingerprint: idem.fingerprint, status: business.error.status, body, order: null, atMs: now.wallMs },
+      };
+      decision.events.push({
+        type: 'order.rejected',
+        atMs: now.wallMs,
+        account: state.wallet.id,
+        idempotencyKey: idem.key,
+        code: business.error.code,
+      });
+    }
+    return decision;
+  }
+  const { service, charge, debit, unlimited } = business;
+  const wallet: WalletRecord = { ...state.wallet, credits: state.wallet.credits - debit };
+  const input = command.input;
+  const order: OrderRecord = {
+    id: command.orderId,
+    account: wallet.id,
+    service: service.id,
+    target: input.target,
+    quantity: input.quantity,
+    rate: service.rate,
+    charge,
+    debit,
+    status: 'pending',
+    remains: null,
+    channel: command.channel,
+    unlimited,
+    createdAtMs: now.wallMs,
+  };
+  const body = renderOrderPlaced(order.id, charge, wallet.credits);
+  const decision: Decision = {
+    state: { wallet, bucket: state.bucket },
+    events: [
+      {
+        type: 'order.placed',
+        atMs: now.wallMs,
+        account: wallet.id,
+        order: order.id,
+        service: service.id,
+        quantity: input.quantity,
+        rate: service.rate,
+        charge,
+        debit,
+        balance: wallet.credits,
+        channel: command.channel,
+        idempotencyKey: idem?.key ?? null,
+      },
+    ],
+    outcome: { kind: 'ok', status: 201, body },
+    rate,
+    order,
+    idempotency:
+      idem === null
+        ? null
+        : { key: idem.key, record: { fingerprint: idem.fingerprint, status: 201, body, order: order.id, atMs: now.wallMs } },
+  };
+  return decision;
+}
+
+type BusinessCheck =
+  | { kind: 'error'; error: ErrorOutcome }
+  | { kind: 'accept'; service: ServiceRecord; charge: number; debit: number; unlimited: boolean };
+
+/** SERVICE, QTY, BALANCE, in that order. */
+function checkBusiness(state: WalletState, input: OrderInput, service: ServiceRecord | null, now: Now): BusinessCheck {
+  if (service === null || !service.enabled) {
+    return { kind: 'error', error: errorOutcome('SERVICE', `Service ${input.serviceId} does not exist or is disabled.`) };
+  }
+  if (input.quantity < service.min || input.quantity > service.max) {
+    return {
+      kind: 'error',
+      error: errorOutcome('QTY', `Quantity must be between ${service.min} and ${service.max} for service ${service.id}.`, {
+        min: service.min,
+        max: service.max,
+      }),
+    };
+  }
+  const charge = multiplyMicro(input.quantity, service.rate);
+  // The admin API refuses services whose max × rate does not fit, so an
+  // in-range quantity always has an exact charge.
+  if (charge === null) throw new Error(`invariant: charge of ${input.quantity} × ${service.rate} overflows`);
+  if (isUnlimited(state.wallet, now.wallMs)) return { kind: 'accept', service, charge, debit: 0, unlimited: true };
+  if (charge > state.wallet.credits) {
+    return {
+      kind: 'error',
+      error: errorOutcome(
+        'BALANCE',
+        `This order costs ${formatMicro(charge)} credits but the wallet holds ${formatMicro(state.wallet.credits)}.`,
+        { charge: `raw:${formatMicro(charge)}`, balance: `raw:${formatMicro(state.wallet.credits)}` },
+      ),
+    };
+  }
+  return { kind: 'accept', service, charge, debit: charge, unlimited: false };
+}
+
+function decideCredit(state: WalletState, command: Extract<Command, { kind: 'credit' }>, now: Now): Decision {
+  const credits = addMicro(state.wallet.credits, command.amount);
+  if (credits === null || credits > MICRO_MAX) {
+    return refused(state, errorOutcome('VALIDATION', 'That amount would take the wallet beyond the largest supported balance.'));
+  }
+  if (credits < 0) {
+    return refused(
+      state,
+      errorOutcome('BALANCE', `The wallet holds ${formatMicro(state.wallet.credits)} credits; it cannot go below zero.`),
+    );
+  }
+  const wallet = { ...state.wallet, credits };
+  return {
+    state: { wallet, bucket: state.bucket },
+    events: [
+      { type: 'credits.adjusted', atMs: now.wallMs, account: wallet.id, amount: command.amount, reason: command.reason, balance: credits },
+    ],
+    outcome: { kind: 'ok', status: 200, body: `{"ok":true,"credits":${formatMicro(credits)}}` },
+    rate: null,
+    order: null,
+    idempotency: null,
+  };
+}
+
+function decideUpdate(state: WalletState, command: Extract<Command, { kind: 'update' }>, now: Now): Decision {
+  const wallet = { ...state.wallet };
+  const event: Extract<LogEvent, { type: 'account.updated' }> = { type: 'account.updated', atMs: now.wallMs, account: wallet.id };
+  if (command.banned !== undefined) {
+    wallet.banned = command.banned;
+    event.banned = command.banned;
+  }
+  let bucket = state.bucket;
+  if (command.rateLimitPerMinute !== undefined) {
+    wallet.rateLimitPerMinute = command.rateLimitPerMinute;
+    event.rateLimitPerMinute = command.rateLimitPerMinute;
+    // A new limit starts with a full bucket of the new size: the operator
+    // raising a limit expects it to apply at once.
+    bucket = fullBucket(command.rateLimitPerMinute, now.monotonicMs);
+  }
+  return {
+    state: { wallet, bucket },
+    events: [event],
+    outcome: { kind: 'ok', status: 200, body: '' },
+    rate: null,
+    order: null,
+    idempotency: null,
+  };
+}

@@ -1,0 +1,89 @@
+/**
+ * Configuration from environment variables, overridden by command-line
+ * flags, checked once at start-up (a bad value stops the process with a
+ * sentence naming the variable).
+ */
+import { parseArgs } from 'node:util';
+import { RATE_LIMIT_MAX } from './actors/index.js';
+import type { SyncMode } from './wal/index.js';
+
+export interface Config {
+  host: string;
+  port: number;
+  adminHost: string;
+  adminPort: number;
+  dataDir: string;
+  adminToken: string | null;
+  logLevel: string;
+  defaultRateLimitPerMinute: number;
+  bodyBytesMax: number;
+  mailboxMax: number;
+  idempotencyRetentionHours: number;
+  authFailuresPerMinute: number;
+  syncMode: SyncMode;
+  seedDemo: boolean;
+}
+
+/** Every setting: its environment variable, its flag and its default. */
+export const SETTINGS = [
+  { key: 'host', env: 'HOST', def: '127.0.0.1', kind: 'string', doc: 'Customer API listen address.' },
+  { key: 'port', env: 'PORT', def: '8080', kind: 'port', doc: 'Customer API port (0 picks a free one).' },
+  { key: 'adminHost', env: 'ADMIN_HOST', def: '127.0.0.1', kind: 'string', doc: 'Admin API listen address (keep it on loopback).' },
+  { key: 'adminPort', env: 'ADMIN_PORT', def: '8081', kind: 'port', doc: 'Admin API port.' },
+  { key: 'dataDir', env: 'DATA_DIR', def: './data', kind: 'string', doc: 'LMDB directory; created if missing.' },
+  { key: 'adminToken', env: 'ADMIN_TOKEN', def: '', kind: 'string', doc: 'Admin bearer token; else generated once into DATA_DIR/admin-token (mode 0600).' },
+  { key: 'logLevel', env: 'LOG_LEVEL', def: 'info', kind: 'string', doc: 'pino level: trace, debug, info, warn, error, fatal, silent.' },
+  { key: 'defaultRateLimitPerMinute', env: 'RATE_LIMIT_DEFAULT', def: '60', kind: 'rate', doc: 'Requests per minute for new keys.' },
+  { key: 'bodyBytesMax', env: 'BODY_BYTES_MAX', def: '16384', kind: 'int', doc: 'Largest request body, bytes.' },
+  { key: 'mailboxMax', env: 'MAILBOX_MAX', def: '1024', kind: 'int', doc: 'Most requests waiting per wallet before 503.' },
+  { key: 'idempotencyRetentionHours', env: 'IDEMPOTENCY_RETENTION_HOURS', def: '24', kind: 'int', doc: 'How long an Idempotency-Key is remembered.' },
+  { key: 'authFailuresPerMinute', env: 'AUTH_FAILURES_PER_MINUTE', def: '30', kind: 'int', doc: 'Failed authentications allowed per client IP per minute.' },
+  { key: 'syncMode', env: 'WAL_SYNC_MODE', def: 'commit', kind: 'sync', doc: "'commit' (fsync inside the commit) or 'overlapping' (commit, then await lmdb-js flushed)." },
+  { key: 'seedDemo', env: 'SEED_DEMO', def: 'true', kind: 'bool', doc: 'Seed a demo account and services into an empty data directory.' },
+] as const;
+
+const LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
+
+function flagName(key: string): string {
+  return key.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase());
+}
+
+export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Config {
+  const options = Object.fromEntries(SETTINGS.map((s) => [flagName(s.key), { type: 'string' as const }]));
+  const { values } = parseArgs({ args: argv, options, strict: true, allowPositionals: false });
+  const out: Record<string, unknown> = {};
+  for (const s of SETTINGS) {
+    const raw = (values[flagName(s.key)] as string | undefined) ?? env[s.env] ?? s.def;
+    const bad = (what: string): never => {
+      throw new Error(`${s.env} (--${flagName(s.key)}) must be ${what}; got ${JSON.stringify(raw)}.`);
+    };
+    switch (s.kind) {
+      case 'string':
+        out[s.key] = raw;
+        break;
+      case 'port':
+        if (!/^\d+$/.test(raw) || Number(raw) > 65535) bad('a port number from 0 to 65535');
+        out[s.key] = Number(raw);
+        break;
+      case 'int':
+        if (!/^\d+$/.test(raw) || Number(raw) < 1 || !Number.isSafeInteger(Number(raw))) bad('a positive integer');
+        out[s.key] = Number(raw);
+        break;
+      case 'rate':
+        if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > RATE_LIMIT_MAX) bad(`an integer from 1 to ${RATE_LIMIT_MAX}`);
+        out[s.key] = Number(raw);
+        break;
+      case 'sync':
+        if (raw !== 'commit' && raw !== 'overlapping') bad("'commit' or 'overlapping'");
+        out[s.key] = raw;
+        break;
+      case 'bool':
+        if (!['true', 'false', '1', '0'].includes(raw)) bad('true or false');
+        out[s.key] = raw === 'true' || raw === '1';
+        break;
+    }
+  }
+  if (!LEVELS.includes(out['logLevel'] as string)) throw new Error(`LOG_LEVEL must be one of ${LEVELS.join(', ')}.`);
+  out['adminToken'] = out['adminToken'] === '' ? null : out['adminToken'];
+  return out as unknown as Config;
+}

@@ -1,0 +1,261 @@
+/**
+ * The admin API, on its own listener (loopback by default) behind a bearer
+ * token. Every mutation of a wallet goes through that wallet's actor, so it
+ * is serialised with the customer's orders and logged as an event.
+ */
+import { timingSafeEqual, createHash } from 'node:crypto';
+import type { Account } from '../actors/index.js';
+import { RATE_LIMIT_MAX } from '../actors/index.js';
+import { errorOutcome, type ErrorOutcome } from '../errors.js';
+import { newRequestId } from '../ids.js';
+import { formatMicro, microFromJson, multiplyMicro } from '../money/index.js';
+import { renderAdminService } from '../render.js';
+import type { ServiceRecord } from '../wal/index.js';
+import { readBody } from './body.js';
+import type { AppContext } from './context.js';
+import { parseJson, TOO_LARGE } from './json-request.js';
+import { newExchange, send, sendError, type Exchange } from './reply.js';
+import type { HttpRequest, HttpResponse, TemplatedApp } from './uws.js';
+
+type Handler = (ex: Exchange, ctx: AppContext, params: string[], body: unknown) => void | Promise<void>;
+
+interface Route {
+  method: string;
+  pattern: RegExp;
+  withBody: boolean;
+  handler: Handler;
+}
+
+const ID = '([1-9][0-9]{0,15})';
+
+function route(method: string, path: string, handler: Handler): Route {
+  return { method, pattern: new RegExp(`^${path.replaceAll(':id', ID)}$`), withBody: method === 'post' || method === 'patch', handler };
+}
+
+const ROUTES: Route[] = [
+  route('post', '/admin/v1/accounts', createAccount),
+  route('get', '/admin/v1/accounts', listAccounts),
+  route('get', '/admin/v1/accounts/:id', showAccount),
+  route('patch', '/admin/v1/accounts/:id', patchAccount),
+  route('post', '/admin/v1/accounts/:id/credits', adjustCredits),
+  route('post', '/admin/v1/accounts/:id/rotate-secret', rotateSecret),
+  route('post', '/admin/v1/services', createService),
+  route('get', '/admin/v1/services', listServices),
+  route('patch', '/admin/v1/services/:id', patchService),
+];
+
+export function mountAdmin(app: TemplatedApp, ctx: AppContext): void {
+  const tokenHash = sha256(`Bearer ${ctx.adminToken}`);
+  app.any('/*', (res: HttpResponse, req: HttpRequest) => {
+    const ex = newExchange(res, newRequestId());
+    const url = req.getUrl();
+    const method = req.getMethod();
+    if (url === '/healthz') {
+      if (method !== 'get') return sendError(ex, errorOutcome('METHOD', '/healthz accepts only GET.'), ['Allow', 'GET']);
+      return send(ex, 200, '{"ok":true}');
+    }
+    const matching = ROUTES.filter((r) => r.pattern.test(url));
+    if (matching.length === 0) return sendError(ex, errorOutcome('NOT_FOUND', 'No such admin endpoint.'));
+    const match = matching.find((r) => r.method === method);
+    if (match === undefined) {
+      const allow = matching.map((r) => r.method.toUpperCase()).join(', ');
+      return sendError(ex, errorOutcome('METHOD', `${url} accepts only ${allow}.`), ['Allow', allow]);
+    }
+    if (!timingSafeEqual(sha256(req.getHeader('authorization')), tokenHash)) {
+      return sendError(ex, errorOutcome('AUTH', 'Send the admin token as Authorization: Bearer <token>.'));
+    }
+    const params = match.pattern.exec(url)!.slice(1);
+    const run = (body: unknown): void => {
+      Promise.resolve(match.handler(ex, ctx, params, body)).catch((error: unknown) => {
+        ctx.log.error({ err: error, url }, 'admin request failed');
+        sendError(ex, errorOutcome('INTERNAL', 'The server failed to complete this request.'));
+      });
+    };
+    if (!match.withBody) return run(undefined);
+    const contentType = req.getHeader('content-type');
+    readBody(res, req.getHeader('content-length'), ctx.limits.bodyBytesMax, (body) => {
+      if (body.kind === 'too-large') return sendError(ex, TOO_LARGE(ctx.limits.bodyBytesMax), [], true);
+      if (body.bytes.length === 0) return run({});
+      const parsed = parseJson(contentType, body.bytes);
+      if (!parsed.ok) return sendError(ex, parsed.error);
+      if (typeof parsed.value !== 'object' || parsed.value === null || Array.isArray(parsed.value)) {
+        return sendError(ex, invalid('The request body must be a JSON object.'));
+      }
+      run(parsed.value);
+    });
+  });
+}
+
+function sha256(text: string): Buffer {
+  return createHash('sha256').update(text).digest();
+}
+
+function invalid(message: string): ErrorOutcome {
+  return errorOutcome('VALIDATION', message);
+}
+
+/** Rejects fields the endpoint does not know, so typos do not pass silently. */
+function unknownField(body: Record<string, unknown>, allowed: string[]): ErrorOutcome | null {
+  for (const key of Object.keys(body)) {
+    if (!allowed.includes(key)) return invalid(`Field '${key}' is not allowed here; allowed: ${allowed.join(', ')}.`);
+  }
+  return null;
+}
+
+function findAccount(ex: Exchange, ctx: AppContext, id: string): Account | null {
+  const account = ctx.registry.get(Number(id));
+  if (account === undefined) sendError(ex, errorOutcome('NOT_FOUND', `No account with id ${id}.`));
+  return account ?? null;
+}
+
+export function renderAccount(account: Account, wallMs: number): string {
+  const w = account.actor.state.wallet;
+  const active = w.unlimitedExpiresMs !== null && wallMs < w.unlimitedExpiresMs;
+  return (
+    `{"id":${w.id},"name":${JSON.stringify(account.profile.name)},"credits":${formatMicro(w.credits)},` +
+    `"banned":${w.banned},"rate_limit_per_minute":${w.rateLimitPerMinute},"unlimited":${active},` +
+    `"unlimited_expires":${w.unlimitedExpiresMs === null ? 'null' : `"${new Date(w.unlimitedExpiresMs).toISOString()}"`},` +
+    `"created_at":"${new Date(account.profile.createdAtMs).toISOString()}"}`
+  );
+}
+
+async function createAccount(ex: Exchange, ctx: AppContext, _params: string[], body: unknown): Promise<void> {
+  const b = body as Record<string, unknown>;
+  const bad = unknownField(b, ['name']);
+  if (bad !== null) return sendError(ex, bad);
+  if (typeof b['name'] !== 'string' || b['name'].trim() === '' || b['name'].length > 200) {
+    return sendError(ex, invalid("Field 'name' is required: a non-empty string of at most 200 characters."));
+  }
+  const { account, apiSecret } = await ctx.registry.create(b['name'].trim());
+  send(
+    ex,
+    201,
+    `{"ok":true,"account":${renderAccount(account, ctx.clock.wallMs())},"api_key":"${account.profile.apiKey}","api_secret":"${apiSecret}"}`,
+  );
+}
+
+async function listAccounts(ex: Exchange, ctx: AppContext): Promise<void> {
+  await ctx.wal.flushed();
+  const now = ctx.clock.wallMs();
+  const parts: string[] = [];
+  for (const account of ctx.registry.all()) parts.push(renderAccount(account, now));
+  send(ex, 200, `{"ok":true,"accounts":[${parts.join(',')}]}`);
+}
+
+async function showAccount(ex: Exchange, ctx: AppContext, [id]: string[]): Promise<void> {
+  const account = findAccount(ex, ctx, id!);
+  if (account === null) return;
+  // Report only durable state: wait for the wallet's pending events.
+  await account.actor.settled();
+  send(ex, 200, `{"ok":true,"account":${renderAccount(account, ctx.clock.wallMs())}}`);
+}
+
+async function patchAccount(ex: Exchange, ctx: AppContext, [id]: string[], body: unknown): Promise<void> {
+  const account = findAccount(ex, ctx, id!);
+  if (account === null) return;
+  const b = body as Record<string, unknown>;
+  const bad = unknownField(b, ['banned', 'rate_limit_per_minute']);
+  if (bad !== null) return sendError(ex, bad);
+  const banned = b['banned'];
+  const limit = b['rate_limit_per_minute'];
+  if (banned !== undefined && typeof banned !== 'boolean') return sendError(ex, invalid("Field 'banned' must be true or false."));
+  if (limit !== undefined && (!Number.isSafeInteger(limit) || (limit as number) < 1 || (limit as number) > RATE_LIMIT_MAX)) {
+    return sendError(ex, invalid(`Field 'rate_limit_per_minute' must be an integer from 1 to ${RATE_LIMIT_MAX}.`));
+  }
+  if (banned === undefined && limit === undefined) return sendError(ex, invalid('Send at least one of banned, rate_limit_per_minute.'));
+  const command: { kind: 'update'; banned?: boolean; rateLimitPerMinute?: number } = { kind: 'update' };
+  if (banned !== undefined) command.banned = banned as boolean;
+  if (limit !== undefined) command.rateLimitPerMinute = limit as number;
+  const delivery = account.actor.send(command);
+  if (delivery === null) return sendError(ex, errorOutcome('UNAVAILABLE', 'The wallet is busy; retry shortly.'), ['Retry-After', '1']);
+  await delivery.durable;
+  send(ex, 200, `{"ok":true,"account":${renderAccount(account, ctx.clock.wallMs())}}`);
+}
+
+async function adjustCredits(ex: Exchange, ctx: AppContext, [id]: string[], body: unknown): Promise<void> {
+  const account = findAccount(ex, ctx, id!);
+  if (account === null) return;
+  const b = body as Record<string, unknown>;
+  const bad = unknownField(b, ['amount', 'reason']);
+  if (bad !== null) return sendError(ex, bad);
+  const amount = microFromJson(b['amount']);
+  if (amount === null || amount === 0) {
+    return sendError(ex, invalid("Field 'amount' must be a non-zero decimal number of credits with at most 6 decimal places."));
+  }
+  const reason = b['reason'];
+  if (typeof reason !== 'string' || reason.trim() === '' || reason.length > 500) {
+    return sendError(ex, invalid("Field 'reason' is required: a non-empty string of at most 500 characters."));
+  }
+  const delivery = account.actor.send({ kind: 'credit', amount, reason: reason.trim() });
+  if (delivery === null) return sendError(ex, errorOutcome('UNAVAILABLE', 'The wallet is busy; retry shortly.'), ['Retry-After', '1']);
+  await delivery.durable;
+  const outcome = delivery.decision.outcome;
+  if (outcome.kind === 'error') return sendError(ex, outcome.error);
+  if (outcome.kind === 'ok') return send(ex, outcome.status, outcome.body);
+  throw new Error('invariant: a credit command ends in ok or error');
+}
+
+async function rotateSecret(ex: Exchange, ctx: AppContext, [id]: string[]): Promise<void> {
+  const account = findAccount(ex, ctx, id!);
+  if (account === null) return;
+  const apiSecret = await ctx.registry.rotateSecret(account);
+  send(ex, 200, `{"ok":true,"api_key":"${account.profile.apiKey}","api_secret":"${apiSecret}"}`);
+}
+
+function listServices(ex: Exchange, ctx: AppContext): void {
+  const services = ctx.catalog.all().sort((a, b) => a.id - b.id);
+  send(ex, 200, `{"ok":true,"services":[${services.map(renderAdminService).join(',')}]}`);
+}
+
+const SERVICE_FIELDS = ['platform', 'name', 'rate', 'min', 'max', 'enabled'];
+
+/** Applies the body's fields to a service, checking each; returns an error value to refuse. */
+function buildService(b: Record<string, unknown>, current: ServiceRecord | null, id: number): ServiceRecord | ErrorOutcome {
+  const next: ServiceRecord = current === null ? { id, platform: '', name: '', rate: 0, min: 0, max: 0, enabled: true } : { ...current };
+  for (const field of ['platform', 'name'] as const) {
+    const value = b[field];
+    if (value === undefined && current !== null) continue;
+    if (typeof value !== 'string' || value.trim() === '' || value.length > 200) {
+      return invalid(`Field '${field}' must be a non-empty string of at most 200 characters.`);
+    }
+    next[field] = value.trim();
+  }
+  if (b['rate'] !== undefined || current === null) {
+    const rate = microFromJson(b['rate']);
+    if (rate === null || rate < 0) return invalid("Field 'rate' must be a non-negative decimal number with at most 6 decimal places.");
+    next.rate = rate;
+  }
+  for (const field of ['min', 'max'] as const) {
+    const value = b[field];
+    if (value === undefined && current !== null) continue;
+    if (!Number.isSafeInteger(value) || (value as number) < 1) return invalid(`Field '${field}' must be a positive integer.`);
+    next[field] = value as number;
+  }
+  if (b['enabled'] !== undefined) {
+    if (typeof b['enabled'] !== 'boolean') return invalid("Field 'enabled' must be true or false.");
+    next.enabled = b['enabled'];
+  }
+  if (next.min > next.max) return invalid(`min (${next.min}) must not exceed max (${next.max}).`);
+  if (multiplyMicro(next.max, next.rate) === null) {
+    return invalid('max × rate is larger than the largest supported charge; lower the rate or the max.');
+  }
+  return next;
+}
+
+async function saveService(ex: Exchange, ctx: AppContext, id: number | null, body: unknown): Promise<void> {
+  const b = body as Record<string, unknown>;
+  const bad = unknownField(b, SERVICE_FIELDS);
+  if (bad !== null) return sendError(ex, bad);
+  const saved = await ctx.catalog.save<ErrorOutcome>(id, (current, nextId) => buildService(b, current, nextId));
+  if (saved === null) return sendError(ex, errorOutcome('NOT_FOUND', `No service with id ${id}.`));
+  if ('code' in saved) return sendError(ex, saved);
+  send(ex, id === null ? 201 : 200, `{"ok":true,"service":${renderAdminService(saved)}}`);
+}
+
+function createService(ex: Exchange, ctx: AppContext, _params: string[], body: unknown): Promise<void> {
+  return saveService(ex, ctx, null, body);
+}
+
+function patchService(ex: Exchange, ctx: AppContext, [id]: string[], body: unknown): Promise<void> {
+  return saveService(ex, ctx, Number(id), body);
+}

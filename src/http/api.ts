@@ -1,0 +1,161 @@
+/**
+ * The customer API, /api/v1. Handlers read every header synchronously,
+ * register onAborted before anything asynchronous, authenticate, and then
+ * hand one command to the account's wallet actor; they never touch wallet
+ * state. Check order: route, AUTH, BANNED, RATE, VALIDATION, business.
+ */
+import type { Account } from '../actors/index.js';
+import { errorOutcome, renderError, type ErrorOutcome } from '../errors.js';
+import { newOrderId, newRequestId, ORDER_ID_PATTERN } from '../ids.js';
+import { renderStatus } from '../render.js';
+import type { OrderRecord } from '../wal/index.js';
+import { readBody, type BodyResult } from './body.js';
+import type { AppContext } from './context.js';
+import { deliver, unavailable } from './deliver.js';
+import { orderFingerprint, parseIdempotencyKey } from './idempotency-key.js';
+import { parseJson, TOO_LARGE } from './json-request.js';
+import { newExchange, send, sendError, type Exchange } from './reply.js';
+import { compile, OrderBody, TARGET_CHARS_MAX } from './schemas.js';
+import type { HttpRequest, HttpResponse, TemplatedApp } from './uws.js';
+
+const ROUTES: Record<string, 'get' | 'post'> = {
+  '/api/v1/balance': 'get',
+  '/api/v1/services': 'get',
+  '/api/v1/order': 'post',
+  '/api/v1/status': 'get',
+  '/api/v1/openapi.json': 'get',
+};
+
+const NOT_FOUND = errorOutcome('NOT_FOUND', 'No such endpoint; see GET /api/v1/openapi.json for the API.');
+const ORDER_NOT_FOUND = errorOutcome('NOT_FOUND', 'No order with this id exists on this account.');
+const TARGET_FORBIDDEN = /[\x00-\x20\x7f]/;
+
+export function mountApi(app: TemplatedApp, ctx: AppContext): void {
+  const orderValidator = compile(OrderBody);
+
+  app.any('/*', (res: HttpResponse, req: HttpRequest) => {
+    const ex = newExchange(res, newRequestId());
+    const url = req.getUrl();
+    const method = req.getMethod();
+    const allowed = ROUTES[url];
+    if (allowed === undefined) return sendError(ex, NOT_FOUND);
+    if (allowed !== method) {
+      return sendError(ex, errorOutcome('METHOD', `${url} accepts only ${allowed.toUpperCase()}.`), ['Allow', allowed.toUpperCase()]);
+    }
+    if (url === '/api/v1/openapi.json') return send(ex, 200, ctx.openapiBody);
+    if (ctx.draining()) return unavailable(ex, 'The server is shutting down; retry shortly.', true);
+    const apiKey = req.getHeader('x-api-key');
+    const apiSecret = req.getHeader('x-api-secret');
+    const ip = Buffer.from(res.getRemoteAddressAsText()).toString();
+
+    if (method === 'post') {
+      const contentType = req.getHeader('content-type');
+      const idempotencyHeader = req.getHeader('idempotency-key');
+      readBody(res, req.getHeader('content-length'), ctx.limits.bodyBytesMax, (body) => {
+        const account = authenticate(ex, ctx, ip, apiKey, apiSecret, body.kind === 'too-large');
+        if (account !== null) placeOrder(ex, ctx, account, body, contentType, idempotencyHeader, orderValidator);
+      });
+      return;
+    }
+
+    const orderQuery = url === '/api/v1/status' ? req.getQuery('order') : undefined;
+    const account = authenticate(ex, ctx, ip, apiKey, apiSecret, false);
+    if (account === null) return;
+    if (url === '/api/v1/balance') return deliver(ex, ctx, account, account.actor.send({ kind: 'balance' }));
+    if (url === '/api/v1/services') {
+      return deliver(ex, ctx, account, account.actor.send({ kind: 'touch' }), () => ({ status: 200, body: ctx.catalog.publicListBody() }));
+    }
+    return orderStatus(ex, ctx, account, orderQuery);
+  });
+}
+
+/** AUTH (after the per-IP failure limit). Sends the error and returns null on failure. */
+function authenticate(ex: Exchange, ctx: AppContext, ip: string, apiKey: string, apiSecret: string, close: boolean): Account | null {
+  const blockedS = ctx.authFailures.blockedForS(ip);
+  if (blockedS > 0) {
+    sendError(
+      ex,
+      errorOutcome('RATE', `Too many failed authentications from this address; retry in ${blockedS} seconds.`, { retry_after: blockedS }),
+      ['Retry-After', String(blockedS)],
+      close,
+    );
+    return null;
+  }
+  const account = apiKey === '' || apiSecret === '' ? null : ctx.registry.authenticate(apiKey, apiSecret);
+  if (account === null) {
+    ctx.authFailures.recordFailure(ip);
+    const message =
+      apiKey === '' || apiSecret === ''
+        ? 'Send your API key and secret in the X-API-Key and X-API-Secret headers.'
+        : 'The API key or secret is not valid.';
+    sendError(ex, errorOutcome('AUTH', message), [], close);
+  }
+  return account;
+}
+
+function orderStatus(ex: Exchange, ctx: AppContext, account: Account, orderQuery: string | undefined): void {
+  const delivery = account.actor.send({ kind: 'touch' });
+  let invalid: ErrorOutcome | null = null;
+  if (orderQuery === undefined || orderQuery === '') {
+    invalid = errorOutcome('VALIDATION', 'Pass the order id as the query parameter: /api/v1/status?order=ID.');
+  } else if (!ORDER_ID_PATTERN.test(orderQuery)) {
+    invalid = errorOutcome('VALIDATION', 'That is not an order id; order ids are the 22-character strings returned by POST /api/v1/order.');
+  }
+  deliver(ex, ctx, account, delivery, () => {
+    if (invalid !== null) return { status: invalid.status, body: renderError(invalid, ex.requestId) };
+    const order = ctx.store.tables.orders.get(orderQuery!) as OrderRecord | undefined;
+    if (order === undefined || order.account !== account.profile.id) {
+      return { status: ORDER_NOT_FOUND.status, body: renderError(ORDER_NOT_FOUND, ex.requestId) };
+    }
+    return { status: 200, body: renderStatus(order) };
+  });
+}
+
+
+function placeOrder(
+  ex: Exchange,
+  ctx: AppContext,
+  account: Account,
+  body: BodyResult,
+  contentType: string,
+  idempotencyHeader: string,
+  validator: ReturnType<typeof compile<typeof OrderBody>>,
+): void {
+  let invalid: ErrorOutcome | null = null;
+  let input: { serviceId: number; target: string; quantity: number } | null = null;
+  let idempotency: { key: string; fingerprint: string; prior: null } | null = null;
+  if (body.kind === 'too-large') {
+    invalid = TOO_LARGE(ctx.limits.bodyBytesMax);
+  } else {
+    const parsed = parseJson(contentType, body.bytes);
+    if (!parsed.ok) invalid = parsed.error;
+    else {
+      const checked = validator.check(parsed.value);
+      if (!checked.ok) invalid = checked.error;
+      else if (!/^https?:\/\//i.test(checked.value.target) || TARGET_FORBIDDEN.test(checked.value.target)) {
+        invalid = errorOutcome(
+          'VALIDATION',
+          `Field 'target' must be an http or https URL of at most ${TARGET_CHARS_MAX} characters, without spaces or control characters.`,
+        );
+      } else {
+        input = { serviceId: checked.value.service, target: checked.value.target, quantity: checked.value.quantity };
+      }
+    }
+    if (invalid === null && idempotencyHeader !== '') {
+      const key = parseIdempotencyKey(idempotencyHeader);
+      if (!key.ok) invalid = key.error;
+      else idempotency = { key: key.key, fingerprint: orderFingerprint(input!.serviceId, input!.target, input!.quantity), prior: null };
+    }
+  }
+  const delivery = account.actor.send({
+    kind: 'order',
+    requestId: ex.requestId,
+    orderId: newOrderId(),
+    channel: 'api',
+    invalid,
+    input,
+    service: input === null ? null : ctx.catalog.get(input.serviceId),
+    idempotency,
+  });
+  deliver(ex, ctx, account, delivery, undefined, body.kind === 'too-large');
+}

@@ -1,0 +1,27 @@
+/** What the HTTP handlers need from the rest of the process. */
+import type { Logger } from 'pino';
+import type { Catalog, Registry } from '../actors/index.js';
+import type { Clock } from '../clock.js';
+import type { Store, Wal } from '../wal/index.js';
+import type { AuthFailureLimiter } from './auth-failures.js';
+import type { AbuseLog } from './abuse-log.js';
+
+export interface HttpLimits {
+  bodyBytesMax: number;
+}
+
+export interface AppContext {
+  registry: Registry;
+  catalog: Catalog;
+  store: Store;
+  wal: Wal;
+  clock: Clock;
+  log: Logger;
+  limits: HttpLimits;
+  authFailures: AuthFailureLimiter;
+  abuse: AbuseLog;
+  adminToken: string;
+  openapiBody: string;
+  /** True while the server is shutting down: new requests get 503. */
+  draining: () => boolean;
+}

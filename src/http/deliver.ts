@@ -1,0 +1,73 @@
+/**
+ * Turns an actor's delivery into an HTTP reply: rate-limit headers on every
+ * response that counted against a key, then, once the events it depends on
+ * are durable, the status and body.
+ */
+import type { Account, Delivery } from '../actors/index.js';
+import type { BucketVerdict } from '../actors/index.js';
+import { errorOutcome } from '../errors.js';
+import type { AppContext } from './context.js';
+import { send, sendError, type Exchange } from './reply.js';
+
+export type PassHandler = () => { status: number; body: string } | null;
+
+function rateHeaders(limit: number, verdict: BucketVerdict): string[] {
+  return [
+    'RateLimit-Policy', `"default";q=${limit};w=60`,
+    'RateLimit', `"default";r=${verdict.remaining};t=${verdict.resetS}`,
+    'X-RateLimit-Limit', String(limit),
+    'X-RateLimit-Remaining', String(verdict.remaining),
+    'X-RateLimit-Reset', String(verdict.resetS),
+  ];
+}
+
+export function unavailable(ex: Exchange, message: string, close = false): void {
+  sendError(ex, errorOutcome('UNAVAILABLE', message, { retry_after: 1 }), ['Retry-After', '1'], close);
+}
+
+export function deliver(
+  ex: Exchange,
+  ctx: AppContext,
+  account: Account,
+  delivery: Delivery | null,
+  onPass: PassHandler = () => null,
+  close = false,
+): void {
+  if (delivery === null) {
+    unavailable(ex, 'This wallet has too many requests in flight; retry in a second.', close);
+    return;
+  }
+  const { decision } = delivery;
+  if (decision.rate !== null) ex.headers.push(...rateHeaders(account.actor.state.wallet.rateLimitPerMinute, decision.rate));
+  const finish = (): void => {
+    const outcome = decision.outcome;
+    switch (outcome.kind) {
+      case 'ok':
+        send(ex, outcome.status, outcome.body, [], close);
+        return;
+      case 'replay':
+        send(ex, outcome.record.status, outcome.record.body, ['Idempotent-Replayed', 'true'], close);
+        return;
+      case 'error': {
+        const { error } = outcome;
+        if (error.code === 'RATE') {
+          ctx.abuse.refused(account.profile.id, account.actor.state.wallet.rateLimitPerMinute);
+          sendError(ex, error, ['Retry-After', String(error.extra?.['retry_after'] ?? 1)], close);
+        } else {
+          sendError(ex, error, [], close);
+        }
+        return;
+      }
+      case 'pass': {
+        const reply = onPass();
+        if (reply === null) throw new Error('invariant: a passing command needs a pass handler');
+        send(ex, reply.status, reply.body, [], close);
+        return;
+      }
+    }
+  };
+  if (delivery.durable === null) finish();
+  // A rejected promise means the commit failed: the process is stopping
+  // (fail-stop) and this request must not be answered.
+  else delivery.durable.then(finish, () => {});
+}

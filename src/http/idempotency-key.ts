@@ -1,0 +1,31 @@
+/**
+ * The Idempotency-Key header: 1 to 255 printable ASCII characters, sent
+ * bare or as a quoted structured-field string ("abc", with \" and \\
+ * escapes). The fingerprint binds a key to its payload.
+ */
+import { createHash } from 'node:crypto';
+import { errorOutcome, type ErrorOutcome } from '../errors.js';
+
+export const IDEMPOTENCY_KEY_CHARS_MAX = 255;
+const PRINTABLE = /^[\x20-\x7e]+$/;
+
+export function parseIdempotencyKey(header: string): { ok: true; key: string } | { ok: false; error: ErrorOutcome } {
+  let key = header;
+  if (key.length >= 2 && key.startsWith('"') && key.endsWith('"')) {
+    const inner = key.slice(1, -1);
+    if (/(^|[^\\])"/.test(inner) || /\\[^"\\]/.test(inner) || inner.endsWith('\\') && !inner.endsWith('\\\\')) {
+      return { ok: false, error: invalid() };
+    }
+    key = inner.replace(/\\(["\\])/g, '$1');
+  }
+  if (key.length < 1 || key.length > IDEMPOTENCY_KEY_CHARS_MAX || !PRINTABLE.test(key)) return { ok: false, error: invalid() };
+  return { ok: true, key };
+}
+
+function invalid(): ErrorOutcome {
+  return errorOutcome('VALIDATION', `Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_CHARS_MAX} printable ASCII characters.`);
+}
+
+export function orderFingerprint(service: number, target: string, quantity: number): string {
+  return createHash('sha256').update(`${service}\n${quantity}\n${target}`).digest('base64url');
+}

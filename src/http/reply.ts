@@ -1,0 +1,65 @@
+/**
+ * Writing responses with uWebSockets.js: one place that knows the status
+ * lines, the common headers and the rule that a write after an `await` must
+ * be corked and must not touch an aborted response.
+ */
+import { renderError, type ErrorOutcome } from '../errors.js';
+import type { HttpResponse } from './uws.js';
+
+const STATUS_LINES: Record<number, string> = {
+  200: '200 OK',
+  201: '201 Created',
+  400: '400 Bad Request',
+  401: '401 Unauthorized',
+  402: '402 Payment Required',
+  403: '403 Forbidden',
+  404: '404 Not Found',
+  405: '405 Method Not Allowed',
+  409: '409 Conflict',
+  413: '413 Content Too Large',
+  415: '415 Unsupported Media Type',
+  422: '422 Unprocessable Content',
+  429: '429 Too Many Requests',
+  500: '500 Internal Server Error',
+  503: '503 Service Unavailable',
+};
+
+/** Per-request state the handler keeps next to the uWS response. */
+export interface Exchange {
+  res: HttpResponse;
+  requestId: string;
+  aborted: boolean;
+  done: boolean;
+  /** Extra headers to send with whatever reply goes out (rate-limit headers). */
+  headers: string[];
+}
+
+export function newExchange(res: HttpResponse, requestId: string): Exchange {
+  const exchange: Exchange = { res, requestId, aborted: false, done: false, headers: [] };
+  res.onAborted(() => {
+    exchange.aborted = true;
+  });
+  return exchange;
+}
+
+/**
+ * Sends a reply once. `close` ends the connection afterwards (used when the
+ * request body was not read, so the connection cannot be reused).
+ */
+export function send(ex: Exchange, status: number, body: string, extraHeaders: string[] = [], close = false): void {
+  if (ex.aborted || ex.done) return;
+  ex.done = true;
+  const { res } = ex;
+  res.cork(() => {
+    res.writeStatus(STATUS_LINES[status] ?? String(status));
+    res.writeHeader('Content-Type', 'application/json');
+    res.writeHeader('Request-Id', ex.requestId);
+    for (let i = 0; i < ex.headers.length; i += 2) res.writeHeader(ex.headers[i]!, ex.headers[i + 1]!);
+    for (let i = 0; i < extraHeaders.length; i += 2) res.writeHeader(extraHeaders[i]!, extraHeaders[i + 1]!);
+    res.end(body, close);
+  });
+}
+
+export function sendError(ex: Exchange, error: ErrorOutcome, extraHeaders: string[] = [], close = false): void {
+  send(ex, error.status, renderError(error, ex.requestId), extraHeaders, close);
+}

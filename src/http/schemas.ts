@@ -1,0 +1,102 @@
+/**
+ * Request and response schemas (TypeBox), compiled once at start-up. The
+ * same schemas generate the OpenAPI document, so the contract that clients
+ * read is the one the server enforces.
+ */
+import { Type, type TSchema, type Static } from '@sinclair/typebox';
+import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
+import { errorOutcome, type ErrorOutcome } from '../errors.js';
+
+const SAFE = Number.MAX_SAFE_INTEGER;
+
+export const TARGET_CHARS_MAX = 2048;
+
+export const OrderBody = Type.Object(
+  {
+    service: Type.Integer({ minimum: 1, maximum: SAFE, description: 'Service id from GET /api/v1/services.' }),
+    target: Type.String({ minLength: 1, maxLength: TARGET_CHARS_MAX, description: 'http(s) URL of the item to promote.' }),
+    quantity: Type.Integer({
+      minimum: -SAFE,
+      maximum: SAFE,
+      description: "Units to order; must lie within the service's min..max.",
+    }),
+  },
+  { additionalProperties: false },
+);
+export type OrderBody = Static<typeof OrderBody>;
+
+const Money = (description: string) => Type.Number({ description: `${description} Exact decimal, at most 6 decimal places.` });
+
+export const Schemas = {
+  Error: Type.Object({
+    ok: Type.Literal(false),
+    error: Type.String({ description: 'Stable error code from the catalogue.' }),
+    message: Type.String({ description: 'A plain sentence for humans.' }),
+    request_id: Type.String(),
+  }),
+  Balance: Type.Object({
+    ok: Type.Literal(true),
+    credits: Money('Credits in the wallet.'),
+    unlimited: Type.Boolean({ description: 'True while an API Unlimited window is active.' }),
+    unlimited_expires: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+      description: 'End of the active unlimited window (ISO 8601 UTC), or null.',
+    }),
+  }),
+  Service: Type.Object({
+    id: Type.Integer(),
+    platform: Type.String(),
+    name: Type.String(),
+    rate: Money('Credits per unit of quantity.'),
+    min: Type.Integer(),
+    max: Type.Integer(),
+  }),
+  OrderPlaced: Type.Object({
+    ok: Type.Literal(true),
+    order: Type.String({ description: 'Opaque order id.' }),
+    charge: Money('quantity × rate, computed by the server.'),
+    status: Type.Literal('pending'),
+    balance: Money('Wallet balance after the order.'),
+  }),
+  OrderStatus: Type.Object({
+    ok: Type.Literal(true),
+    order: Type.String(),
+    status: Type.Union(['pending', 'processing', 'in_progress', 'completed', 'partial', 'canceled'].map((s) => Type.Literal(s))),
+    quantity: Type.Integer(),
+    charge: Money('Credits charged.'),
+    remains: Type.Optional(Type.Integer({ description: 'Units not delivered; present when status is partial.' })),
+  }),
+};
+
+export const ServicesList = Type.Object({ ok: Type.Literal(true), services: Type.Array(Schemas.Service) });
+
+/** A compiled validator that turns the first failure into a plain sentence. */
+export interface Validator<T> {
+  check(value: unknown): { ok: true; value: T } | { ok: false; error: ErrorOutcome };
+}
+
+export function compile<S extends TSchema>(schema: S): Validator<Static<S>> {
+  const checker: TypeCheck<S> = TypeCompiler.Compile(schema);
+  const known = new Set(Object.keys((schema as { properties?: object }).properties ?? {}));
+  return {
+    check(value) {
+      if (checker.Check(value)) return { ok: true, value };
+      return { ok: false, error: errorOutcome('VALIDATION', describe(value, known, checker)) };
+    },
+  };
+}
+
+function describe(value: unknown, known: Set<string>, checker: TypeCheck<TSchema>): string {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'The request body must be a JSON object.';
+  for (const key of Object.keys(value)) {
+    if (!known.has(key)) return `Field '${key}' is not allowed; the server computes prices and accepts only ${[...known].join(', ')}.`;
+  }
+  for (const key of known) if (!(key in value)) return `Field '${key}' is required.`;
+  const first = checker.Errors(value).First();
+  if (first === undefined) return 'The request body is invalid.';
+  const field = first.path.replace(/^\//, '');
+  const got = (value as Record<string, unknown>)[field];
+  if (typeof got === 'number' && !Number.isSafeInteger(got) && Number.isInteger(got)) {
+    return `Field '${field}' is too large; it must be an integer of at most ${SAFE}.`;
+  }
+  return `Field '${field}' is invalid: ${first.message.charAt(0).toLowerCase()}${first.message.slice(1)}.`;
+}

@@ -1,0 +1,53 @@
+/**
+ * The only module that imports uWebSockets.js, so swapping the package is
+ * one line. The republished package silently falls back to a slow pure-JS
+ * implementation when its native binary does not load; that would quietly
+ * break every performance promise, so it is refused here.
+ */
+import { createRequire } from 'node:module';
+import type * as UwsTypes from '@trufflesuite/uws-js-unofficial';
+
+const require = createRequire(import.meta.url);
+const PACKAGE = '@trufflesuite/uws-js-unofficial';
+
+function loadNative(): typeof UwsTypes {
+  // The package prints its own warning before falling back; keep it quiet
+  // and give one clear message instead.
+  const warn = console.warn;
+  console.warn = () => {};
+  let uws: typeof UwsTypes;
+  try {
+    uws = require(PACKAGE) as typeof UwsTypes;
+  } finally {
+    console.warn = warn;
+  }
+  // Only the native binding exports the compressor constants and H3App.
+  const native = uws as unknown as Record<string, unknown>;
+  if (typeof native['H3App'] !== 'function' || native['SHARED_COMPRESSOR'] === undefined) {
+    throw new Error(
+      `uWebSockets.js native binary did not load (package ${PACKAGE}, Node ABI ${process.versions.modules}, ` +
+        `${process.platform}-${process.arch}); refusing to start on the slow JavaScript fallback. ` +
+        'Use Node 20 on Linux x64/arm64, macOS or Windows x64, and do not set UWS_USE_FALLBACK.',
+    );
+  }
+  return uws;
+}
+
+export const uws = loadNative();
+export type HttpResponse = UwsTypes.HttpResponse;
+export type HttpRequest = UwsTypes.HttpRequest;
+/** The native App also has close(), which drops every connection; the bundled types omit it. */
+export type TemplatedApp = UwsTypes.TemplatedApp & { close(): void };
+
+export function createApp(): TemplatedApp {
+  return uws.App() as TemplatedApp;
+}
+
+export function localPort(socket: ListenSocket): number {
+  return uws.us_socket_local_port(socket as unknown as UwsTypes.us_socket);
+}
+
+export function closeListenSocket(socket: ListenSocket): void {
+  uws.us_listen_socket_close(socket);
+}
+export type ListenSocket = UwsTypes.us_listen_socket;

@@ -1,0 +1,75 @@
+#!/usr/bin/env node
+/**
+ * `npm start`: runs the server with configuration from the environment and
+ * flags, seeds an empty data directory, prints how to try it, and shuts
+ * down cleanly on SIGTERM and SIGINT.
+ */
+import { loadConfig } from './config.js';
+import { createLogger } from './log.js';
+import { seedIfEmpty } from './seed.js';
+import { startServer } from './server.js';
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig(process.argv.slice(2), process.env);
+  } catch (error) {
+    process.stderr.write(`credit-order-api: ${(error as Error).message}\n`);
+    process.exit(2);
+  }
+  const log = createLogger(config.logLevel);
+  const server = await startServer(config, { log });
+  const base = `http://${config.host}:${server.port}`;
+  const admin = `http://${config.adminHost}:${server.adminPort}`;
+  const out: string[] = [];
+  if (server.adminTokenGenerated) {
+    out.push(`Admin token generated into ${config.dataDir}/admin-token (mode 0600): ${server.adminToken}`);
+  }
+  const seed = config.seedDemo ? await seedIfEmpty(server.context) : null;
+  if (seed !== null) {
+    const auth = `-H 'X-API-Key: ${seed.apiKey}' -H 'X-API-Secret: ${seed.apiSecret}'`;
+    out.push(
+      '',
+      'Seeded a demo account with 1000 credits. Its secret is shown only this once:',
+      `  API key:    ${seed.apiKey}`,
+      `  API secret: ${seed.apiSecret}`,
+      '',
+      'Try it:',
+      `  curl -s ${base}/api/v1/balance ${auth}`,
+      `  curl -s ${base}/api/v1/services ${auth}`,
+      `  curl -s -X POST ${base}/api/v1/order ${auth} -H 'Content-Type: application/json' -H 'Idempotency-Key: demo-1' -d '{"service":1,"target":"https://instagram.com/example","quantity":100}'`,
+      `  curl -s '${base}/api/v1/status?order=ORDER_ID' ${auth}`,
+    );
+  }
+  out.push('', `Customer API: ${base}/api/v1   Admin API: ${admin}   OpenAPI: ${base}/api/v1/openapi.json`, '');
+  process.stderr.write(out.join('\n') + '\n');
+
+  let stopping = false;
+  const stop = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down: finishing in-flight requests and syncing');
+    const deadline = setTimeout(() => {
+      log.error('shutdown took longer than 10 s; exiting');
+      process.exit(1);
+    }, 10_000);
+    server.close().then(
+      () => {
+        clearTimeout(deadline);
+        log.info('stopped cleanly');
+        process.exit(0);
+      },
+      (error: unknown) => {
+        log.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`credit-order-api: ${(error as Error).message}\n`);
+  process.exit(1);
+});

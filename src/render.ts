@@ -1,0 +1,38 @@
+/**
+ * Response bodies, built as strings so that money is written as exact
+ * decimals (never through a binary float) and no generic serialiser runs on
+ * the hot path. Strings from users go through JSON.stringify.
+ */
+import { formatMicro } from './money/index.js';
+import type { OrderRecord, ServiceRecord } from './wal/records.js';
+
+export function renderOrderPlaced(orderId: string, chargeMicro: number, balanceMicro: number): string {
+  return `{"ok":true,"order":"${orderId}","charge":${formatMicro(chargeMicro)},"status":"pending","balance":${formatMicro(balanceMicro)}}`;
+}
+
+export function renderBalance(creditsMicro: number, unlimitedExpiresMs: number | null): string {
+  const expires = unlimitedExpiresMs === null ? 'null' : `"${new Date(unlimitedExpiresMs).toISOString()}"`;
+  return `{"ok":true,"credits":${formatMicro(creditsMicro)},"unlimited":${unlimitedExpiresMs !== null},"unlimited_expires":${expires}}`;
+}
+
+export function renderStatus(order: OrderRecord): string {
+  let body = `{"ok":true,"order":"${order.id}","status":"${order.status}","quantity":${order.quantity},"charge":${formatMicro(order.charge)}`;
+  if (order.status === 'partial' && order.remains !== null) body += `,"remains":${order.remains}`;
+  return body + '}';
+}
+
+/** A service as customers see it (no `enabled`: they only ever see enabled ones). */
+export function renderPublicService(s: ServiceRecord): string {
+  return `{"id":${s.id},"platform":${JSON.stringify(s.platform)},"name":${JSON.stringify(s.name)},"rate":${formatMicro(s.rate)},"min":${s.min},"max":${s.max}}`;
+}
+
+/** A service as the operator sees it. */
+export function renderAdminService(s: ServiceRecord): string {
+  return renderPublicService(s).slice(0, -1) + `,"enabled":${s.enabled}}`;
+}
+
+export function renderServiceList(services: Iterable<ServiceRecord>): string {
+  const parts: string[] = [];
+  for (const s of services) if (s.enabled) parts.push(renderPublicService(s));
+  return `{"ok":true,"services":[${parts.join(',')}]}`;
+}

@@ -1,0 +1,36 @@
+/**
+ * First start on an empty data directory: a few services and a demo
+ * account with credits, so that a new user can place an order at once.
+ * Everything goes through the same WAL as any operator action.
+ */
+import type { AppContext } from './http/context.js';
+import { parseMicro } from './money/index.js';
+import type { ServiceRecord } from './wal/index.js';
+
+export interface SeedResult {
+  accountId: number;
+  apiKey: string;
+  apiSecret: string;
+  services: ServiceRecord[];
+}
+
+const DEMO_SERVICES = [
+  { platform: 'instagram', name: 'Instagram Followers', rate: '0.5', min: 10, max: 100_000 },
+  { platform: 'youtube', name: 'YouTube Views', rate: '0.1', min: 100, max: 1_000_000 },
+  { platform: 'telegram', name: 'Telegram Channel Members', rate: '1.2', min: 10, max: 50_000 },
+];
+
+export const DEMO_CREDITS = '1000';
+
+export async function seedIfEmpty(ctx: AppContext): Promise<SeedResult | null> {
+  if (ctx.registry.size > 0 || ctx.catalog.all().length > 0) return null;
+  const services: ServiceRecord[] = [];
+  for (const s of DEMO_SERVICES) {
+    const saved = await ctx.catalog.save<never>(null, (_current, id) => ({ id, ...s, rate: parseMicro(s.rate)!, enabled: true }));
+    services.push(saved as ServiceRecord);
+  }
+  const { account, apiSecret } = await ctx.registry.create('Demo reseller');
+  const delivery = account.actor.send({ kind: 'credit', amount: parseMicro(DEMO_CREDITS)!, reason: 'demo account seed' });
+  await delivery?.durable;
+  return { accountId: account.profile.id, apiKey: account.profile.apiKey, apiSecret, services };
+}

@@ -1,0 +1,136 @@
+/**
+ * Assembles one server: the LMDB store and its group-commit WAL, the
+ * account registry with its wallet actors, the service catalogue, and the
+ * two uWebSockets.js listeners (customer API and admin API). Used by
+ * `main.ts` and by the tests, which start it on ephemeral ports.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import { Catalog, Registry, type ActorContext } from './actors/index.js';
+import { systemClock, type Clock } from './clock.js';
+import type { Config } from './config.js';
+import { AbuseLog } from './http/abuse-log.js';
+import { mountAdmin } from './http/admin.js';
+import { mountApi } from './http/api.js';
+import { AuthFailureLimiter } from './http/auth-failures.js';
+import type { AppContext } from './http/context.js';
+import { buildOpenApi } from './http/openapi.js';
+import { closeListenSocket, createApp, localPort, type ListenSocket, type TemplatedApp } from './http/uws.js';
+import { createLogger } from './log.js';
+import { LmdbGroupCommit, openStore, type IdempotencyRecord, type Wal } from './wal/index.js';
+import { VERSION } from './version.js';
+
+export interface ServerOptions {
+  clock?: Clock;
+  log?: Logger;
+  /** Called when a commit fails; the default logs and exits (fail-stop). */
+  onFatal?: (error: unknown) => void;
+  /** Replace the WAL (fault injection in tests). */
+  wal?: (store: ReturnType<typeof openStore>, onFatal: (error: unknown) => void) => Wal;
+}
+
+export interface Server {
+  port: number;
+  adminPort: number;
+  adminToken: string;
+  adminTokenGenerated: boolean;
+  context: AppContext;
+  close(): Promise<void>;
+}
+
+function listen(app: TemplatedApp, host: string, port: number): Promise<ListenSocket> {
+  return new Promise((resolve, reject) => {
+    app.listen(host, port, (socket) => {
+      if (socket === false) reject(new Error(`cannot listen on ${host}:${port}; is the port in use?`));
+      else resolve(socket);
+    });
+  });
+}
+
+/** ADMIN_TOKEN, else the token file in the data directory, else a new one written there (0600). */
+function adminToken(config: Config): { token: string; generated: boolean } {
+  if (config.adminToken !== null) return { token: config.adminToken, generated: false };
+  const file = join(config.dataDir, 'admin-token');
+  if (existsSync(file)) return { token: readFileSync(file, 'utf8').trim(), generated: false };
+  const token = randomBytes(32).toString('base64url');
+  writeFileSync(file, token + '\n', { mode: 0o600, flag: 'wx' });
+  return { token, generated: true };
+}
+
+export async function startServer(config: Config, options: ServerOptions = {}): Promise<Server> {
+  const clock = options.clock ?? systemClock;
+  const log = options.log ?? createLogger(config.logLevel);
+  const onFatal =
+    options.onFatal ??
+    ((error: unknown) => {
+      log.fatal({ err: error }, 'a commit failed; stopping so that a restart recovers exactly the durable state');
+      process.exit(1);
+    });
+  mkdirSync(config.dataDir, { recursive: true });
+  const token = adminToken(config);
+  const store = openStore(config.dataDir, { syncMode: config.syncMode });
+  const wal =
+    options.wal?.(store, onFatal) ??
+    new LmdbGroupCommit(store, {
+      onFatal,
+    });
+  const actorContext: ActorContext = {
+    wal,
+    clock,
+    mailboxMax: config.mailboxMax,
+    idempotencyRetentionMs: config.idempotencyRetentionHours * 3_600_000,
+    readIdempotency: (key) => store.tables.idempotency.get(key) as IdempotencyRecord | undefined,
+  };
+  const registry = new Registry(store, wal, clock, actorContext, config.defaultRateLimitPerMinute);
+  const catalog = new Catalog(store, wal, clock);
+  let draining = false;
+  const context: AppContext = {
+    registry,
+    catalog,
+    store,
+    wal,
+    clock,
+    log,
+    limits: { bodyBytesMax: config.bodyBytesMax },
+    authFailures: new AuthFailureLimiter(clock, config.authFailuresPerMinute),
+    abuse: new AbuseLog(log, clock),
+    adminToken: token.token,
+    openapiBody: JSON.stringify(buildOpenApi(VERSION)),
+    draining: () => draining,
+  };
+  const api = createApp();
+  mountApi(api, context);
+  const admin = createApp();
+  mountAdmin(admin, context);
+  const apiSocket = await listen(api, config.host, config.port);
+  const adminSocket = await listen(admin, config.adminHost, config.adminPort);
+  log.info(
+    { host: config.host, port: localPort(apiSocket), adminPort: localPort(adminSocket), accounts: registry.size },
+    'listening',
+  );
+  let closed: Promise<void> | null = null;
+  return {
+    port: localPort(apiSocket),
+    adminPort: localPort(adminSocket),
+    adminToken: token.token,
+    adminTokenGenerated: token.generated,
+    context,
+    close() {
+      closed ??= (async () => {
+        // Stop accepting, let every waiting reply go out once its sync is
+        // done, then drop the remaining connections and close LMDB.
+        draining = true;
+        closeListenSocket(apiSocket);
+        closeListenSocket(adminSocket);
+        await wal.close();
+        await new Promise((resolve) => setImmediate(resolve));
+        api.close();
+        admin.close();
+        await store.close();
+      })();
+      return closed;
+    },
+  };
+}

@@ -1,0 +1,4 @@
+export { openStore, type Store, type SyncMode } from './store.js';
+export { LmdbGroupCommit, type GroupCommitOptions } from './group-commit.js';
+export type { Wal, WalStats } from './wal.js';
+export * from './records.js';

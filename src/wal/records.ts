@@ -1,0 +1,117 @@
+/**
+ * What the log and the tables hold. Money fields are integer micro-credits;
+ * times are Unix milliseconds. Records are checked before they are written
+ * and when they are read back (see `checkWallet`, `checkOrder`).
+ */
+export type Channel = 'api' | 'panel';
+export type OrderStatus = 'pending' | 'processing' | 'in_progress' | 'completed' | 'partial' | 'canceled';
+
+export interface AccountProfile {
+  id: number;
+  name: string;
+  apiKey: string;
+  /** SHA-256 of the secret, hex. The secret itself is never stored. */
+  secretHash: string;
+  createdAtMs: number;
+}
+
+/** The part of an account that its wallet actor owns and changes. */
+export interface WalletRecord {
+  id: number;
+  credits: number;
+  banned: boolean;
+  rateLimitPerMinute: number;
+  unlimitedExpiresMs: number | null;
+}
+
+export interface ServiceRecord {
+  id: number;
+  platform: string;
+  name: string;
+  rate: number;
+  min: number;
+  max: number;
+  enabled: boolean;
+}
+
+export interface OrderRecord {
+  id: string;
+  account: number;
+  service: number;
+  target: string;
+  quantity: number;
+  /** Rate the order was placed with; later rate changes never touch it. */
+  rate: number;
+  charge: number;
+  /** What was taken from the wallet: the charge, or 0 under the unlimited plan. */
+  debit: number;
+  status: OrderStatus;
+  remains: number | null;
+  channel: Channel;
+  unlimited: boolean;
+  createdAtMs: number;
+}
+
+/** An Idempotency-Key record: the first answer, replayed for the same payload. */
+export interface IdempotencyRecord {
+  fingerprint: string;
+  status: number;
+  body: string;
+  order: string | null;
+  atMs: number;
+}
+
+export type LogEvent =
+  | { type: 'account.created'; atMs: number; account: number; name: string; credits: number; rateLimitPerMinute: number }
+  | { type: 'credits.adjusted'; atMs: number; account: number; amount: number; reason: string; balance: number }
+  | { type: 'account.updated'; atMs: number; account: number; banned?: boolean; rateLimitPerMinute?: number }
+  | { type: 'secret.rotated'; atMs: number; account: number }
+  | { type: 'service.saved'; atMs: number; service: ServiceRecord }
+  | {
+      type: 'order.placed';
+      atMs: number;
+      account: number;
+      order: string;
+      service: number;
+      quantity: number;
+      rate: number;
+      charge: number;
+      debit: number;
+      balance: number;
+      channel: Channel;
+      idempotencyKey: string | null;
+    }
+  | { type: 'order.rejected'; atMs: number; account: number; idempotencyKey: string; code: string };
+
+export type TableName = 'profiles' | 'wallets' | 'keys' | 'services' | 'orders' | 'idempotency' | 'meta';
+
+export interface TablePut {
+  table: TableName;
+  key: string | number;
+  value: unknown;
+}
+
+/** One actor's contribution to a group commit: log events and table writes. */
+export interface WalEntry {
+  events: LogEvent[];
+  puts: TablePut[];
+}
+
+export function checkWallet(w: WalletRecord): WalletRecord {
+  if (!Number.isSafeInteger(w.id) || w.id < 1) throw new Error(`invariant: wallet id ${w.id} is invalid`);
+  if (!Number.isSafeInteger(w.credits) || w.credits < 0) {
+    throw new Error(`invariant: wallet ${w.id} credits ${w.credits} must be a non-negative safe integer`);
+  }
+  if (!Number.isSafeInteger(w.rateLimitPerMinute) || w.rateLimitPerMinute < 1) {
+    throw new Error(`invariant: wallet ${w.id} rate limit ${w.rateLimitPerMinute} is invalid`);
+  }
+  return w;
+}
+
+export function checkOrder(o: OrderRecord): OrderRecord {
+  if (typeof o.id !== 'string' || !Number.isSafeInteger(o.charge) || !Number.isSafeInteger(o.debit)) {
+    throw new Error(`invariant: order ${String(o.id)} is malformed`);
+  }
+  if (o.debit !== 0 && o.debit !== o.charge) throw new Error(`invariant: order ${o.id} debit is neither 0 nor its charge`);
+  return o;
+}

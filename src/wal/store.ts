@@ -1,0 +1,56 @@
+/**
+ * The LMDB environment: one file, one write transaction per group commit,
+ * holding the event log and the tables it changes.
+ *
+ * Durability settings are explicit. `overlappingSync: false` makes LMDB
+ * fsync inside the commit, so a write's promise resolves only once the data
+ * is on disk; the other lmdb-js mode (overlapping sync, awaiting `flushed`)
+ * is selectable for measurement with `syncMode: 'overlapping'`.
+ * noSync, useWritemap and mapAsync are never set: they give up durability.
+ */
+import { open, type Database, type RootDatabase } from 'lmdb';
+import type { LogEvent, TableName } from './records.js';
+
+export type SyncMode = 'commit' | 'overlapping';
+
+export interface Store {
+  root: RootDatabase;
+  log: Database<LogEvent, number>;
+  tables: Record<TableName, Database<any, any>>;
+  syncMode: SyncMode;
+  /** The key the next log event will get. */
+  nextSeq: number;
+  close(): Promise<void>;
+}
+
+const TABLES: TableName[] = ['profiles', 'wallets', 'keys', 'services', 'orders', 'idempotency', 'meta'];
+
+export function openStore(path: string, options: { syncMode?: SyncMode; readOnly?: boolean } = {}): Store {
+  const syncMode = options.syncMode ?? 'commit';
+  const root = open({
+    path,
+    maxDbs: 16,
+    readOnly: options.readOnly ?? false,
+    overlappingSync: syncMode === 'overlapping',
+    separateFlushed: syncMode === 'overlapping',
+    noSync: false,
+    useWritemap: false,
+    commitDelay: 0,
+    eventTurnBatching: true,
+    compression: false,
+    cache: false,
+  });
+  const log = root.openDB<LogEvent, number>({ name: 'log', cache: false });
+  const tables = {} as Record<TableName, Database<any, any>>;
+  for (const name of TABLES) tables[name] = root.openDB({ name, cache: false });
+  let nextSeq = 1;
+  for (const key of log.getKeys({ reverse: true, limit: 1 })) nextSeq = Number(key) + 1;
+  return {
+    root,
+    log,
+    tables,
+    syncMode,
+    nextSeq,
+    close: () => root.close(),
+  };
+}

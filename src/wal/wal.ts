@@ -1,0 +1,26 @@
+/**
+ * The write-ahead log interface every implementation honours (the LMDB one
+ * here; a fault-injecting one for simulation). `append` returns a promise
+ * that resolves only when the entry is durable; entries appended in the
+ * same batch share one transaction, one sync and one promise.
+ */
+import type { WalEntry } from './records.js';
+
+export interface WalStats {
+  batches: number;
+  entries: number;
+  events: number;
+  lastBatchEntries: number;
+  lastSyncMs: number;
+  pendingEntries: number;
+}
+
+export interface Wal {
+  append(entry: WalEntry): Promise<void>;
+  /** Resolves when everything appended so far is durable. */
+  flushed(): Promise<void>;
+  /** True when no more entries may be appended right now (global queue limit). */
+  overloaded(): boolean;
+  stats(): WalStats;
+  close(): Promise<void>;
+}
