@@ -1,0 +1,122 @@
+import type { Command, JsonObject } from './command.js';
+import { adminPath } from './command.js';
+import { listAt, objectAt } from './response-shape.js';
+import { formatFields, formatTable, type Column } from './table.js';
+
+/** `account ...` commands: one entry per command; see command.ts for the fields. */
+
+const ACCOUNT_COLUMNS: readonly Column<JsonObject>[] = [
+  { header: 'ID', value: (a) => a.id },
+  { header: 'NAME', value: (a) => a.name },
+  { header: 'CREDITS', value: (a) => a.credits, align: 'right' },
+  { header: 'BANNED', value: (a) => a.banned },
+  { header: 'RATE/MIN', value: (a) => a.rate_limit_per_minute, align: 'right' },
+  // One column for the plan: "no", or when it runs out.
+  { header: 'UNLIMITED', value: (a) => (a.unlimited === true ? (a.unlimited_expires ?? 'yes') : 'no') },
+  { header: 'CREATED', value: (a) => a.created_at },
+];
+
+/** Every field the server sent, in its order, so new fields show up without a CLI change. */
+function accountFields(body: JsonObject): string {
+  return formatFields(Object.entries(objectAt(body, 'account')));
+}
+
+/** Key and secret in the same aligned block as the account, then the warning that matters. */
+function withCredentials(body: JsonObject, fields: Iterable<readonly [string, unknown]>, accountId: unknown): string {
+  return (
+    formatFields([...fields, ['api_key', body.api_key], ['api_secret', body.api_secret]]) +
+    '\nThe API secret is shown only once: store it now. If it is lost, issue a new one with ' +
+    `\`credit-order-api account rotate-secret ${String(accountId)}\`.\n`
+  );
+}
+
+const ID = ['ID'] as const;
+
+export const ACCOUNT_COMMANDS: readonly Command[] = [
+  {
+    words: ['account', 'create'],
+    summary: 'create an account and print its API key and secret (the secret is shown once)',
+    options: { name: { kind: 'text', placeholder: 'NAME', required: true, help: 'account name, for the operator' } },
+    request: (input) => ({ method: 'POST', path: adminPath('accounts'), body: { name: input.text('name') } }),
+    render: (body) => {
+      const account = objectAt(body, 'account');
+      return `Account created.\n${withCredentials(body, Object.entries(account), account.id)}`;
+    },
+  },
+  {
+    words: ['account', 'list'],
+    summary: 'list all accounts',
+    request: () => ({ method: 'GET', path: adminPath('accounts') }),
+    render: (body) => {
+      const accounts = listAt(body, 'accounts');
+      return accounts.length === 0 ? 'No accounts yet.\n' : formatTable(accounts, ACCOUNT_COLUMNS);
+    },
+  },
+  {
+    words: ['account', 'show'],
+    summary: 'show one account',
+    args: ID,
+    request: (input) => ({ method: 'GET', path: adminPath('accounts', input.arg('ID')) }),
+    render: accountFields,
+  },
+  {
+    words: ['account', 'credits'],
+    summary: 'add credits to an account, or remove them with a negative amount; the reason is logged',
+    args: ID,
+    options: {
+      amount: {
+        kind: 'decimal',
+        placeholder: 'AMOUNT',
+        required: true,
+        help: 'credits to add, e.g. 12.5 (negative to remove; at most 6 decimal places)',
+      },
+      reason: { kind: 'text', placeholder: 'TEXT', required: true, help: 'why, recorded with the change' },
+    },
+    request: (input) => ({
+      method: 'POST',
+      path: adminPath('accounts', input.arg('ID'), 'credits'),
+      body: { amount: input.number('amount'), reason: input.text('reason') },
+    }),
+    render: (body, input) =>
+      formatFields([
+        ['account', input.arg('ID')],
+        ['credits', body.credits],
+      ]),
+  },
+  {
+    words: ['account', 'ban'],
+    summary: "disable an account's API access",
+    args: ID,
+    request: (input) => ({ method: 'PATCH', path: adminPath('accounts', input.arg('ID')), body: { banned: true } }),
+    render: accountFields,
+  },
+  {
+    words: ['account', 'unban'],
+    summary: "restore an account's API access",
+    args: ID,
+    request: (input) => ({ method: 'PATCH', path: adminPath('accounts', input.arg('ID')), body: { banned: false } }),
+    render: accountFields,
+  },
+  {
+    words: ['account', 'rate-limit'],
+    summary: "set an account's request limit per minute",
+    args: ID,
+    options: {
+      'per-minute': { kind: 'integer', placeholder: 'N', required: true, help: 'requests allowed per minute' },
+    },
+    request: (input) => ({
+      method: 'PATCH',
+      path: adminPath('accounts', input.arg('ID')),
+      body: { rate_limit_per_minute: input.number('per-minute') },
+    }),
+    render: accountFields,
+  },
+  {
+    words: ['account', 'rotate-secret'],
+    summary: 'issue a new API secret (the old one stops working; the new one is shown once)',
+    args: ID,
+    request: (input) => ({ method: 'POST', path: adminPath('accounts', input.arg('ID'), 'rotate-secret') }),
+    render: (body, input) =>
+      `Secret rotated.\n${withCredentials(body, [['account', input.arg('ID')]], input.arg('ID'))}`,
+  },
+];

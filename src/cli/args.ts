@@ -1,0 +1,101 @@
+import { parseArgs } from 'node:util';
+import { UsageError } from './errors.js';
+
+/**
+ * How an option's text is checked: `decimal` and `integer` are validated
+ * before anything is sent, so a typo never reaches the server.
+ */
+export type OptionKind = 'text' | 'decimal' | 'integer' | 'flag';
+
+export interface OptionSpec {
+  kind: OptionKind;
+  help: string;
+  /** Shown in usage lines, e.g. `--amount AMOUNT`. */
+  placeholder?: string;
+  required?: boolean;
+  short?: string;
+}
+
+export type OptionSpecs = Readonly<Record<string, OptionSpec>>;
+
+/** Accepted by every command, anywhere on the line. */
+export const GLOBAL_OPTIONS: OptionSpecs = {
+  'admin-url': {
+    kind: 'text',
+    placeholder: 'URL',
+    help: 'admin API base URL (env ADMIN_URL; default http://$ADMIN_HOST:$ADMIN_PORT, i.e. http://127.0.0.1:8081)',
+  },
+  token: {
+    kind: 'text',
+    placeholder: 'TOKEN',
+    help: 'admin token (env ADMIN_TOKEN; else the file $DATA_DIR/admin-token, DATA_DIR defaulting to ./data)',
+  },
+  json: { kind: 'flag', help: "print the server's JSON response as is, for scripts" },
+  help: { kind: 'flag', short: 'h', help: 'show help' },
+};
+
+export interface ParsedLine {
+  positionals: string[];
+  values: Record<string, string | boolean | undefined>;
+}
+
+type ParseArgsOptions = NonNullable<Parameters<typeof parseArgs>[0]>['options'];
+
+function toParseArgsOptions(specs: OptionSpecs): ParseArgsOptions {
+  const out: NonNullable<ParseArgsOptions> = {};
+  for (const [name, spec] of Object.entries(specs)) {
+    out[name] = {
+      type: spec.kind === 'flag' ? 'boolean' : 'string',
+      ...(spec.short ? { short: spec.short } : {}),
+    };
+  }
+  return out;
+}
+
+/**
+ * parseArgs refuses `--amount -5` as ambiguous, but a negative credit
+ * adjustment is an ordinary operator action; rewrite it to `--amount=-5`
+ * for numeric options only, where a leading dash can only mean a sign.
+ */
+function joinNegativeNumbers(argv: readonly string[], specs: OptionSpecs): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const next = argv[i + 1];
+    const spec = arg.startsWith('--') ? specs[arg.slice(2)] : undefined;
+    if (spec && (spec.kind === 'decimal' || spec.kind === 'integer') && next !== undefined && /^-\d/.test(next)) {
+      out.push(`${arg}=${next}`);
+      i++;
+    } else {
+      out.push(arg);
+    }
+  }
+  return out;
+}
+
+/**
+ * Parses the whole line. With `strict: false` unknown options are tolerated;
+ * the runner uses that first pass only to find the command words, then parses
+ * again strictly with exactly that command's options.
+ */
+export function parseLine(argv: readonly string[], specs: OptionSpecs, strict: boolean): ParsedLine {
+  try {
+    const { values, positionals } = parseArgs({
+      args: joinNegativeNumbers(argv, specs),
+      options: toParseArgsOptions(specs),
+      allowPositionals: true,
+      strict,
+    });
+    const flat: Record<string, string | boolean | undefined> = {};
+    for (const [name, value] of Object.entries(values)) {
+      // Options are never declared `multiple`, so arrays cannot occur; keep the last value if they somehow do.
+      flat[name] = Array.isArray(value) ? value[value.length - 1] : value;
+    }
+    return { positionals, values: flat };
+  } catch (err) {
+    // parseArgs explains itself well ("Unknown option '--foo'"); only its error type needs changing.
+    // Its long "To specify a positional argument..." hint is noise for this CLI.
+    const text = err instanceof Error ? err.message : String(err);
+    throw new UsageError(text.split('\n')[0]!.replace(/\. To specify .*$/, '.'));
+  }
+}

@@ -1,0 +1,47 @@
+import type { OptionSpecs } from './args.js';
+import type { JsonNumber, RequestBody } from './json-number.js';
+
+/**
+ * The shape of one CLI command. Each command is a declarative entry: the
+ * words that name it, what it accepts, the one admin request it makes and how
+ * to show the answer. Adding a command means adding one entry to a table in
+ * `*-commands.ts`; parsing, validation, help, auth, `--json` and error
+ * handling come from the runner.
+ */
+
+export type JsonObject = Record<string, unknown>;
+
+export interface AdminRequest {
+  method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+  /** Path below the admin base URL, starting with `/`. */
+  path: string;
+  body?: RequestBody;
+}
+
+/** What a command sees: positionals by name and options already checked against their kind. */
+export interface CommandInput {
+  arg(name: string): string;
+  text(name: string): string | undefined;
+  /** A `decimal` or `integer` option, still as exact text. */
+  number(name: string): JsonNumber | undefined;
+  flag(name: string): boolean;
+}
+
+export interface Command {
+  /** e.g. `['account', 'create']`; a single word (`['snapshot']`) works too. Plural first words are accepted. */
+  words: readonly string[];
+  summary: string;
+  /** Positional argument names, all required, e.g. `['ID']`. */
+  args?: readonly string[];
+  options?: OptionSpecs;
+  /** Whether the admin token is needed; true unless set to false. */
+  auth?: boolean;
+  request(input: CommandInput): AdminRequest;
+  /** Text for people; `--json` bypasses this and prints the body as received. */
+  render(body: JsonObject, input: CommandInput): string;
+}
+
+/** Builds `/admin/v1/...`, escaping ids so an odd id cannot change the route. */
+export function adminPath(...segments: string[]): string {
+  return `/admin/v1/${segments.map(encodeURIComponent).join('/')}`;
+}

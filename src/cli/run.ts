@@ -1,0 +1,119 @@
+import { AdminClient } from './admin-client.js';
+import { GLOBAL_OPTIONS, parseLine, type OptionSpec, type OptionSpecs } from './args.js';
+import type { Command } from './command.js';
+import { buildInput } from './command-input.js';
+import { COMMANDS, findCommand } from './commands.js';
+import { resolveAdminUrl, resolveToken } from './connection.js';
+import { CliError, UsageError } from './errors.js';
+import { commandHelp, generalHelp, groupHelp, PROGRAM } from './help.js';
+
+export interface CliIo {
+  stdout: (s: string) => void;
+  stderr: (s: string) => void;
+  env: NodeJS.ProcessEnv;
+}
+
+/**
+ * Every option any command knows. The first, lenient parse needs all of them
+ * so that in `--amount 5 account credits 7` the `5` is not taken for a
+ * command word.
+ */
+function allOptions(commands: readonly Command[]): OptionSpecs {
+  const all: Record<string, OptionSpec> = { ...GLOBAL_OPTIONS };
+  for (const command of commands) {
+    for (const [name, spec] of Object.entries(command.options ?? {})) {
+      const seen = all[name];
+      // Same name must mean the same kind everywhere, or the first parse would split the line wrongly.
+      if (seen && (seen.kind === 'flag') !== (spec.kind === 'flag')) {
+        throw new Error(`option --${name} is a flag in one command and takes a value in another`);
+      }
+      if (GLOBAL_OPTIONS[name]) throw new Error(`option --${name} shadows a global option`);
+      all[name] = seen ?? spec;
+    }
+  }
+  return all;
+}
+
+function stringValue(value: string | boolean | undefined): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** Where a usage error should send the user for help. */
+interface HelpPointer {
+  target: string;
+}
+
+async function run(argv: readonly string[], io: CliIo, help: HelpPointer): Promise<number> {
+  const loose = parseLine(argv, allOptions(COMMANDS), false);
+  const wantsHelp = loose.values.help === true;
+
+  if (loose.positionals.length === 0) {
+    if (wantsHelp) {
+      io.stdout(generalHelp(COMMANDS));
+      return 0;
+    }
+    io.stderr(generalHelp(COMMANDS));
+    return 2;
+  }
+
+  const lookup = findCommand(loose.positionals);
+  if (lookup.kind === 'unknown') {
+    throw new UsageError(`unknown command "${loose.positionals.slice(0, 2).join(' ')}".`);
+  }
+  if (lookup.kind === 'group') {
+    help.target = `${PROGRAM} ${lookup.group}`;
+    if (wantsHelp) {
+      io.stdout(groupHelp(lookup.group, lookup.commands));
+      return 0;
+    }
+    const names = lookup.commands.map((c) => c.words.slice(1).join(' ')).join(', ');
+    const given = loose.positionals[1];
+    throw new UsageError(
+      given === undefined
+        ? `${lookup.group} needs a command: ${names}.`
+        : `unknown ${lookup.group} command "${given}"; expected one of: ${names}.`,
+    );
+  }
+
+  const command = lookup.command;
+  help.target = `${PROGRAM} ${command.words.join(' ')}`;
+  if (wantsHelp) {
+    io.stdout(commandHelp(command));
+    return 0;
+  }
+
+  const line = parseLine(argv, { ...GLOBAL_OPTIONS, ...command.options }, true);
+  const input = buildInput(command, line);
+  // Build the request before touching the network or the token file, so usage errors come first.
+  const request = command.request(input);
+  const baseUrl = resolveAdminUrl(stringValue(line.values['admin-url']), io.env);
+  const token = command.auth === false ? undefined : await resolveToken(stringValue(line.values.token), io.env);
+
+  const response = await new AdminClient(baseUrl, token).send(request);
+  if (line.values.json === true) {
+    io.stdout(response.raw.endsWith('\n') ? response.raw : `${response.raw}\n`);
+  } else {
+    io.stdout(command.render(response.body, input));
+  }
+  return 0;
+}
+
+/** Runs one CLI invocation and returns its exit code: 0 success, 1 failure, 2 usage error. */
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  const help: HelpPointer = { target: PROGRAM };
+  try {
+    return await run(argv, io, help);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      io.stderr(`error: ${err.message}\nRun \`${help.target} --help\` for usage.\n`);
+      return 2;
+    }
+    if (err instanceof CliError) {
+      io.stderr(`error: ${err.message}\n`);
+      return 1;
+    }
+    // A bug in the CLI itself: keep the stack, it is what a bug report needs.
+    io.stderr(`error: unexpected failure in the CLI: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    return 1;
+  }
+}

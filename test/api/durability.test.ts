@@ -1,0 +1,98 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LmdbGroupCommit } from '../../src/wal/index.js';
+import { HeldWal } from '../helpers/held-wal.js';
+import { order, startTestServer, type Creds, type TestServer } from '../helpers/server.js';
+
+describe('restart recovers exactly the durable state', () => {
+  it('accounts, balances, services, orders and credentials are identical after a restart', async () => {
+    const t = await startTestServer();
+    try {
+      const service = await t.createService({ rate: '0.001', min: 1, max: 100000 });
+      const a = await t.createAccount('a', '10');
+      const b = await t.createAccount('b', '3.5');
+      const ids: string[] = [];
+      for (let i = 1; i <= 5; i++) ids.push((await t.api('POST', '/api/v1/order', i % 2 ? a : b, order(service, i * 100))).body.order);
+      const statusesBefore = await Promise.all(ids.map((id, i) => t.api('GET', `/api/v1/status?order=${id}`, i % 2 ? b : a).then((r) => r.body)));
+      await t.admin('PATCH', `/admin/v1/accounts/${b.id}`, { banned: true, rate_limit_per_minute: 120 });
+      const before = {
+        accounts: (await t.admin('GET', '/admin/v1/accounts')).body,
+        services: (await t.admin('GET', '/admin/v1/services')).body,
+        statuses: statusesBefore,
+      };
+      await t.restart();
+      const after = {
+        accounts: (await t.admin('GET', '/admin/v1/accounts')).body,
+        services: (await t.admin('GET', '/admin/v1/services')).body,
+      };
+      expect(after).toEqual({ accounts: before.accounts, services: before.services });
+      expect(before.accounts.accounts[0].credits).toBe(9.1);
+      await t.admin('PATCH', `/admin/v1/accounts/${b.id}`, { banned: false });
+      const statuses = await Promise.all(ids.map((id, i) => t.api('GET', `/api/v1/status?order=${id}`, i % 2 ? b : a).then((r) => r.body)));
+      expect(statuses).toEqual(before.statuses);
+      expect((await t.api('GET', '/api/v1/balance', a)).body.credits).toBe(9.1);
+      // New ids do not collide with old ones after a restart.
+      const c = await t.createAccount('c');
+      expect(c.id).toBe(3);
+      expect((await t.admin('POST', '/admin/v1/services', { platform: 'x', name: 'y', rate: 1, min: 1, max: 2 })).body.service.id).toBe(service + 1);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('no reply before its sync (held WAL)', () => {
+  let t: TestServer;
+  let held: HeldWal;
+  let creds: Creds;
+  let service: number;
+
+  beforeAll(async () => {
+    t = await startTestServer({
+      config: { mailboxMax: 4 },
+      server: {
+        wal: (store, onFatal) => {
+          held = new HeldWal(new LmdbGroupCommit(store, { onFatal }));
+          return held;
+        },
+      },
+    });
+    service = await t.createService({ rate: '1', min: 1, max: 10 });
+    creds = await t.createAccount('alice', '100');
+  });
+  afterAll(() => t.close());
+
+  it('an order reply waits for its sync, and a balance read waits for the pending debit', async () => {
+    held.holding = true;
+    let answered = false;
+    const placing = t.api('POST', '/api/v1/order', creds, order(service, 1)).then((r) => {
+      answered = true;
+      return r;
+    });
+    // The order is applied in memory and its batch committed, but its sync is held.
+    while (held.heldCount === 0) await new Promise((r) => setTimeout(r, 5));
+    let read = false;
+    const reading = t.api('GET', '/api/v1/balance', creds).then((r) => {
+      read = true;
+      return r;
+    });
+    await new Promise((r) => setTimeout(r, 50));
+    expect(answered).toBe(false);
+    expect(read).toBe(false);
+    held.release();
+    expect((await placing).status).toBe(201);
+    expect((await reading).body.credits).toBe(99);
+  });
+
+  it('a full mailbox answers 503 UNAVAILABLE with Retry-After and changes nothing', async () => {
+    held.holding = true;
+    const pending = Array.from({ length: 4 }, () => t.api('POST', '/api/v1/order', creds, order(service, 1)));
+    while (held.heldCount < 1 || t.server.context.registry.get(creds.id)!.actor.depth < 4) await new Promise((r) => setTimeout(r, 5));
+    const refused = await t.api('POST', '/api/v1/order', creds, order(service, 1));
+    expect(refused.status).toBe(503);
+    expect(refused.body.error).toBe('UNAVAILABLE');
+    expect(refused.headers.get('retry-after')).toBe('1');
+    held.release();
+    expect((await Promise.all(pending)).map((r) => r.status)).toEqual([201, 201, 201, 201]);
+    expect((await t.api('GET', '/api/v1/balance', creds)).body.credits).toBe(95);
+  });
+});

@@ -1,0 +1,85 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { order, startTestServer, type Creds, type TestServer } from '../helpers/server.js';
+
+describe('customer endpoints over HTTP', () => {
+  let t: TestServer;
+  let creds: Creds;
+  let service: number;
+
+  beforeAll(async () => {
+    t = await startTestServer();
+    service = await t.createService({ rate: '0.1', min: 1, max: 1000 });
+    creds = await t.createAccount('alice', '100');
+  });
+  afterAll(() => t.close());
+
+  it('GET /balance reports credits and the plan', async () => {
+    const r = await t.api('GET', '/api/v1/balance', creds);
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({ ok: true, credits: 100, unlimited: false, unlimited_expires: null });
+    expect(r.headers.get('content-type')).toBe('application/json');
+    expect(r.headers.get('request-id')).toMatch(/^req_/);
+  });
+
+  it('GET /services lists only enabled services with exact rates', async () => {
+    const disabled = await t.createService({ name: 'Hidden', enabled: false });
+    const r = await t.api('GET', '/api/v1/services', creds);
+    expect(r.status).toBe(200);
+    expect(r.body.ok).toBe(true);
+    expect(r.body.services).toContainEqual({ id: service, platform: 'instagram', name: 'Followers', rate: 0.1, min: 1, max: 1000 });
+    expect(r.body.services.map((s: { id: number }) => s.id)).not.toContain(disabled);
+  });
+
+  it('POST /order charges quantity × rate exactly: 0.1 × 3 = 0.3', async () => {
+    const r = await t.api('POST', '/api/v1/order', creds, order(service, 3));
+    expect(r.status).toBe(201);
+    expect(r.body).toMatchObject({ ok: true, charge: 0.3, status: 'pending', balance: 99.7 });
+    expect(r.text).toContain('"charge":0.3,');
+    expect(r.body.order).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    const balance = await t.api('GET', '/api/v1/balance', creds);
+    expect(balance.body.credits).toBe(99.7);
+  });
+
+  it('GET /status returns the order as placed', async () => {
+    const placed = await t.api('POST', '/api/v1/order', creds, order(service, 7));
+    const r = await t.api('GET', `/api/v1/status?order=${placed.body.order}`, creds);
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({ ok: true, order: placed.body.order, status: 'pending', quantity: 7, charge: 0.7 });
+  });
+
+  it('order ids are unique and random, not sequential', async () => {
+    const ids = new Set<string>();
+    for (let i = 0; i < 20; i++) ids.add((await t.api('POST', '/api/v1/order', creds, order(service, 1))).body.order);
+    expect(ids.size).toBe(20);
+  });
+
+  it('an order keeps the rate it was placed with when the rate changes', async () => {
+    const placed = await t.api('POST', '/api/v1/order', creds, order(service, 10));
+    expect(placed.body.charge).toBe(1);
+    const patched = await t.admin('PATCH', `/admin/v1/services/${service}`, { rate: 0.25 });
+    expect(patched.body.service.rate).toBe(0.25);
+    const status = await t.api('GET', `/api/v1/status?order=${placed.body.order}`, creds);
+    expect(status.body.charge).toBe(1);
+    const next = await t.api('POST', '/api/v1/order', creds, order(service, 10));
+    expect(next.body.charge).toBe(2.5);
+    await t.admin('PATCH', `/admin/v1/services/${service}`, { rate: '0.1' });
+  });
+
+  it('every authenticated response carries the rate-limit headers', async () => {
+    const r = await t.api('GET', '/api/v1/balance', creds);
+    expect(r.headers.get('ratelimit-policy')).toBe('"default";q=1000000;w=60');
+    expect(r.headers.get('ratelimit')).toMatch(/^"default";r=\d+;t=\d+$/);
+    expect(r.headers.get('x-ratelimit-limit')).toBe('1000000');
+    expect(Number(r.headers.get('x-ratelimit-remaining'))).toBeGreaterThan(0);
+    expect(r.headers.get('x-ratelimit-reset')).toMatch(/^\d+$/);
+  });
+
+  it('serves the OpenAPI document without credentials', async () => {
+    const r = await t.api('GET', '/api/v1/openapi.json', null);
+    expect(r.status).toBe(200);
+    expect(r.body.openapi).toBe('3.1.0');
+    expect(Object.keys(r.body.paths)).toEqual(
+      expect.arrayContaining(['/api/v1/balance', '/api/v1/services', '/api/v1/order', '/api/v1/status']),
+    );
+  });
+});

@@ -1,0 +1,163 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { order, startTestServer, type Creds, type TestServer } from '../helpers/server.js';
+
+/** Every error code with its HTTP status, and bad input that changes nothing. */
+describe('error catalogue over HTTP', () => {
+  let t: TestServer;
+  let creds: Creds;
+  let other: Creds;
+  let service: number;
+
+  beforeAll(async () => {
+    t = await startTestServer({ config: { bodyBytesMax: 1024 } });
+    service = await t.createService({ rate: '0.5', min: 10, max: 100 });
+    creds = await t.createAccount('alice', '50');
+    other = await t.createAccount('bob', '50');
+  });
+  afterAll(() => t.close());
+
+  async function snapshot() {
+    const accounts = await t.admin('GET', '/admin/v1/accounts');
+    return { accounts: accounts.text, events: t.server.context.store.nextSeq };
+  }
+
+  function expectError(r: { status: number; body: any; headers: Headers }, status: number, code: string): void {
+    expect(r.status).toBe(status);
+    expect(r.body.ok).toBe(false);
+    expect(r.body.error).toBe(code);
+    expect(typeof r.body.message).toBe('string');
+    expect(r.body.message.length).toBeGreaterThan(10);
+    expect(r.body.request_id).toBe(r.headers.get('request-id'));
+  }
+
+  it('AUTH 401 for missing credentials, unknown key and wrong secret, with the same answer for the last two', async () => {
+    expectError(await t.api('GET', '/api/v1/balance', null), 401, 'AUTH');
+    const unknown = await t.api('GET', '/api/v1/balance', { ...creds, key: 'key_00000000000000000000000000000000' });
+    const wrongSecret = await t.api('GET', '/api/v1/balance', { ...creds, secret: 'sec_nope' });
+    expectError(unknown, 401, 'AUTH');
+    expectError(wrongSecret, 401, 'AUTH');
+    expect(unknown.body.message).toBe(wrongSecret.body.message);
+  });
+
+  it('BANNED 403 before RATE, and unbanning restores access', async () => {
+    const banned = await t.createAccount('mallory', '10');
+    await t.admin('PATCH', `/admin/v1/accounts/${banned.id}`, { banned: true });
+    expectError(await t.api('GET', '/api/v1/balance', banned), 403, 'BANNED');
+    expectError(await t.api('POST', '/api/v1/order', banned, order(service, 10)), 403, 'BANNED');
+    await t.admin('PATCH', `/admin/v1/accounts/${banned.id}`, { banned: false });
+    expect((await t.api('GET', '/api/v1/balance', banned)).status).toBe(200);
+  });
+
+  it('BALANCE 402 when the wallet is short, and nothing is debited', async () => {
+    const poor = await t.createAccount('poor', '4.999999');
+    const before = await snapshot();
+    const r = await t.api('POST', '/api/v1/order', poor, order(service, 10));
+    expectError(r, 402, 'BALANCE');
+    expect(r.body).toMatchObject({ charge: 5, balance: 4.999999 });
+    expect(await snapshot()).toEqual(before);
+  });
+
+  it('SERVICE 422 for unknown and disabled services', async () => {
+    expectError(await t.api('POST', '/api/v1/order', creds, order(9999, 10)), 422, 'SERVICE');
+    const off = await t.createService({ enabled: false });
+    expectError(await t.api('POST', '/api/v1/order', creds, order(off, 10)), 422, 'SERVICE');
+  });
+
+  it('QTY 422 for integers outside min..max, 0 and negatives included, naming the range', async () => {
+    for (const q of [0, -5, 9, 101]) {
+      const r = await t.api('POST', '/api/v1/order', creds, order(service, q));
+      expectError(r, 422, 'QTY');
+      expect(r.body.message).toContain('between 10 and 100');
+      expect(r.body).toMatchObject({ min: 10, max: 100 });
+    }
+  });
+
+  it('VALIDATION 400 for malformed payloads, and each changes nothing', async () => {
+    const before = await snapshot();
+    const bad: unknown[] = [
+      '{"service":1,',
+      '[]',
+      'null',
+      '"x"',
+      { target: 'https://x.com/a', quantity: 10 },
+      { service, quantity: 10 },
+      { service, target: 'https://x.com/a' },
+      { ...order(service, 10), price: 0 },
+      { ...order(service, 10), charge: 0 },
+      { service, target: 'https://x.com/a', quantity: '10' },
+      { service, target: 'https://x.com/a', quantity: 1.5 },
+      '{"service":1,"target":"https://x.com/a","quantity":1e300}',
+      '{"service":1,"target":"https://x.com/a","quantity":9007199254740993}',
+      { service: '1', target: 'https://x.com/a', quantity: 10 },
+      { service, target: 'ftp://x.com/a', quantity: 10 },
+      { service, target: 'https://x.com/a b', quantity: 10 },
+      { service, target: 'https://x.com/\u0000', quantity: 10 },
+      { service, target: 'https://x.com/' + 'a'.repeat(2100), quantity: 10 },
+      { service, target: 123, quantity: 10 },
+      '{"__proto__":{"admin":true},"service":1,"target":"https://x.com/a","quantity":10}',
+    ];
+    for (const body of bad) {
+      const r = await t.api('POST', '/api/v1/order', creds, body);
+      expectError(r, r.status === 413 ? 413 : 400, 'VALIDATION');
+    }
+    const notUtf8 = await fetch(`${t.url}/api/v1/order`, {
+      method: 'POST',
+      headers: { 'x-api-key': creds.key, 'x-api-secret': creds.secret, 'content-type': 'application/json' },
+      body: Buffer.from([0x7b, 0xff, 0xfe, 0x7d]),
+    });
+    expect(notUtf8.status).toBe(400);
+    expect(await snapshot()).toEqual(before);
+  });
+
+  it('VALIDATION 415 for a wrong content type and 413 for an oversized body', async () => {
+    const before = await snapshot();
+    const wrongType = await t.api('POST', '/api/v1/order', creds, JSON.stringify(order(service, 10)), { 'content-type': 'text/plain' });
+    expectError(wrongType, 415, 'VALIDATION');
+    const huge = await t.api('POST', '/api/v1/order', creds, { ...order(service, 10), target: 'https://x.com/' + 'a'.repeat(2000) });
+    expectError(huge, 413, 'VALIDATION');
+    expect(await snapshot()).toEqual(before);
+    expect((await t.api('GET', '/api/v1/balance', creds)).status).toBe(200);
+  });
+
+  it('VALIDATION for a bad Idempotency-Key header', async () => {
+    const r = await t.api('POST', '/api/v1/order', creds, order(service, 10), { 'idempotency-key': 'x'.repeat(256) });
+    expectError(r, 400, 'VALIDATION');
+    expect(r.body.message).toContain('Idempotency-Key');
+  });
+
+  it('NOT_FOUND 404 for unknown routes, unknown orders and other accounts\' orders alike', async () => {
+    expectError(await t.api('GET', '/api/v1/nothing', creds), 404, 'NOT_FOUND');
+    expectError(await t.api('GET', '/', null), 404, 'NOT_FOUND');
+    const mine = await t.api('POST', '/api/v1/order', creds, order(service, 10));
+    expect(mine.status).toBe(201);
+    const theirs = await t.api('GET', `/api/v1/status?order=${mine.body.order}`, other);
+    const unknown = await t.api('GET', `/api/v1/status?order=${'A'.repeat(22)}`, other);
+    expectError(theirs, 404, 'NOT_FOUND');
+    expectError(unknown, 404, 'NOT_FOUND');
+    expect(theirs.body.message).toBe(unknown.body.message);
+  });
+
+  it('VALIDATION for a missing or malformed order id', async () => {
+    expectError(await t.api('GET', '/api/v1/status', creds), 400, 'VALIDATION');
+    expectError(await t.api('GET', '/api/v1/status?order=', creds), 400, 'VALIDATION');
+    expectError(await t.api('GET', '/api/v1/status?order=../../etc', creds), 400, 'VALIDATION');
+  });
+
+  it('METHOD 405 with Allow for a wrong method on a known route', async () => {
+    const r = await t.api('DELETE', '/api/v1/order', creds);
+    expectError(r, 405, 'METHOD');
+    expect(r.headers.get('allow')).toBe('POST');
+    expectError(await t.api('POST', '/api/v1/balance', creds, {}), 405, 'METHOD');
+  });
+
+  it('runs checks in order: AUTH before VALIDATION, VALIDATION before SERVICE', async () => {
+    expectError(await t.api('POST', '/api/v1/order', null, '{bad json'), 401, 'AUTH');
+    expectError(await t.api('POST', '/api/v1/order', creds, { service: 9999, target: 'https://x.com', quantity: 'x' }), 400, 'VALIDATION');
+    expectError(await t.api('POST', '/api/v1/order', creds, order(9999, 0)), 422, 'SERVICE');
+  });
+
+  it('keeps serving after all of the above', async () => {
+    const r = await t.api('POST', '/api/v1/order', creds, order(service, 10));
+    expect(r.status).toBe(201);
+  });
+});

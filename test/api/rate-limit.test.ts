@@ -1,0 +1,61 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/clock.js';
+import { order, startTestServer, type Creds, type TestServer } from '../helpers/server.js';
+
+describe('rate limits (simulated clock)', () => {
+  const clock = new ManualClock();
+  let t: TestServer;
+  let creds: Creds;
+  let service: number;
+
+  beforeAll(async () => {
+    t = await startTestServer({ clock, config: { defaultRateLimitPerMinute: 60, authFailuresPerMinute: 5 } });
+    service = await t.createService();
+    creds = await t.createAccount('burst', '1000');
+  });
+  afterAll(() => t.close());
+
+  it('a fresh key spends its whole minute at once, then gets 429 RATE with Retry-After', async () => {
+    const limit = await t.admin('PATCH', `/admin/v1/accounts/${creds.id}`, { rate_limit_per_minute: 3 });
+    expect(limit.body.account.rate_limit_per_minute).toBe(3);
+    // Every endpoint counts against the same bucket.
+    expect((await t.api('GET', '/api/v1/balance', creds)).status).toBe(200);
+    expect((await t.api('GET', '/api/v1/services', creds)).status).toBe(200);
+    const third = await t.api('POST', '/api/v1/order', creds, order(service, 1));
+    expect(third.status).toBe(201);
+    expect(third.headers.get('ratelimit')).toBe('"default";r=0;t=60');
+    const refused = await t.api('POST', '/api/v1/order', creds, order(service, 1));
+    expect(refused.status).toBe(429);
+    expect(refused.body).toMatchObject({ ok: false, error: 'RATE', retry_after: 20 });
+    expect(refused.headers.get('retry-after')).toBe('20');
+    expect(refused.headers.get('ratelimit-policy')).toBe('"default";q=3;w=60');
+    // A refused order changes nothing.
+    expect((await t.admin('GET', `/admin/v1/accounts/${creds.id}`)).body.account.credits).toBe(999.9);
+  });
+
+  it('refills at limit/60 per second on the monotonic clock', async () => {
+    clock.advance(19_999);
+    expect((await t.api('GET', '/api/v1/balance', creds)).status).toBe(429);
+    clock.advance(1);
+    expect((await t.api('GET', '/api/v1/balance', creds)).status).toBe(200);
+    expect((await t.api('GET', '/api/v1/balance', creds)).status).toBe(429);
+  });
+
+  it('supports limits up to 100,000,000 per minute', async () => {
+    const r = await t.admin('PATCH', `/admin/v1/accounts/${creds.id}`, { rate_limit_per_minute: 100_000_000 });
+    expect(r.status).toBe(200);
+    const balance = await t.api('GET', '/api/v1/balance', creds);
+    expect(balance.headers.get('x-ratelimit-remaining')).toBe('99999999');
+    expect((await t.admin('PATCH', `/admin/v1/accounts/${creds.id}`, { rate_limit_per_minute: 100_000_001 })).status).toBe(400);
+  });
+
+  it('limits failed authentication per client IP before any key lookup', async () => {
+    const wrong = { ...creds, secret: 'sec_wrong' };
+    for (let i = 0; i < 5; i++) expect((await t.api('GET', '/api/v1/balance', wrong)).status).toBe(401);
+    const blocked = await t.api('GET', '/api/v1/balance', creds);
+    expect(blocked.status).toBe(429);
+    expect(blocked.body.error).toBe('RATE');
+    clock.advance(12_000);
+    expect((await t.api('GET', '/api/v1/balance', creds)).status).toBe(200);
+  });
+});

@@ -1,0 +1,481 @@
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../src/cli/index.js';
+
+/*
+ * Drives the CLI in-process against a real HTTP server on a loopback port:
+ * a small fake of the admin API that records each request and answers with
+ * contract-shaped bodies (DESIGN.md section 4 / the admin contract).
+ */
+
+interface Recorded {
+  method: string;
+  url: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+interface Reply {
+  status: number;
+  /** A string is sent verbatim (for non-JSON and exact-text cases); anything else is JSON-encoded. */
+  body: unknown;
+}
+
+const ACCOUNT = {
+  id: 'acc_1',
+  name: 'alice',
+  credits: 12.5,
+  banned: false,
+  rate_limit_per_minute: 60,
+  unlimited: false,
+  unlimited_expires: null,
+  created_at: '2025-01-01T00:00:00.000Z',
+};
+const SERVICE = { id: 3, platform: 'telegram', name: 'Members', rate: 0.5, min: 10, max: 1000, enabled: true };
+
+/** The contract's happy path; individual tests override with `reply`. */
+function contractReply(req: Recorded): Reply {
+  const route = `${req.method} ${req.url}`;
+  const json = req.body ? (JSON.parse(req.body) as Record<string, unknown>) : {};
+  if (route === 'GET /healthz') return { status: 200, body: { ok: true } };
+  if (route === 'POST /admin/v1/accounts') {
+    return { status: 201, body: { ok: true, account: { ...ACCOUNT, name: json.name }, api_key: 'ak_123', api_secret: 'sk_secret' } };
+  }
+  if (route === 'GET /admin/v1/accounts') {
+    return {
+      status: 200,
+      body: {
+        ok: true,
+        accounts: [
+          ACCOUNT,
+          { ...ACCOUNT, id: 'acc_22', name: 'bob', credits: 1000000000.123456, banned: true, rate_limit_per_minute: 100000000, unlimited: true, unlimited_expires: '2026-02-01T00:00:00.000Z' },
+        ],
+      },
+    };
+  }
+  if (route === 'GET /admin/v1/accounts/acc_1') return { status: 200, body: { ok: true, account: ACCOUNT } };
+  if (route === 'POST /admin/v1/accounts/acc_1/credits') return { status: 200, body: { ok: true, credits: 12.8 } };
+  if (route === 'PATCH /admin/v1/accounts/acc_1') return { status: 200, body: { ok: true, account: { ...ACCOUNT, ...json } } };
+  if (route === 'POST /admin/v1/accounts/acc_1/rotate-secret') {
+    return { status: 200, body: { ok: true, api_key: 'ak_123', api_secret: 'sk_new' } };
+  }
+  if (route === 'POST /admin/v1/services') return { status: 201, body: { ok: true, service: { ...SERVICE, ...json } } };
+  if (route === 'PATCH /admin/v1/services/3') return { status: 200, body: { ok: true, service: { ...SERVICE, ...json } } };
+  if (route === 'GET /admin/v1/services') {
+    return { status: 200, body: { ok: true, services: [SERVICE, { ...SERVICE, id: 12, name: 'Views', rate: 0.001, min: 100, max: 100000, enabled: false }] } };
+  }
+  return { status: 404, body: { ok: false, error: 'NOT_FOUND', message: 'No such route.' } };
+}
+
+let server: Server;
+let baseUrl: string;
+let requests: Recorded[] = [];
+let reply: (req: Recorded) => Reply = contractReply;
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const recorded = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      requests.push(recorded);
+      const { status, body } = reply(recorded);
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(typeof body === 'string' ? body : JSON.stringify(body));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+});
+
+afterEach(() => {
+  requests = [];
+  reply = contractReply;
+});
+
+async function cli(args: string[], env: NodeJS.ProcessEnv = { ADMIN_URL: baseUrl, ADMIN_TOKEN: 'tok-env' }) {
+  let out = '';
+  let err = '';
+  const code = await runCli(args, { stdout: (s) => (out += s), stderr: (s) => (err += s), env });
+  return { code, out, err };
+}
+
+function only(): Recorded {
+  expect(requests).toHaveLength(1);
+  return requests[0]!;
+}
+
+describe('account commands', () => {
+  it('account create posts the name and shows key, secret and the shown-once warning', async () => {
+    const r = await cli(['account', 'create', '--name', 'alice']);
+    expect(r).toMatchObject({ code: 0, err: '' });
+    const req = only();
+    expect(req.method).toBe('POST');
+    expect(req.url).toBe('/admin/v1/accounts');
+    expect(req.headers.authorization).toBe('Bearer tok-env');
+    expect(req.headers['content-type']).toBe('application/json');
+    expect(JSON.parse(req.body)).toEqual({ name: 'alice' });
+    expect(r.out).toMatch(/^api_key\s+ak_123$/m);
+    expect(r.out).toMatch(/^api_secret\s+sk_secret$/m);
+    expect(r.out).toMatch(/shown only once/);
+    expect(r.out).toMatch(/^id\s+acc_1$/m);
+  });
+
+  it('accepts the plural group name', async () => {
+    const r = await cli(['accounts', 'list']);
+    expect(r.code).toBe(0);
+    expect(only().url).toBe('/admin/v1/accounts');
+  });
+
+  it('account list prints an aligned table with exact money values', async () => {
+    const r = await cli(['account', 'list']);
+    expect(r.code).toBe(0);
+    const lines = r.out.trimEnd().split('\n');
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toMatch(/^ID\s+NAME\s+CREDITS\s+BANNED\s+RATE\/MIN\s+UNLIMITED\s+CREATED$/);
+    expect(lines[1]).toContain('alice');
+    expect(lines[2]).toContain('1000000000.123456');
+    expect(lines[2]).toContain('2026-02-01T00:00:00.000Z');
+    // Columns line up: each column starts at the same offset on every line.
+    const nameCol = lines[0]!.indexOf('NAME');
+    expect(lines[1]!.indexOf('alice')).toBe(nameCol);
+    expect(lines[2]!.indexOf('bob')).toBe(nameCol);
+    // Right-aligned numbers end where their header ends.
+    const creditsEnd = lines[0]!.indexOf('CREDITS') + 'CREDITS'.length;
+    expect(lines[1]!.indexOf('12.5') + '12.5'.length).toBe(creditsEnd);
+    expect(lines[2]!.indexOf('1000000000.123456') + '1000000000.123456'.length).toBe(creditsEnd);
+  });
+
+  it('account list says so when there are none', async () => {
+    reply = () => ({ status: 200, body: { ok: true, accounts: [] } });
+    const r = await cli(['account', 'list']);
+    expect(r).toMatchObject({ code: 0, out: 'No accounts yet.\n' });
+  });
+
+  it('--json prints the body exactly as the server sent it', async () => {
+    const raw = '{"ok":true,"accounts":[{"id":"acc_1","credits":0.3}]}';
+    reply = () => ({ status: 200, body: raw });
+    const r = await cli(['account', 'list', '--json']);
+    expect(r).toEqual({ code: 0, out: raw + '\n', err: '' });
+  });
+
+  it('account show prints key/value lines', async () => {
+    const r = await cli(['account', 'show', 'acc_1']);
+    expect(r.code).toBe(0);
+    expect(only().method).toBe('GET');
+    expect(r.out).toMatch(/^name\s+alice$/m);
+    expect(r.out).toMatch(/^unlimited_expires\s+-$/m);
+    expect(r.out).toMatch(/^banned\s+no$/m);
+  });
+
+  it('escapes ids in the path so they cannot change the route', async () => {
+    await cli(['account', 'show', '../services']);
+    expect(only().url).toBe('/admin/v1/accounts/..%2Fservices');
+  });
+
+  it('account credits sends the amount as the exact decimal typed', async () => {
+    const r = await cli(['account', 'credits', 'acc_1', '--amount', '0.3', '--reason', 'top-up']);
+    expect(r.code).toBe(0);
+    const req = only();
+    expect(req.method).toBe('POST');
+    expect(req.url).toBe('/admin/v1/accounts/acc_1/credits');
+    expect(req.body).toBe('{"amount":0.3,"reason":"top-up"}');
+    expect(r.out).toMatch(/^credits\s+12.8$/m);
+  });
+
+  it('keeps digits a binary float would lose, and drops leading zeros JSON forbids', async () => {
+    await cli(['account', 'credits', 'acc_1', '--amount', '0099999999999.999999', '--reason', 'x']);
+    expect(requests[0]!.body).toBe('{"amount":99999999999.999999,"reason":"x"}');
+  });
+
+  it('accepts a negative amount written with a space or with =', async () => {
+    await cli(['account', 'credits', 'acc_1', '--amount', '-5', '--reason', 'refund fix']);
+    await cli(['account', 'credits', 'acc_1', '--amount=-0.25', '--reason', 'refund fix']);
+    expect(requests.map((r) => JSON.parse(r.body).amount)).toEqual([-5, -0.25]);
+  });
+
+  it.each([['1.2345678'], ['1e3'], ['12,5'], ['.5'], ['abc']])('refuses amount %s before sending anything', async (amount) => {
+    const r = await cli(['account', 'credits', 'acc_1', '--amount', amount, '--reason', 'x']);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/^error: --amount must be a decimal number with at most 6 decimal places/);
+    expect(requests).toHaveLength(0);
+  });
+
+  it('requires a reason for credits', async () => {
+    const r = await cli(['account', 'credits', 'acc_1', '--amount', '5']);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('error: account credits needs --reason.');
+    expect(r.err).toContain('credit-order-api account credits --help');
+    expect(requests).toHaveLength(0);
+  });
+
+  it('account ban / unban patch banned', async () => {
+    expect((await cli(['account', 'ban', 'acc_1'])).code).toBe(0);
+    const unban = await cli(['account', 'unban', 'acc_1']);
+    expect(requests.map((r) => [r.method, r.url, r.body])).toEqual([
+      ['PATCH', '/admin/v1/accounts/acc_1', '{"banned":true}'],
+      ['PATCH', '/admin/v1/accounts/acc_1', '{"banned":false}'],
+    ]);
+    expect(unban.out).toMatch(/^banned\s+no$/m);
+  });
+
+  it('account rate-limit patches rate_limit_per_minute as an integer', async () => {
+    const r = await cli(['account', 'rate-limit', 'acc_1', '--per-minute', '100000000']);
+    expect(r.code).toBe(0);
+    expect(only().body).toBe('{"rate_limit_per_minute":100000000}');
+    expect(r.out).toMatch(/^rate_limit_per_minute\s+100000000$/m);
+  });
+
+  it('account rate-limit refuses a non-integer', async () => {
+    const r = await cli(['account', 'rate-limit', 'acc_1', '--per-minute', '1.5']);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/--per-minute must be a whole number/);
+  });
+
+  it('account rotate-secret shows the new secret once', async () => {
+    const r = await cli(['account', 'rotate-secret', 'acc_1']);
+    expect(r.code).toBe(0);
+    expect(only()).toMatchObject({ method: 'POST', url: '/admin/v1/accounts/acc_1/rotate-secret', body: '' });
+    expect(r.out).toMatch(/^api_secret\s+sk_new$/m);
+    expect(r.out).toMatch(/shown only once/);
+  });
+});
+
+describe('service commands', () => {
+  it('service add sends every field, numbers as numbers, enabled by default', async () => {
+    const r = await cli(['service', 'add', '--platform', 'telegram', '--name', 'Members', '--rate', '0.5', '--min', '10', '--max', '1000']);
+    expect(r.code).toBe(0);
+    expect(only()).toMatchObject({ method: 'POST', url: '/admin/v1/services' });
+    expect(JSON.parse(requests[0]!.body)).toEqual({ platform: 'telegram', name: 'Members', rate: 0.5, min: 10, max: 1000, enabled: true });
+    expect(r.out).toMatch(/^rate\s+0.5$/m);
+  });
+
+  it('service add --disabled creates it disabled', async () => {
+    await cli(['services', 'add', '--disabled', '--platform', 'p', '--name', 'n', '--rate', '1', '--min', '1', '--max', '2']);
+    expect(JSON.parse(only().body).enabled).toBe(false);
+  });
+
+  it('service add names the first missing required option', async () => {
+    const r = await cli(['service', 'add', '--platform', 'p', '--name', 'n', '--rate', '1', '--min', '1']);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('service add needs --max.');
+  });
+
+  it('service update sends only the fields given', async () => {
+    const r = await cli(['service', 'update', '3', '--rate', '0.75', '--max', '500']);
+    expect(r.code).toBe(0);
+    expect(only()).toMatchObject({ method: 'PATCH', url: '/admin/v1/services/3', body: '{"rate":0.75,"max":500}' });
+  });
+
+  it('service update with nothing to change is a usage error', async () => {
+    const r = await cli(['service', 'update', '3']);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/needs at least one of --platform/);
+    expect(requests).toHaveLength(0);
+  });
+
+  it('service enable / disable patch enabled', async () => {
+    await cli(['service', 'enable', '3']);
+    await cli(['service', 'disable', '3']);
+    expect(requests.map((r) => [r.method, r.url, r.body])).toEqual([
+      ['PATCH', '/admin/v1/services/3', '{"enabled":true}'],
+      ['PATCH', '/admin/v1/services/3', '{"enabled":false}'],
+    ]);
+  });
+
+  it('service list shows disabled services too', async () => {
+    const r = await cli(['service', 'list']);
+    expect(r.code).toBe(0);
+    const lines = r.out.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^\s*ID\s+PLATFORM\s+NAME\s+RATE\s+MIN\s+MAX\s+ENABLED$/);
+    expect(lines[2]).toMatch(/Views\s+0\.001\s+100\s+100000\s+no$/);
+  });
+});
+
+describe('health', () => {
+  it('needs no token and sends none', async () => {
+    const r = await cli(['health'], { ADMIN_URL: baseUrl, DATA_DIR: '/nonexistent-dir-for-test' });
+    expect(r).toMatchObject({ code: 0, out: 'The server is up.\n' });
+    expect(only().headers.authorization).toBeUndefined();
+  });
+});
+
+describe('connection and token', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'cli-test-'));
+    await writeFile(join(dir, 'admin-token'), '  tok-file\n');
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('--token wins over ADMIN_TOKEN', async () => {
+    await cli(['account', 'list', '--token', 'tok-flag']);
+    expect(only().headers.authorization).toBe('Bearer tok-flag');
+  });
+
+  it('falls back to $DATA_DIR/admin-token, trimmed', async () => {
+    const r = await cli(['account', 'list'], { ADMIN_URL: baseUrl, DATA_DIR: dir });
+    expect(r.code).toBe(0);
+    expect(only().headers.authorization).toBe('Bearer tok-file');
+  });
+
+  it('says how to get a token when there is none', async () => {
+    const r = await cli(['account', 'list'], { ADMIN_URL: baseUrl, DATA_DIR: join(dir, 'missing') });
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/^error: no admin token: pass --token, set ADMIN_TOKEN, or start the server once/);
+    expect(r.err).toContain(join(dir, 'missing', 'admin-token'));
+    expect(requests).toHaveLength(0);
+  });
+
+  it('builds the default URL from ADMIN_HOST and ADMIN_PORT', async () => {
+    const port = new URL(baseUrl).port;
+    const r = await cli(['account', 'list'], { ADMIN_HOST: '127.0.0.1', ADMIN_PORT: port, ADMIN_TOKEN: 't' });
+    expect(r.code).toBe(0);
+    expect(requests).toHaveLength(1);
+  });
+
+  it('--admin-url wins over ADMIN_URL and tolerates a trailing slash', async () => {
+    const r = await cli(['account', 'list', '--admin-url', `${baseUrl}/`], { ADMIN_URL: 'http://127.0.0.1:1', ADMIN_TOKEN: 't' });
+    expect(r.code).toBe(0);
+    expect(only().url).toBe('/admin/v1/accounts');
+  });
+
+  it('refuses a malformed admin URL as a usage error', async () => {
+    const r = await cli(['account', 'list', '--admin-url', 'not a url']);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/is not a valid URL/);
+  });
+
+  it('explains an unreachable server', async () => {
+    // A port that was just free: listen, note it, close.
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const port = (probe.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+
+    const url = `http://127.0.0.1:${port}`;
+    const r = await cli(['account', 'list'], { ADMIN_URL: url, ADMIN_TOKEN: 't' });
+    expect(r.code).toBe(1);
+    expect(r.out).toBe('');
+    expect(r.err).toBe(
+      `error: the server is not reachable at ${url} (connection refused). Start it with \`npm start\`, or point the CLI at it with --admin-url or ADMIN_URL.\n`,
+    );
+  });
+});
+
+describe('server errors', () => {
+  it('renders {ok:false,error,message} as one sentence and exits 1', async () => {
+    reply = () => ({
+      status: 400,
+      body: { ok: false, error: 'VALIDATION', message: 'amount must be a decimal number with at most 6 decimal places.' },
+    });
+    const r = await cli(['account', 'credits', 'acc_1', '--amount', '1', '--reason', 'x']);
+    expect(r).toEqual({
+      code: 1,
+      out: '',
+      err: 'error: VALIDATION: amount must be a decimal number with at most 6 decimal places.\n',
+    });
+  });
+
+  it('reports a 401 from a wrong token the same way', async () => {
+    reply = () => ({ status: 401, body: { ok: false, error: 'AUTH', message: 'The admin token is missing or wrong.' } });
+    const r = await cli(['account', 'list', '--json']);
+    expect(r.code).toBe(1);
+    expect(r.err).toBe('error: AUTH: The admin token is missing or wrong.\n');
+    expect(r.out).toBe('');
+  });
+
+  it('handles an error without the contract body', async () => {
+    reply = () => ({ status: 500, body: {} });
+    const r = await cli(['account', 'list']);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/^error: HTTP 500: /);
+  });
+
+  it('handles a body that is not JSON', async () => {
+    reply = () => ({ status: 200, body: '<html>proxy</html>' });
+    const r = await cli(['account', 'list']);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/answered HTTP 200 with something that is not JSON/);
+  });
+
+  it('escapes control characters that come back in names', async () => {
+    reply = () => ({ status: 200, body: { ok: true, account: { ...ACCOUNT, name: 'evil\u001b[2J\nname' } } });
+    const r = await cli(['account', 'show', 'acc_1']);
+    expect(r.out).toMatch(/^name\s+evil\\u001b\[2J\\nname$/m);
+  });
+});
+
+describe('usage', () => {
+  it('--help lists every command and exits 0 without a request', async () => {
+    const r = await cli(['--help']);
+    expect(r.code).toBe(0);
+    for (const command of ['account create --name NAME', 'account list', 'account show ID', 'account credits ID --amount AMOUNT --reason TEXT', 'account ban ID', 'account unban ID', 'account rate-limit ID --per-minute N', 'account rotate-secret ID', 'service add --platform PLATFORM', 'service update ID [options]', 'service enable ID', 'service disable ID', 'service list', 'health']) {
+      expect(r.out).toContain(command);
+    }
+    expect(requests).toHaveLength(0);
+  });
+
+  it('no arguments prints help on stderr and exits 2', async () => {
+    const r = await cli([]);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('Commands:');
+  });
+
+  it('command --help shows its options, even before required ones are given', async () => {
+    const r = await cli(['account', 'credits', '--help']);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('Usage: credit-order-api account credits ID --amount AMOUNT --reason TEXT');
+    expect(r.out).toMatch(/--reason TEXT\s+why, recorded with the change \(required\)/);
+    expect(r.out).toContain('--admin-url URL');
+  });
+
+  it('group --help lists the group', async () => {
+    const r = await cli(['services', '-h']);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('service disable ID');
+    expect(r.out).not.toContain('account create');
+  });
+
+  it('a group without a command lists what it accepts', async () => {
+    const r = await cli(['account']);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('error: account needs a command: create, list, show, credits, ban, unban, rate-limit, rotate-secret.');
+  });
+
+  it('unknown commands and options exit 2', async () => {
+    expect((await cli(['frobnicate'])).err).toContain('error: unknown command "frobnicate".');
+    expect((await cli(['account', 'frob'])).err).toMatch(/unknown account command "frob"/);
+    const r = await cli(['account', 'list', '--bogus']);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain("error: Unknown option '--bogus'.");
+    expect(requests).toHaveLength(0);
+  });
+
+  it('options of another command are refused', async () => {
+    const r = await cli(['account', 'list', '--rate', '1']);
+    expect(r.code).toBe(2);
+  });
+
+  it('wrong positional counts exit 2', async () => {
+    expect(await cli(['account', 'show'])).toMatchObject({ code: 2 });
+    expect((await cli(['account', 'show'])).err).toContain('account show needs ID.');
+    expect((await cli(['account', 'show', 'a', 'b'])).err).toContain('account show does not take "b".');
+  });
+
+  it('options may come before the command words', async () => {
+    const r = await cli(['--amount', '5', '--reason', 'x', 'account', 'credits', 'acc_1']);
+    expect(r.code).toBe(0);
+    expect(only().body).toBe('{"amount":5,"reason":"x"}');
+  });
+});
