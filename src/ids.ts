@@ -57,3 +57,14 @@ let requestCounter = 0;
 export function newRequestId(): string {
   return `req_${REQUEST_PREFIX}${(requestCounter++).toString(36)}`;
 }
+
+let orderSeq = 0;
+
+/**
+ * Tie-breaker for orders created in the same millisecond, so listings are
+ * oldest first exactly. It restarts at 0 with the process; a restart takes
+ * longer than a millisecond, so (createdAtMs, seq) stays increasing.
+ */
+export function nextOrderSeq(): number {
+  return orderSeq++;
+}

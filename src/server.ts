@@ -19,7 +19,7 @@ import type { AppContext } from './http/context.js';
 import { buildOpenApi } from './http/openapi.js';
 import { closeListenSocket, createApp, localPort, type ListenSocket, type TemplatedApp } from './http/uws.js';
 import { createLogger } from './log.js';
-import { LmdbGroupCommit, openStore, type IdempotencyRecord, type Wal } from './wal/index.js';
+import { LmdbGroupCommit, openStore, type IdempotencyRecord, type OrderRecord, type Wal } from './wal/index.js';
 import { VERSION } from './version.js';
 
 export interface ServerOptions {
@@ -82,6 +82,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     mailboxMax: config.mailboxMax,
     idempotencyRetentionMs: config.idempotencyRetentionHours * 3_600_000,
     readIdempotency: (key) => store.tables.idempotency.get(key) as IdempotencyRecord | undefined,
+    readOrder: (id) => store.tables.orders.get(id) as OrderRecord | undefined,
   };
   const registry = new Registry(store, wal, clock, actorContext, config.defaultRateLimitPerMinute);
   const catalog = new Catalog(store, wal, clock);
@@ -98,6 +99,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     abuse: new AbuseLog(log, clock),
     adminToken: token.token,
     openapiBody: JSON.stringify(buildOpenApi(VERSION)),
+    forceJoinVerdict: async () => null,
+    forceJoinChanged: () => {},
     draining: () => draining,
   };
   const api = createApp();

@@ -106,6 +106,21 @@ export class Registry {
     return apiSecret;
   }
 
+  /** The operator's force-join settings for an account, logged as an event. */
+  async updateForceJoin(account: Account, settings: { telegramUserId: number | null; verified: boolean; exempt: boolean }): Promise<void> {
+    const profile: AccountProfile = {
+      ...account.profile,
+      telegramUserId: settings.telegramUserId,
+      forceJoinVerified: settings.verified,
+      forceJoinExempt: settings.exempt,
+    };
+    await this.wal.append({
+      events: [{ type: 'forcejoin.updated', atMs: this.clock.wallMs(), account: profile.id, ...settings }],
+      puts: [{ table: 'profiles', key: profile.id, value: profile }],
+    });
+    account.profile = profile;
+  }
+
   private add(profile: AccountProfile, wallet: WalletRecord): Account {
     const account: Account = {
       profile,

@@ -11,8 +11,8 @@
  * `mailboxMax` of this wallet's replies wait is refused (503 UNAVAILABLE).
  */
 import type { Clock } from '../clock.js';
-import type { IdempotencyRecord, TablePut, Wal } from '../wal/index.js';
-import { checkOrder, checkWallet } from '../wal/index.js';
+import type { IdempotencyRecord, OrderRecord, TablePut, Wal, WalEntry } from '../wal/index.js';
+import { checkOrder, checkWallet, orderIndexKey } from '../wal/index.js';
 import { decide, initialState, type Command, type Decision, type WalletState } from './wallet-logic.js';
 
 export interface ActorContext {
@@ -21,7 +21,9 @@ export interface ActorContext {
   mailboxMax: number;
   idempotencyRetentionMs: number;
   /** Reads a durable Idempotency-Key record (synchronous LMDB read). */
-  readIdempotency(table: string): IdempotencyRecord | undefined;
+  readIdempotency(key: string): IdempotencyRecord | undefined;
+  /** Reads a durable order (synchronous LMDB read). */
+  readOrder(id: string): OrderRecord | undefined;
 }
 
 export interface Delivery {
@@ -40,6 +42,8 @@ export class WalletActor {
   private lastWrite: Promise<void> | null = null;
   /** Idempotency records applied in memory but not yet durable. */
   private readonly pendingKeys = new Map<string, IdempotencyRecord>();
+  /** Orders changed in memory but not yet durable, so a second move sees the first. */
+  private readonly pendingOrders = new Map<string, OrderRecord>();
 
   constructor(
     readonly id: number,
@@ -71,23 +75,35 @@ export class WalletActor {
     if (command.kind === 'order' && command.idempotency !== null) {
       command.idempotency.prior = this.findKey(command.idempotency.key, now.wallMs);
     }
+    let previous: OrderRecord | null = null;
+    if (command.kind === 'set-status') {
+      previous = this.pendingOrders.get(command.orderId) ?? this.ctx.readOrder(command.orderId) ?? null;
+      command.order = previous;
+    }
     const decision = decide(this.state, command, now);
     this.state = decision.state;
     if (decision.events.length === 0) return { decision, durable: this.track(this.lastWrite) };
-    const puts: TablePut[] = [];
-    if (decision.state.wallet !== undefined) puts.push({ table: 'wallets', key: this.id, value: checkWallet(decision.state.wallet) });
-    if (decision.order !== null) puts.push({ table: 'orders', key: decision.order.id, value: checkOrder(decision.order) });
+    const puts: TablePut[] = [{ table: 'wallets', key: this.id, value: checkWallet(decision.state.wallet) }];
+    const entry: WalEntry = { events: decision.events, puts };
+    const order = decision.order;
+    if (order !== null) {
+      puts.push({ table: 'orders', key: order.id, value: checkOrder(order) });
+      if (previous !== null) entry.removes = [{ table: 'orderIndex', key: orderIndexKey(previous) }];
+      puts.push({ table: 'orderIndex', key: orderIndexKey(order), value: order.account });
+      this.pendingOrders.set(order.id, order);
+    }
     const idem = decision.idempotency;
     if (idem !== null) {
       puts.push({ table: 'idempotency', key: idempotencyTableKey(this.id, idem.key), value: idem.record });
       this.pendingKeys.set(idem.key, idem.record);
     }
-    const durable = this.ctx.wal.append({ events: decision.events, puts });
+    const durable = this.ctx.wal.append(entry);
     this.lastWrite = durable;
     durable.then(
       () => {
         if (this.lastWrite === durable) this.lastWrite = null;
         if (idem !== null && this.pendingKeys.get(idem.key) === idem.record) this.pendingKeys.delete(idem.key);
+        if (order !== null && this.pendingOrders.get(order.id) === order) this.pendingOrders.delete(order.id);
       },
       () => {},
     );

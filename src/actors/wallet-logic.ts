@@ -11,7 +11,8 @@
 import { errorOutcome, renderError, type ErrorOutcome } from '../errors.js';
 import { formatMicro, multiplyMicro, addMicro, MICRO_MAX } from '../money/index.js';
 import { renderBalance, renderOrderPlaced } from '../render.js';
-import type { Channel, IdempotencyRecord, LogEvent, OrderRecord, ServiceRecord, WalletRecord } from '../wal/records.js';
+import { FINAL_STATUSES, ORDER_STATUSES, PLAN_PRICE_INR_PER_MONTH } from '../wal/records.js';
+import type { Channel, IdempotencyRecord, LogEvent, OrderRecord, OrderStatus, ServiceRecord, WalletRecord } from '../wal/records.js';
 import { fullBucket, takeToken, type BucketState, type BucketVerdict } from './token-bucket.js';
 
 export interface WalletState {
@@ -39,6 +40,8 @@ export type Command =
       requestId: string;
       /** A fresh id, used only if the order is accepted. */
       orderId: string;
+      /** Process-wide increasing counter: orders of one millisecond stay in order. */
+      seq: number;
       channel: Channel;
       /** Set when the request failed validation before reaching the actor. */
       invalid: ErrorOutcome | null;
@@ -46,9 +49,18 @@ export type Command =
       /** The service as the catalogue holds it now, or null when unknown. */
       service: ServiceRecord | null;
       idempotency: { key: string; fingerprint: string; prior: IdempotencyRecord | null } | null;
+      /** The force-join verdict, or null when no channel is required. */
+      forceJoin: ForceJoinVerdict | null;
     }
+  /** The operator moves an order (the shell looks the order up; null when unknown). */
+  | { kind: 'set-status'; orderId: string; order: OrderRecord | null; to: OrderStatus; remains: number | null }
+  | { kind: 'grant-plan'; months: number }
   | { kind: 'credit'; amount: number; reason: string }
   | { kind: 'update'; banned?: boolean; rateLimitPerMinute?: number };
+
+export type ForceJoinVerdict = { joined: true } | { joined: false; message: string; joinLink: string };
+
+export const PLAN_MONTHS_MAX = 120;
 
 export type Outcome =
   | { kind: 'ok'; status: number; body: string }
@@ -91,6 +103,15 @@ export function decide(state: WalletState, command: Command, now: Now): Decision
       return decideCredit(state, command, now);
     case 'update':
       return decideUpdate(state, command, now);
+    case 'set-status':
+      return decideStatus(state, command, now);
+    case 'grant-plan':
+      return decideGrant(state, command, now);
+    case 'order':
+      // Orders the operator places through the panel skip the API-access
+      // checks (ban, rate limit) but go through every business check.
+      if (command.channel === 'panel') return decideOrder(state, command, now, null);
+      break;
     default:
       break;
   }
@@ -125,7 +146,7 @@ function decideOrder(
   state: WalletState,
   command: Extract<Command, { kind: 'order' }>,
   now: Now,
-  rate: BucketVerdict,
+  rate: BucketVerdict | null,
 ): Decision {
   if (command.invalid !== null || command.input === null) {
     return refused(state, command.invalid ?? errorOutcome('VALIDATION', 'The order payload is missing.'), rate);
@@ -141,7 +162,7 @@ function decideOrder(
     }
     return result(state, { kind: 'replay', record: idem.prior }, rate);
   }
-  const business = checkBusiness(state, command.input, command.service, now);
+  const business = checkBusiness(state, command.input, command.service, command.forceJoin, now);
   if (business.kind === 'error') {
     // Business outcomes are remembered under the key like successes, so a
     // retry with the same key gets the same answer.
@@ -179,6 +200,7 @@ function decideOrder(
     channel: command.channel,
     unlimited,
     createdAtMs: now.wallMs,
+    seq: command.seq,
   };
   const body = renderOrderPlaced(order.id, charge, wallet.credits);
   const decision: Decision = {
@@ -214,8 +236,14 @@ type BusinessCheck =
   | { kind: 'error'; error: ErrorOutcome }
   | { kind: 'accept'; service: ServiceRecord; charge: number; debit: number; unlimited: boolean };
 
-/** SERVICE, QTY, BALANCE, in that order. */
-function checkBusiness(state: WalletState, input: OrderInput, service: ServiceRecord | null, now: Now): BusinessCheck {
+/** SERVICE, QTY, FORCEJOIN, BALANCE, in that order. */
+function checkBusiness(
+  state: WalletState,
+  input: OrderInput,
+  service: ServiceRecord | null,
+  forceJoin: ForceJoinVerdict | null,
+  now: Now,
+): BusinessCheck {
   if (service === null || !service.enabled) {
     return { kind: 'error', error: errorOutcome('SERVICE', `Service ${input.serviceId} does not exist or is disabled.`) };
   }
@@ -227,6 +255,9 @@ function checkBusiness(state: WalletState, input: OrderInput, service: ServiceRe
         max: service.max,
       }),
     };
+  }
+  if (forceJoin !== null && !forceJoin.joined) {
+    return { kind: 'error', error: errorOutcome('FORCEJOIN', forceJoin.message, { join_link: forceJoin.joinLink }) };
   }
   const charge = multiplyMicro(input.quantity, service.rate);
   // The admin API refuses services whose max × rate does not fit, so an
@@ -288,6 +319,84 @@ function decideUpdate(state: WalletState, command: Extract<Command, { kind: 'upd
   return {
     state: { wallet, bucket },
     events: [event],
+    outcome: { kind: 'ok', status: 200, body: '' },
+    rate: null,
+    order: null,
+    idempotency: null,
+  };
+}
+
+const STATUS_RANK = new Map<OrderStatus, number>(ORDER_STATUSES.map((s, i) => [s, Math.min(i, 3)]));
+
+/**
+ * Moves an order forward, and refunds in the same commit when the move is to
+ * a final state: `canceled` returns the whole debit, `partial` returns
+ * remains × rate (nothing for orders billed under the unlimited plan, whose
+ * debit was 0). A final order never moves again.
+ */
+function decideStatus(state: WalletState, command: Extract<Command, { kind: 'set-status' }>, now: Now): Decision {
+  const order = command.order;
+  if (order === null || order.account !== state.wallet.id) {
+    return refused(state, errorOutcome('NOT_FOUND', `No order with id ${command.orderId}.`));
+  }
+  const { to } = command;
+  if (FINAL_STATUSES.has(order.status)) {
+    return refused(state, errorOutcome('CONFLICT', `Order ${order.id} is already ${order.status}, a final state; it cannot move again.`));
+  }
+  if (STATUS_RANK.get(to)! <= STATUS_RANK.get(order.status)!) {
+    return refused(state, errorOutcome('CONFLICT', `Order ${order.id} is ${order.status}; it can only move forward, not to ${to}.`));
+  }
+  let remains: number | null = null;
+  let refund = 0;
+  if (to === 'partial') {
+    const r = command.remains;
+    if (r === null || !Number.isSafeInteger(r) || r < 1 || r >= order.quantity) {
+      return refused(state, errorOutcome('VALIDATION', `A partial order needs remains, an integer from 1 to ${order.quantity - 1} (units not delivered).`));
+    }
+    remains = r;
+    refund = order.debit === 0 ? 0 : multiplyMicro(r, order.rate)!;
+  } else if (command.remains !== null) {
+    return refused(state, errorOutcome('VALIDATION', 'remains is only accepted when the status is partial.'));
+  } else if (to === 'canceled') {
+    refund = order.debit;
+  }
+  const credits = addMicro(state.wallet.credits, refund);
+  if (credits === null || refund > order.debit) throw new Error(`invariant: refund ${refund} of order ${order.id} is impossible`);
+  const wallet: WalletRecord = { ...state.wallet, credits };
+  const updated: OrderRecord = { ...order, status: to, remains };
+  return {
+    state: { wallet, bucket: state.bucket },
+    events: [
+      { type: 'order.status', atMs: now.wallMs, account: wallet.id, order: order.id, from: order.status, to, remains, refund, balance: credits },
+    ],
+    outcome: { kind: 'ok', status: 200, body: '' },
+    rate: null,
+    order: updated,
+    idempotency: null,
+  };
+}
+
+/** Adds calendar months in UTC (31 Jan + 1 month = 3 Mar, as Date does). */
+function addMonthsUtc(ms: number, months: number): number {
+  const d = new Date(ms);
+  d.setUTCMonth(d.getUTCMonth() + months);
+  return d.getTime();
+}
+
+/** Grants or extends the unlimited window from the later of now and the current expiry. */
+function decideGrant(state: WalletState, command: Extract<Command, { kind: 'grant-plan' }>, now: Now): Decision {
+  const { months } = command;
+  if (!Number.isSafeInteger(months) || months < 1 || months > PLAN_MONTHS_MAX) {
+    return refused(state, errorOutcome('VALIDATION', `months must be an integer from 1 to ${PLAN_MONTHS_MAX}.`));
+  }
+  const from = Math.max(now.wallMs, state.wallet.unlimitedExpiresMs ?? 0);
+  const expiresMs = addMonthsUtc(from, months);
+  const wallet: WalletRecord = { ...state.wallet, unlimitedExpiresMs: expiresMs };
+  return {
+    state: { wallet, bucket: state.bucket },
+    events: [
+      { type: 'plan.granted', atMs: now.wallMs, account: wallet.id, months, priceInr: months * PLAN_PRICE_INR_PER_MONTH, expiresMs },
+    ],
     outcome: { kind: 'ok', status: 200, body: '' },
     rate: null,
     order: null,

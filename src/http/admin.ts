@@ -12,12 +12,14 @@ import { formatMicro, microFromJson, multiplyMicro } from '../money/index.js';
 import { renderAdminService } from '../render.js';
 import type { ServiceRecord } from '../wal/index.js';
 import { readBody } from './body.js';
+import { busy, findAccount, invalid, renderAccount, unknownField, type AdminHandler } from './admin-common.js';
+import { grantPlan, listOrders, ORDER_PARAM, placePanelOrder, setForceJoin, setOrderStatus, showOrder, stats } from './admin-orders.js';
 import type { AppContext } from './context.js';
 import { parseJson, TOO_LARGE } from './json-request.js';
 import { newExchange, send, sendError, type Exchange } from './reply.js';
 import type { HttpRequest, HttpResponse, TemplatedApp } from './uws.js';
 
-type Handler = (ex: Exchange, ctx: AppContext, params: string[], body: unknown) => void | Promise<void>;
+type Handler = AdminHandler;
 
 interface Route {
   method: string;
@@ -29,7 +31,7 @@ interface Route {
 const ID = '([1-9][0-9]{0,15})';
 
 function route(method: string, path: string, handler: Handler): Route {
-  return { method, pattern: new RegExp(`^${path.replaceAll(':id', ID)}$`), withBody: method === 'post' || method === 'patch', handler };
+  return { method, pattern: new RegExp(`^${path.replaceAll(':id', ID).replaceAll(':order', ORDER_PARAM)}$`), withBody: method === 'post' || method === 'patch', handler };
 }
 
 const ROUTES: Route[] = [
@@ -42,6 +44,13 @@ const ROUTES: Route[] = [
   route('post', '/admin/v1/services', createService),
   route('get', '/admin/v1/services', listServices),
   route('patch', '/admin/v1/services/:id', patchService),
+  route('get', '/admin/v1/orders', listOrders),
+  route('get', '/admin/v1/orders/:order', showOrder),
+  route('post', '/admin/v1/orders/:order/status', setOrderStatus),
+  route('post', '/admin/v1/accounts/:id/orders', placePanelOrder),
+  route('post', '/admin/v1/accounts/:id/plan', grantPlan),
+  route('post', '/admin/v1/accounts/:id/forcejoin', setForceJoin),
+  route('get', '/admin/v1/stats', stats),
 ];
 
 export function mountAdmin(app: TemplatedApp, ctx: AppContext): void {
@@ -65,8 +74,9 @@ export function mountAdmin(app: TemplatedApp, ctx: AppContext): void {
       return sendError(ex, errorOutcome('AUTH', 'Send the admin token as Authorization: Bearer <token>.'));
     }
     const params = match.pattern.exec(url)!.slice(1);
+    const query = new URLSearchParams(req.getQuery() ?? '');
     const run = (body: unknown): void => {
-      Promise.resolve(match.handler(ex, ctx, params, body)).catch((error: unknown) => {
+      Promise.resolve(match.handler(ex, ctx, params, body, query)).catch((error: unknown) => {
         ctx.log.error({ err: error, url }, 'admin request failed');
         sendError(ex, errorOutcome('INTERNAL', 'The server failed to complete this request.'));
       });
@@ -88,35 +98,6 @@ export function mountAdmin(app: TemplatedApp, ctx: AppContext): void {
 
 function sha256(text: string): Buffer {
   return createHash('sha256').update(text).digest();
-}
-
-function invalid(message: string): ErrorOutcome {
-  return errorOutcome('VALIDATION', message);
-}
-
-/** Rejects fields the endpoint does not know, so typos do not pass silently. */
-function unknownField(body: Record<string, unknown>, allowed: string[]): ErrorOutcome | null {
-  for (const key of Object.keys(body)) {
-    if (!allowed.includes(key)) return invalid(`Field '${key}' is not allowed here; allowed: ${allowed.join(', ')}.`);
-  }
-  return null;
-}
-
-function findAccount(ex: Exchange, ctx: AppContext, id: string): Account | null {
-  const account = ctx.registry.get(Number(id));
-  if (account === undefined) sendError(ex, errorOutcome('NOT_FOUND', `No account with id ${id}.`));
-  return account ?? null;
-}
-
-export function renderAccount(account: Account, wallMs: number): string {
-  const w = account.actor.state.wallet;
-  const active = w.unlimitedExpiresMs !== null && wallMs < w.unlimitedExpiresMs;
-  return (
-    `{"id":${w.id},"name":${JSON.stringify(account.profile.name)},"credits":${formatMicro(w.credits)},` +
-    `"banned":${w.banned},"rate_limit_per_minute":${w.rateLimitPerMinute},"unlimited":${active},` +
-    `"unlimited_expires":${w.unlimitedExpiresMs === null ? 'null' : `"${new Date(w.unlimitedExpiresMs).toISOString()}"`},` +
-    `"created_at":"${new Date(account.profile.createdAtMs).toISOString()}"}`
-  );
 }
 
 async function createAccount(ex: Exchange, ctx: AppContext, _params: string[], body: unknown): Promise<void> {
@@ -167,7 +148,7 @@ async function patchAccount(ex: Exchange, ctx: AppContext, [id]: string[], body:
   if (banned !== undefined) command.banned = banned as boolean;
   if (limit !== undefined) command.rateLimitPerMinute = limit as number;
   const delivery = account.actor.send(command);
-  if (delivery === null) return sendError(ex, errorOutcome('UNAVAILABLE', 'The wallet is busy; retry shortly.'), ['Retry-After', '1']);
+  if (delivery === null) return busy(ex);
   await delivery.durable;
   send(ex, 200, `{"ok":true,"account":${renderAccount(account, ctx.clock.wallMs())}}`);
 }
@@ -187,7 +168,7 @@ async function adjustCredits(ex: Exchange, ctx: AppContext, [id]: string[], body
     return sendError(ex, invalid("Field 'reason' is required: a non-empty string of at most 500 characters."));
   }
   const delivery = account.actor.send({ kind: 'credit', amount, reason: reason.trim() });
-  if (delivery === null) return sendError(ex, errorOutcome('UNAVAILABLE', 'The wallet is busy; retry shortly.'), ['Retry-After', '1']);
+  if (delivery === null) return busy(ex);
   await delivery.durable;
   const outcome = delivery.decision.outcome;
   if (outcome.kind === 'error') return sendError(ex, outcome.error);

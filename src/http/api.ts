@@ -4,9 +4,9 @@
  * hand one command to the account's wallet actor; they never touch wallet
  * state. Check order: route, AUTH, BANNED, RATE, VALIDATION, business.
  */
-import type { Account } from '../actors/index.js';
+import type { Account, OrderInput } from '../actors/index.js';
 import { errorOutcome, renderError, type ErrorOutcome } from '../errors.js';
-import { newOrderId, newRequestId, ORDER_ID_PATTERN } from '../ids.js';
+import { newOrderId, newRequestId, nextOrderSeq, ORDER_ID_PATTERN } from '../ids.js';
 import { renderStatus } from '../render.js';
 import type { OrderRecord } from '../wal/index.js';
 import { readBody, type BodyResult } from './body.js';
@@ -15,7 +15,7 @@ import { deliver, unavailable } from './deliver.js';
 import { orderFingerprint, parseIdempotencyKey } from './idempotency-key.js';
 import { parseJson, TOO_LARGE } from './json-request.js';
 import { newExchange, send, sendError, type Exchange } from './reply.js';
-import { compile, OrderBody, TARGET_CHARS_MAX } from './schemas.js';
+import { checkOrderInput } from './order-input.js';
 import type { HttpRequest, HttpResponse, TemplatedApp } from './uws.js';
 
 const ROUTES: Record<string, 'get' | 'post'> = {
@@ -28,11 +28,8 @@ const ROUTES: Record<string, 'get' | 'post'> = {
 
 const NOT_FOUND = errorOutcome('NOT_FOUND', 'No such endpoint; see GET /api/v1/openapi.json for the API.');
 const ORDER_NOT_FOUND = errorOutcome('NOT_FOUND', 'No order with this id exists on this account.');
-const TARGET_FORBIDDEN = /[\x00-\x20\x7f]/;
 
 export function mountApi(app: TemplatedApp, ctx: AppContext): void {
-  const orderValidator = compile(OrderBody);
-
   app.any('/*', (res: HttpResponse, req: HttpRequest) => {
     const ex = newExchange(res, newRequestId());
     const url = req.getUrl();
@@ -53,7 +50,7 @@ export function mountApi(app: TemplatedApp, ctx: AppContext): void {
       const idempotencyHeader = req.getHeader('idempotency-key');
       readBody(res, req.getHeader('content-length'), ctx.limits.bodyBytesMax, (body) => {
         const account = authenticate(ex, ctx, ip, apiKey, apiSecret, body.kind === 'too-large');
-        if (account !== null) placeOrder(ex, ctx, account, body, contentType, idempotencyHeader, orderValidator);
+        if (account !== null) placeOrder(ex, ctx, account, body, contentType, idempotencyHeader);
       });
       return;
     }
@@ -119,10 +116,9 @@ function placeOrder(
   body: BodyResult,
   contentType: string,
   idempotencyHeader: string,
-  validator: ReturnType<typeof compile<typeof OrderBody>>,
 ): void {
   let invalid: ErrorOutcome | null = null;
-  let input: { serviceId: number; target: string; quantity: number } | null = null;
+  let input: OrderInput | null = null;
   let idempotency: { key: string; fingerprint: string; prior: null } | null = null;
   if (body.kind === 'too-large') {
     invalid = TOO_LARGE(ctx.limits.bodyBytesMax);
@@ -130,16 +126,9 @@ function placeOrder(
     const parsed = parseJson(contentType, body.bytes);
     if (!parsed.ok) invalid = parsed.error;
     else {
-      const checked = validator.check(parsed.value);
+      const checked = checkOrderInput(parsed.value);
       if (!checked.ok) invalid = checked.error;
-      else if (!/^https?:\/\//i.test(checked.value.target) || TARGET_FORBIDDEN.test(checked.value.target)) {
-        invalid = errorOutcome(
-          'VALIDATION',
-          `Field 'target' must be an http or https URL of at most ${TARGET_CHARS_MAX} characters, without spaces or control characters.`,
-        );
-      } else {
-        input = { serviceId: checked.value.service, target: checked.value.target, quantity: checked.value.quantity };
-      }
+      else input = checked.input;
     }
     if (invalid === null && idempotencyHeader !== '') {
       const key = parseIdempotencyKey(idempotencyHeader);
@@ -151,11 +140,13 @@ function placeOrder(
     kind: 'order',
     requestId: ex.requestId,
     orderId: newOrderId(),
+    seq: nextOrderSeq(),
     channel: 'api',
     invalid,
     input,
     service: input === null ? null : ctx.catalog.get(input.serviceId),
     idempotency,
+    forceJoin: null,
   });
   deliver(ex, ctx, account, delivery, undefined, body.kind === 'too-large');
 }

@@ -1,6 +1,6 @@
 /** What the HTTP handlers need from the rest of the process. */
 import type { Logger } from 'pino';
-import type { Catalog, Registry } from '../actors/index.js';
+import type { Account, Catalog, ForceJoinVerdict, Registry } from '../actors/index.js';
 import type { Clock } from '../clock.js';
 import type { Store, Wal } from '../wal/index.js';
 import type { AuthFailureLimiter } from './auth-failures.js';
@@ -22,6 +22,10 @@ export interface AppContext {
   abuse: AbuseLog;
   adminToken: string;
   openapiBody: string;
+  /** The force-join verdict for an account's order, or null when no channel is required. */
+  forceJoinVerdict: (account: Account) => Promise<ForceJoinVerdict | null>;
+  /** The operator changed an account's force-join settings: forget cached answers. */
+  forceJoinChanged: (accountId: number) => void;
   /** True while the server is shutting down: new requests get 503. */
   draining: () => boolean;
 }

@@ -4,6 +4,7 @@
  * fails when the two differ (`npm run openapi` rewrites it).
  */
 import { ERRORS } from '../errors.js';
+import { VERSION } from '../version.js';
 import { IDEMPOTENCY_KEY_CHARS_MAX } from './idempotency-key.js';
 import { OrderBody, Schemas, ServicesList } from './schemas.js';
 
@@ -88,4 +89,9 @@ export function buildOpenApi(version: string): Record<string, unknown> {
       },
     },
   };
+}
+
+/** The committed form of the document: pretty-printed, newline-terminated. */
+export function openApiText(): string {
+  return JSON.stringify(buildOpenApi(VERSION), null, 2) + '\n';
 }

@@ -120,6 +120,7 @@ export class LmdbGroupCommit implements Wal {
           store.log.put(store.nextSeq++, event);
           events++;
         }
+        if (entry.removes !== undefined) for (const r of entry.removes) store.tables[r.table].remove(r.key);
         for (const put of entry.puts) store.tables[put.table].put(put.key, put.value);
       }
     });

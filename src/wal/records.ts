@@ -13,6 +13,10 @@ export interface AccountProfile {
   /** SHA-256 of the secret, hex. The secret itself is never stored. */
   secretHash: string;
   createdAtMs: number;
+  /** Telegram user id for the force-join check, set by the operator. */
+  telegramUserId?: number | null;
+  forceJoinVerified?: boolean;
+  forceJoinExempt?: boolean;
 }
 
 /** The part of an account that its wallet actor owns and changes. */
@@ -50,6 +54,8 @@ export interface OrderRecord {
   channel: Channel;
   unlimited: boolean;
   createdAtMs: number;
+  /** Orders placed in the same millisecond keep their order by this counter. */
+  seq: number;
 }
 
 /** An Idempotency-Key record: the first answer, replayed for the same payload. */
@@ -81,13 +87,34 @@ export type LogEvent =
       channel: Channel;
       idempotencyKey: string | null;
     }
-  | { type: 'order.rejected'; atMs: number; account: number; idempotencyKey: string; code: string };
+  | { type: 'order.rejected'; atMs: number; account: number; idempotencyKey: string; code: string }
+  | {
+      type: 'order.status';
+      atMs: number;
+      account: number;
+      order: string;
+      from: OrderStatus;
+      to: OrderStatus;
+      remains: number | null;
+      /** Credits returned to the wallet in this same commit (0 when none). */
+      refund: number;
+      balance: number;
+    }
+  | { type: 'plan.granted'; atMs: number; account: number; months: number; priceInr: number; expiresMs: number }
+  | {
+      type: 'forcejoin.updated';
+      atMs: number;
+      account: number;
+      telegramUserId: number | null;
+      verified: boolean;
+      exempt: boolean;
+    };
 
-export type TableName = 'profiles' | 'wallets' | 'keys' | 'services' | 'orders' | 'idempotency' | 'meta';
+export type TableName = 'profiles' | 'wallets' | 'keys' | 'services' | 'orders' | 'orderIndex' | 'idempotency' | 'meta';
 
 export interface TablePut {
   table: TableName;
-  key: string | number;
+  key: string | number | (string | number)[];
   value: unknown;
 }
 
@@ -95,7 +122,19 @@ export interface TablePut {
 export interface WalEntry {
   events: LogEvent[];
   puts: TablePut[];
+  removes?: { table: TableName; key: string | number | (string | number)[] }[];
 }
+
+export const ORDER_STATUSES: OrderStatus[] = ['pending', 'processing', 'in_progress', 'completed', 'partial', 'canceled'];
+export const FINAL_STATUSES: ReadonlySet<OrderStatus> = new Set(['completed', 'partial', 'canceled']);
+
+/** Key of an order in the status index: oldest first within a status. */
+export function orderIndexKey(order: Pick<OrderRecord, 'status' | 'createdAtMs' | 'seq' | 'id'>): (string | number)[] {
+  return [order.status, order.createdAtMs, order.seq, order.id];
+}
+
+/** Price of the API Unlimited plan, whole rupees per month. */
+export const PLAN_PRICE_INR_PER_MONTH = 9_999;
 
 export function checkWallet(w: WalletRecord): WalletRecord {
   if (!Number.isSafeInteger(w.id) || w.id < 1) throw new Error(`invariant: wallet id ${w.id} is invalid`);

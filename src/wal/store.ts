@@ -23,7 +23,7 @@ export interface Store {
   close(): Promise<void>;
 }
 
-const TABLES: TableName[] = ['profiles', 'wallets', 'keys', 'services', 'orders', 'idempotency', 'meta'];
+const TABLES: TableName[] = ['profiles', 'wallets', 'keys', 'services', 'orders', 'orderIndex', 'idempotency', 'meta'];
 
 export function openStore(path: string, options: { syncMode?: SyncMode; readOnly?: boolean } = {}): Store {
   const syncMode = options.syncMode ?? 'commit';

@@ -1,0 +1,44 @@
+/** Pieces every admin handler shares: errors, account lookup and rendering. */
+import type { Account } from '../actors/index.js';
+import { errorOutcome, type ErrorOutcome } from '../errors.js';
+import { formatMicro } from '../money/index.js';
+import type { AppContext } from './context.js';
+import { sendError, type Exchange } from './reply.js';
+
+export type AdminHandler = (ex: Exchange, ctx: AppContext, params: string[], body: unknown, query: URLSearchParams) => void | Promise<void>;
+
+export function invalid(message: string): ErrorOutcome {
+  return errorOutcome('VALIDATION', message);
+}
+
+/** Rejects fields the endpoint does not know, so typos do not pass silently. */
+export function unknownField(body: Record<string, unknown>, allowed: string[]): ErrorOutcome | null {
+  for (const key of Object.keys(body)) {
+    if (!allowed.includes(key)) return invalid(`Field '${key}' is not allowed here; allowed: ${allowed.join(', ')}.`);
+  }
+  return null;
+}
+
+export function findAccount(ex: Exchange, ctx: AppContext, id: string): Account | null {
+  const account = ctx.registry.get(Number(id));
+  if (account === undefined) sendError(ex, errorOutcome('NOT_FOUND', `No account with id ${id}.`));
+  return account ?? null;
+}
+
+export function busy(ex: Exchange): void {
+  sendError(ex, errorOutcome('UNAVAILABLE', 'The wallet is busy; retry shortly.', { retry_after: 1 }), ['Retry-After', '1']);
+}
+
+export function renderAccount(account: Account, wallMs: number): string {
+  const w = account.actor.state.wallet;
+  const active = w.unlimitedExpiresMs !== null && wallMs < w.unlimitedExpiresMs;
+  return (
+    `{"id":${w.id},"name":${JSON.stringify(account.profile.name)},"credits":${formatMicro(w.credits)},` +
+    `"banned":${w.banned},"rate_limit_per_minute":${w.rateLimitPerMinute},"unlimited":${active},` +
+    `"unlimited_expires":${w.unlimitedExpiresMs === null ? 'null' : `"${new Date(w.unlimitedExpiresMs).toISOString()}"`},` +
+    `"telegram_user_id":${account.profile.telegramUserId ?? null},"forcejoin_verified":${account.profile.forceJoinVerified ?? false},` +
+    `"forcejoin_exempt":${account.profile.forceJoinExempt ?? false},` +
+    `"created_at":"${new Date(account.profile.createdAtMs).toISOString()}"}`
+  );
+}
+

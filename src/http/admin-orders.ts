@@ -1,0 +1,190 @@
+/**
+ * Admin endpoints for the processing system: list and show orders, move
+ * them (refunds happen in the wallet actor, in the same commit), place
+ * orders for a customer through the panel, grant the unlimited plan.
+ */
+import { PLAN_MONTHS_MAX } from '../actors/index.js';
+import { errorOutcome } from '../errors.js';
+import { formatMicro } from '../money/index.js';
+import { ORDER_STATUSES, orderIndexKey, type OrderRecord, type OrderStatus } from '../wal/index.js';
+import { busy, findAccount, invalid, renderAccount, unknownField, type AdminHandler } from './admin-common.js';
+import { deliver } from './deliver.js';
+import { checkOrderInput } from './order-input.js';
+import { send, sendError } from './reply.js';
+import { newOrderId, nextOrderSeq } from '../ids.js';
+
+export const ORDER_PARAM = '([A-Za-z0-9_-]{22})';
+const PAGE_MAX = 500;
+
+export function renderAdminOrder(o: OrderRecord): string {
+  return (
+    `{"id":"${o.id}","account":${o.account},"service":${o.service},"target":${JSON.stringify(o.target)},` +
+    `"quantity":${o.quantity},"rate":${formatMicro(o.rate)},"charge":${formatMicro(o.charge)},"debit":${formatMicro(o.debit)},` +
+    `"status":"${o.status}","remains":${o.remains ?? null},"channel":"${o.channel}","unlimited":${o.unlimited},` +
+    `"created_at":"${new Date(o.createdAtMs).toISOString()}"}`
+  );
+}
+
+function encodeCursor(o: OrderRecord): string {
+  return Buffer.from(JSON.stringify([o.createdAtMs, o.seq, o.id])).toString('base64url');
+}
+
+function decodeCursor(cursor: string): [number, number, string] | null {
+  try {
+    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
+    if (Array.isArray(value) && value.length === 3 && Number.isSafeInteger(value[0]) && Number.isSafeInteger(value[1]) && typeof value[2] === 'string') {
+      return [value[0] as number, value[1] as number, value[2] as string];
+    }
+  } catch {
+    // fall through: not a cursor this server issued
+  }
+  return null;
+}
+
+/** GET /admin/v1/orders?status=pending&limit=100&cursor=… — oldest first. */
+export const listOrders: AdminHandler = async (ex, ctx, _params, _body, query) => {
+  const status = (query.get('status') ?? 'pending') as OrderStatus;
+  if (!ORDER_STATUSES.includes(status)) return sendError(ex, invalid(`status must be one of ${ORDER_STATUSES.join(', ')}.`));
+  const limitText = query.get('limit') ?? '100';
+  const limit = Number(limitText);
+  if (!/^\d+$/.test(limitText) || limit < 1 || limit > PAGE_MAX) return sendError(ex, invalid(`limit must be an integer from 1 to ${PAGE_MAX}.`));
+  let start: (string | number)[] = [status];
+  const cursorText = query.get('cursor');
+  let after: string | null = null;
+  if (cursorText !== null) {
+    const cursor = decodeCursor(cursorText);
+    if (cursor === null) return sendError(ex, invalid('cursor is not one this server returned; start without it.'));
+    start = [status, cursor[0], cursor[1], cursor[2]];
+    after = cursor[2];
+  }
+  // Only durable orders are listed.
+  await ctx.wal.flushed();
+  const orders: OrderRecord[] = [];
+  for (const { key } of ctx.store.tables.orderIndex.getRange({ start, end: [status, Infinity] })) {
+    const id = (key as (string | number)[])[3] as string;
+    if (id === after) continue;
+    const order = ctx.store.tables.orders.get(id) as OrderRecord | undefined;
+    if (order !== undefined) orders.push(order);
+    if (orders.length > limit) break;
+  }
+  const more = orders.length > limit;
+  if (more) orders.pop();
+  const next = more ? `"${encodeCursor(orders[orders.length - 1]!)}"` : 'null';
+  send(ex, 200, `{"ok":true,"orders":[${orders.map(renderAdminOrder).join(',')}],"next_cursor":${next}}`);
+};
+
+export const showOrder: AdminHandler = async (ex, ctx, [id]) => {
+  await ctx.wal.flushed();
+  const order = ctx.store.tables.orders.get(id!) as OrderRecord | undefined;
+  if (order === undefined) return sendError(ex, errorOutcome('NOT_FOUND', `No order with id ${id}.`));
+  send(ex, 200, `{"ok":true,"order":${renderAdminOrder(order)}}`);
+};
+
+/** POST /admin/v1/orders/{id}/status {status, remains?} */
+export const setOrderStatus: AdminHandler = async (ex, ctx, [id], body) => {
+  const b = body as Record<string, unknown>;
+  const bad = unknownField(b, ['status', 'remains']);
+  if (bad !== null) return sendError(ex, bad);
+  const to = b['status'] as OrderStatus;
+  if (!ORDER_STATUSES.includes(to)) return sendError(ex, invalid(`status must be one of ${ORDER_STATUSES.join(', ')}.`));
+  const remains = b['remains'] ?? null;
+  if (remains !== null && !Number.isSafeInteger(remains)) return sendError(ex, invalid('remains must be an integer.'));
+  await ctx.wal.flushed();
+  const stored = ctx.store.tables.orders.get(id!) as OrderRecord | undefined;
+  const account = stored === undefined ? undefined : ctx.registry.get(stored.account);
+  if (stored === undefined || account === undefined) return sendError(ex, errorOutcome('NOT_FOUND', `No order with id ${id}.`));
+  const delivery = account.actor.send({ kind: 'set-status', orderId: id!, order: null, to, remains: remains as number | null });
+  if (delivery === null) return busy(ex);
+  await delivery.durable;
+  const { outcome, order } = delivery.decision;
+  if (outcome.kind === 'error') return sendError(ex, outcome.error);
+  const refund = delivery.decision.events[0]?.type === 'order.status' ? delivery.decision.events[0].refund : 0;
+  send(ex, 200, `{"ok":true,"order":${renderAdminOrder(order!)},"refund":${formatMicro(refund)},"credits":${formatMicro(account.actor.state.wallet.credits)}}`);
+};
+
+/** POST /admin/v1/accounts/{id}/orders — a panel order, same actor, checks and ledger as the API. */
+export const placePanelOrder: AdminHandler = async (ex, ctx, [id], body) => {
+  const account = findAccount(ex, ctx, id!);
+  if (account === null) return;
+  const checked = checkOrderInput(body);
+  if (!checked.ok) return sendError(ex, checked.error);
+  const forceJoin = await ctx.forceJoinVerdict(account);
+  const delivery = account.actor.send({
+    kind: 'order',
+    requestId: ex.requestId,
+    orderId: newOrderId(),
+    seq: nextOrderSeq(),
+    channel: 'panel',
+    invalid: null,
+    input: checked.input,
+    service: ctx.catalog.get(checked.input.serviceId),
+    idempotency: null,
+    forceJoin,
+  });
+  deliver(ex, ctx, account, delivery);
+};
+
+/** POST /admin/v1/accounts/{id}/plan {months} */
+export const grantPlan: AdminHandler = async (ex, ctx, [id], body) => {
+  const account = findAccount(ex, ctx, id!);
+  if (account === null) return;
+  const b = body as Record<string, unknown>;
+  const bad = unknownField(b, ['months']);
+  if (bad !== null) return sendError(ex, bad);
+  if (!Number.isSafeInteger(b['months'])) return sendError(ex, invalid(`months must be an integer from 1 to ${PLAN_MONTHS_MAX}.`));
+  const delivery = account.actor.send({ kind: 'grant-plan', months: b['months'] as number });
+  if (delivery === null) return busy(ex);
+  await delivery.durable;
+  const { outcome, events } = delivery.decision;
+  if (outcome.kind === 'error') return sendError(ex, outcome.error);
+  const price = events[0]?.type === 'plan.granted' ? events[0].priceInr : 0;
+  send(ex, 200, `{"ok":true,"account":${renderAccount(account, ctx.clock.wallMs())},"price_inr":${price}}`);
+};
+
+/** POST /admin/v1/accounts/{id}/forcejoin {telegram_user_id?, verified?, exempt?} */
+export const setForceJoin: AdminHandler = async (ex, ctx, [id], body) => {
+  const account = findAccount(ex, ctx, id!);
+  if (account === null) return;
+  const b = body as Record<string, unknown>;
+  const bad = unknownField(b, ['telegram_user_id', 'verified', 'exempt']);
+  if (bad !== null) return sendError(ex, bad);
+  const user = b['telegram_user_id'];
+  if (user !== undefined && user !== null && (!Number.isSafeInteger(user) || (user as number) < 1)) {
+    return sendError(ex, invalid('telegram_user_id must be a positive integer or null.'));
+  }
+  for (const flag of ['verified', 'exempt']) {
+    if (b[flag] !== undefined && typeof b[flag] !== 'boolean') return sendError(ex, invalid(`${flag} must be true or false.`));
+  }
+  if (user === undefined && b['verified'] === undefined && b['exempt'] === undefined) {
+    return sendError(ex, invalid('Send at least one of telegram_user_id, verified, exempt.'));
+  }
+  await ctx.registry.updateForceJoin(account, {
+    telegramUserId: user === undefined ? (account.profile.telegramUserId ?? null) : (user as number | null),
+    verified: (b['verified'] as boolean | undefined) ?? account.profile.forceJoinVerified ?? false,
+    exempt: (b['exempt'] as boolean | undefined) ?? account.profile.forceJoinExempt ?? false,
+  });
+  ctx.forceJoinChanged(account.profile.id);
+  send(ex, 200, `{"ok":true,"account":${renderAccount(account, ctx.clock.wallMs())}}`);
+};
+
+/** Orders by status, counted from the status index. */
+export function ordersByStatus(ctx: Parameters<AdminHandler>[1]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const status of ORDER_STATUSES) {
+    counts[status] = ctx.store.tables.orderIndex.getKeysCount({ start: [status], end: [status, Infinity] });
+  }
+  return counts;
+}
+
+export const stats: AdminHandler = (ex, ctx) => {
+  let deepest = 0;
+  for (const account of ctx.registry.all()) deepest = Math.max(deepest, account.actor.depth);
+  const wal = ctx.wal.stats();
+  send(
+    ex,
+    200,
+    JSON.stringify({ ok: true, accounts: ctx.registry.size, services: ctx.catalog.all().length, orders: ordersByStatus(ctx), deepest_mailbox: deepest, wal }),
+  );
+};
+
+export { orderIndexKey };
