@@ -6,6 +6,7 @@
 import { parseArgs } from 'node:util';
 import { RATE_LIMIT_MAX } from './actors/index.js';
 import type { SyncMode } from './wal/index.js';
+import { forceJoinConfigFromEnv, type ForceJoinConfig } from './forcejoin/index.js';
 
 export interface Config {
   host: string;
@@ -22,6 +23,8 @@ export interface Config {
   authFailuresPerMinute: number;
   syncMode: SyncMode;
   seedDemo: boolean;
+  /** Telegram force-join, from the FORCEJOIN_* variables; null when no channel is required. */
+  forceJoin: ForceJoinConfig | null;
 }
 
 /** Every setting: its environment variable, its flag and its default. */
@@ -85,5 +88,6 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Config {
   }
   if (!LEVELS.includes(out['logLevel'] as string)) throw new Error(`LOG_LEVEL must be one of ${LEVELS.join(', ')}.`);
   out['adminToken'] = out['adminToken'] === '' ? null : out['adminToken'];
+  out['forceJoin'] = forceJoinConfigFromEnv(env);
   return out as unknown as Config;
 }

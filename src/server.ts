@@ -8,7 +8,8 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { Catalog, Registry, type ActorContext } from './actors/index.js';
+import { Catalog, Registry, type Account, type ActorContext, type ForceJoinVerdict } from './actors/index.js';
+import { ForceJoinVerifier } from './forcejoin/index.js';
 import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
 import { AbuseLog } from './http/abuse-log.js';
@@ -21,6 +22,18 @@ import { closeListenSocket, createApp, localPort, type ListenSocket, type Templa
 import { createLogger } from './log.js';
 import { LmdbGroupCommit, openStore, type IdempotencyRecord, type OrderRecord, type Wal } from './wal/index.js';
 import { VERSION } from './version.js';
+
+async function verdictFor(verifier: ForceJoinVerifier, account: Account): Promise<ForceJoinVerdict> {
+  const p = account.profile;
+  const status = await verifier.status({
+    id: p.id,
+    telegramUserId: p.telegramUserId ?? null,
+    verified: p.forceJoinVerified ?? false,
+    exempt: p.forceJoinExempt ?? false,
+  });
+  if (status.kind === 'joined') return { joined: true };
+  return { joined: false, message: status.message, joinLink: status.joinLink, transient: status.kind === 'unavailable' };
+}
 
 export interface ServerOptions {
   clock?: Clock;
@@ -86,6 +99,12 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   };
   const registry = new Registry(store, wal, clock, actorContext, config.defaultRateLimitPerMinute);
   const catalog = new Catalog(store, wal, clock);
+  const verifier =
+    config.forceJoin === null
+      ? null
+      : new ForceJoinVerifier(config.forceJoin, clock, undefined, {
+          onUnavailable: (error) => log.warn({ reason: error.reason }, 'Telegram could not be asked about a force-join membership'),
+        });
   let draining = false;
   const context: AppContext = {
     registry,
@@ -99,8 +118,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     abuse: new AbuseLog(log, clock),
     adminToken: token.token,
     openapiBody: JSON.stringify(buildOpenApi(VERSION)),
-    forceJoinVerdict: async () => null,
-    forceJoinChanged: () => {},
+    forceJoinVerdict: verifier === null ? () => null : (account) => verdictFor(verifier, account),
+    forceJoinChanged: (id) => verifier?.invalidate(id),
     draining: () => draining,
   };
   const api = createApp();

@@ -58,7 +58,12 @@ export type Command =
   | { kind: 'credit'; amount: number; reason: string }
   | { kind: 'update'; banned?: boolean; rateLimitPerMinute?: number };
 
-export type ForceJoinVerdict = { joined: true } | { joined: false; message: string; joinLink: string };
+/**
+ * The force-join answer for this order. `transient` marks "Telegram could not
+ * be asked": refused (fail closed) but not remembered under an
+ * Idempotency-Key, so a retry after Telegram recovers can succeed.
+ */
+export type ForceJoinVerdict = { joined: true } | { joined: false; message: string; joinLink: string; transient: boolean };
 
 export const PLAN_MONTHS_MAX = 120;
 
@@ -167,7 +172,7 @@ function decideOrder(
     // Business outcomes are remembered under the key like successes, so a
     // retry with the same key gets the same answer.
     const decision = refused(state, business.error, rate);
-    if (idem !== null) {
+    if (idem !== null && !business.transient) {
       const body = renderError(business.error, command.requestId);
       decision.idempotency = {
         key: idem.key,
@@ -233,7 +238,7 @@ function decideOrder(
 }
 
 type BusinessCheck =
-  | { kind: 'error'; error: ErrorOutcome }
+  | { kind: 'error'; error: ErrorOutcome; transient?: boolean }
   | { kind: 'accept'; service: ServiceRecord; charge: number; debit: number; unlimited: boolean };
 
 /** SERVICE, QTY, FORCEJOIN, BALANCE, in that order. */
@@ -257,7 +262,11 @@ function checkBusiness(
     };
   }
   if (forceJoin !== null && !forceJoin.joined) {
-    return { kind: 'error', error: errorOutcome('FORCEJOIN', forceJoin.message, { join_link: forceJoin.joinLink }) };
+    return {
+      kind: 'error',
+      error: errorOutcome('FORCEJOIN', forceJoin.message, { join_link: forceJoin.joinLink }),
+      transient: forceJoin.transient,
+    };
   }
   const charge = multiplyMicro(input.quantity, service.rate);
   // The admin API refuses services whose max × rate does not fit, so an

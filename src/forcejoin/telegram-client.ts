@@ -146,7 +146,7 @@ export async function getChatMember(
     if (combined.aborted) throw abortError(combined, timeout, config);
     // The cause's text (e.g. "connect ECONNREFUSED 127.0.0.1:1") helps the
     // operator; it is redacted in case a fetch implementation quotes the URL.
-    const cause = error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error);
+    const cause = (error instanceof Error ? (error.cause instanceof Error && error.cause.message) || error.message : String(error)) || 'unknown error';
     throw new TelegramUnavailable(`Could not reach the Telegram Bot API: ${redact(cause, config).slice(0, DESCRIPTION_CHARS_MAX)}.`, 'network');
   }
   const status = response.status;

@@ -108,7 +108,7 @@ export const placePanelOrder: AdminHandler = async (ex, ctx, [id], body) => {
   if (account === null) return;
   const checked = checkOrderInput(body);
   if (!checked.ok) return sendError(ex, checked.error);
-  const forceJoin = await ctx.forceJoinVerdict(account);
+  const forceJoin = await (ctx.forceJoinVerdict(account) ?? Promise.resolve(null));
   const delivery = account.actor.send({
     kind: 'order',
     requestId: ex.requestId,

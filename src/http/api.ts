@@ -4,7 +4,7 @@
  * hand one command to the account's wallet actor; they never touch wallet
  * state. Check order: route, AUTH, BANNED, RATE, VALIDATION, business.
  */
-import type { Account, OrderInput } from '../actors/index.js';
+import type { Account, ForceJoinVerdict, OrderInput } from '../actors/index.js';
 import { errorOutcome, renderError, type ErrorOutcome } from '../errors.js';
 import { newOrderId, newRequestId, nextOrderSeq, ORDER_ID_PATTERN } from '../ids.js';
 import { renderStatus } from '../render.js';
@@ -136,6 +136,28 @@ function placeOrder(
       else idempotency = { key: key.key, fingerprint: orderFingerprint(input!.serviceId, input!.target, input!.quantity), prior: null };
     }
   }
+  const pending = input === null ? null : ctx.forceJoinVerdict(account);
+  if (pending === null) return sendOrder(ex, ctx, account, invalid, input, idempotency, null, body.kind === 'too-large');
+  pending.then(
+    (verdict) => sendOrder(ex, ctx, account, invalid, input, idempotency, verdict, false),
+    (error: unknown) => {
+      ctx.log.error({ err: error }, 'force-join check failed');
+      sendError(ex, errorOutcome('INTERNAL', 'The server failed to check the Telegram channel membership.'));
+    },
+  );
+}
+
+function sendOrder(
+  ex: Exchange,
+  ctx: AppContext,
+  account: Account,
+  invalid: ErrorOutcome | null,
+  input: OrderInput | null,
+  idempotency: { key: string; fingerprint: string; prior: null } | null,
+  forceJoin: ForceJoinVerdict | null,
+  close: boolean,
+): void {
+  if (ex.aborted) return;
   const delivery = account.actor.send({
     kind: 'order',
     requestId: ex.requestId,
@@ -146,7 +168,7 @@ function placeOrder(
     input,
     service: input === null ? null : ctx.catalog.get(input.serviceId),
     idempotency,
-    forceJoin: null,
+    forceJoin,
   });
-  deliver(ex, ctx, account, delivery, undefined, body.kind === 'too-large');
+  deliver(ex, ctx, account, delivery, undefined, close);
 }

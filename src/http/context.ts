@@ -22,8 +22,11 @@ export interface AppContext {
   abuse: AbuseLog;
   adminToken: string;
   openapiBody: string;
-  /** The force-join verdict for an account's order, or null when no channel is required. */
-  forceJoinVerdict: (account: Account) => Promise<ForceJoinVerdict | null>;
+  /**
+   * The force-join verdict for an account's order, or null (synchronously,
+   * so the order path stays synchronous) when no channel is required.
+   */
+  forceJoinVerdict: (account: Account) => Promise<ForceJoinVerdict> | null;
   /** The operator changed an account's force-join settings: forget cached answers. */
   forceJoinChanged: (accountId: number) => void;
   /** True while the server is shutting down: new requests get 503. */

@@ -1,0 +1,86 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { forceJoinConfigFromEnv } from '../../src/forcejoin/index.js';
+import { FakeBotApi } from '../forcejoin/fake-bot-api.js';
+import { order, startTestServer, type Creds, type TestServer } from '../helpers/server.js';
+
+describe('Telegram force-join on the order path (fake Bot API over HTTP)', () => {
+  let bot: FakeBotApi;
+  let t: TestServer;
+  let service: number;
+  let creds: Creds;
+
+  beforeAll(async () => {
+    bot = await FakeBotApi.start();
+    const forceJoin = forceJoinConfigFromEnv(bot.env({ FORCEJOIN_TIMEOUT_MS: '300', FORCEJOIN_JOINED_CACHE_S: '0', FORCEJOIN_NOT_JOINED_CACHE_S: '0' }));
+    t = await startTestServer({ config: { forceJoin } });
+    service = await t.createService({ rate: '1', min: 1, max: 100 });
+    creds = await t.createAccount('tg', '100');
+  });
+  afterAll(async () => {
+    await t.close();
+    await bot.close();
+  });
+
+  const link = (body: object) => t.admin('POST', `/admin/v1/accounts/${creds.id}/forcejoin`, body);
+
+  it('an account without a linked Telegram user gets 403 FORCEJOIN with the join link, and is not charged', async () => {
+    const r = await t.api('POST', '/api/v1/order', creds, order(service, 5));
+    expect(r.status).toBe(403);
+    expect(r.body.error).toBe('FORCEJOIN');
+    expect(r.body.join_link).toBe(bot.joinLink);
+    expect(r.body.message).toContain(bot.joinLink);
+    expect((await t.api('GET', '/api/v1/balance', creds)).body.credits).toBe(100);
+  });
+
+  it('a linked member may order; a user who left may not', async () => {
+    expect((await link({ telegram_user_id: 4242 })).body.account.telegram_user_id).toBe(4242);
+    bot.setMember(4242, 'member');
+    expect((await t.api('POST', '/api/v1/order', creds, order(service, 5))).status).toBe(201);
+    bot.setMember(4242, 'left');
+    expect((await t.api('POST', '/api/v1/order', creds, order(service, 5))).body.error).toBe('FORCEJOIN');
+    bot.setMember(4242, 'restricted', true);
+    expect((await t.api('POST', '/api/v1/order', creds, order(service, 5))).status).toBe(201);
+  });
+
+  it('fails closed when Telegram is down, without remembering the failure under an Idempotency-Key', async () => {
+    bot.failWith(500);
+    const down = await t.api('POST', '/api/v1/order', creds, order(service, 1), { 'idempotency-key': 'tg-1' });
+    expect(down.status).toBe(403);
+    expect(down.body.error).toBe('FORCEJOIN');
+    expect(down.body.message).toMatch(/try again/i);
+    bot.failWith(null);
+    bot.setMember(4242, 'member');
+    const retry = await t.api('POST', '/api/v1/order', creds, order(service, 1), { 'idempotency-key': 'tg-1' });
+    expect(retry.status).toBe(201);
+  });
+
+  it('a not-joined answer is remembered under an Idempotency-Key like any business outcome', async () => {
+    bot.setMember(4242, 'kicked');
+    const first = await t.api('POST', '/api/v1/order', creds, order(service, 1), { 'idempotency-key': 'tg-2' });
+    expect(first.body.error).toBe('FORCEJOIN');
+    bot.setMember(4242, 'member');
+    const again = await t.api('POST', '/api/v1/order', creds, order(service, 1), { 'idempotency-key': 'tg-2' });
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.text).toBe(first.text);
+  });
+
+  it('the operator can mark an account verified or exempt, and panel orders are checked too', async () => {
+    bot.setMember(4242, 'left');
+    expect((await t.admin('POST', `/admin/v1/accounts/${creds.id}/orders`, order(service, 1))).body.error).toBe('FORCEJOIN');
+    await link({ verified: true });
+    const calls = bot.calls.count;
+    expect((await t.api('POST', '/api/v1/order', creds, order(service, 1))).status).toBe(201);
+    expect(bot.calls.count).toBe(calls);
+    await link({ verified: false, exempt: true });
+    expect((await t.admin('POST', `/admin/v1/accounts/${creds.id}/orders`, order(service, 1))).status).toBe(201);
+    await link({ exempt: false });
+    expect((await t.api('POST', '/api/v1/order', creds, order(service, 1))).body.error).toBe('FORCEJOIN');
+    expect((await link({ telegram_user_id: -3 })).status).toBe(400);
+  });
+
+  it('checks run in order: QTY before FORCEJOIN, FORCEJOIN before BALANCE', async () => {
+    expect((await t.api('POST', '/api/v1/order', creds, order(service, 0))).body.error).toBe('QTY');
+    const poor = await t.createAccount('poor');
+    expect((await t.api('POST', '/api/v1/order', poor, order(service, 1))).body.error).toBe('FORCEJOIN');
+  });
+});
