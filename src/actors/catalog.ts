@@ -39,7 +39,11 @@ export class Catalog {
    * Creates (id absent) or updates a service. `build` receives the current
    * record (or null) and returns the new one, or an error value to refuse.
    */
-  save<E>(id: number | null, build: (current: ServiceRecord | null, id: number) => ServiceRecord | E): Promise<ServiceRecord | E | null> {
+  save<E>(
+    id: number | null,
+    build: (current: ServiceRecord | null, id: number) => ServiceRecord | E,
+    reason?: string,
+  ): Promise<ServiceRecord | E | null> {
     const run = async (): Promise<ServiceRecord | E | null> => {
       const current = id === null ? null : this.get(id);
       if (id !== null && current === null) return null;
@@ -47,7 +51,7 @@ export class Catalog {
       if (!isService(next)) return next;
       if (id === null) this.nextId++;
       await this.wal.append({
-        events: [{ type: 'service.saved', atMs: this.clock.wallMs(), service: next }],
+        events: [{ type: 'service.saved', atMs: this.clock.wallMs(), service: next, ...(reason === undefined ? {} : { reason }) }],
         puts: [{ table: 'services', key: next.id, value: next }],
       });
       this.apply(next);

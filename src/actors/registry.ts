@@ -107,7 +107,10 @@ export class Registry {
   }
 
   /** The operator's force-join settings for an account, logged as an event. */
-  async updateForceJoin(account: Account, settings: { telegramUserId: number | null; verified: boolean; exempt: boolean }): Promise<void> {
+  async updateForceJoin(
+    account: Account,
+    settings: { telegramUserId: number | null; verified: boolean; exempt: boolean; reason?: string },
+  ): Promise<void> {
     const profile: AccountProfile = {
       ...account.profile,
       telegramUserId: settings.telegramUserId,

@@ -53,10 +53,10 @@ export type Command =
       forceJoin: ForceJoinVerdict | null;
     }
   /** The operator moves an order (the shell looks the order up; null when unknown). */
-  | { kind: 'set-status'; orderId: string; order: OrderRecord | null; to: OrderStatus; remains: number | null }
-  | { kind: 'grant-plan'; months: number }
+  | { kind: 'set-status'; orderId: string; order: OrderRecord | null; to: OrderStatus; remains: number | null; reason?: string }
+  | { kind: 'grant-plan'; months: number; reason?: string }
   | { kind: 'credit'; amount: number; reason: string }
-  | { kind: 'update'; banned?: boolean; rateLimitPerMinute?: number };
+  | { kind: 'update'; banned?: boolean; rateLimitPerMinute?: number; reason?: string };
 
 /**
  * The force-join answer for this order. `transient` marks "Telegram could not
@@ -313,6 +313,7 @@ function decideCredit(state: WalletState, command: Extract<Command, { kind: 'cre
 function decideUpdate(state: WalletState, command: Extract<Command, { kind: 'update' }>, now: Now): Decision {
   const wallet = { ...state.wallet };
   const event: Extract<LogEvent, { type: 'account.updated' }> = { type: 'account.updated', atMs: now.wallMs, account: wallet.id };
+  if (command.reason !== undefined) event.reason = command.reason;
   if (command.banned !== undefined) {
     wallet.banned = command.banned;
     event.banned = command.banned;
@@ -376,7 +377,18 @@ function decideStatus(state: WalletState, command: Extract<Command, { kind: 'set
   return {
     state: { wallet, bucket: state.bucket },
     events: [
-      { type: 'order.status', atMs: now.wallMs, account: wallet.id, order: order.id, from: order.status, to, remains, refund, balance: credits },
+      {
+        type: 'order.status',
+        atMs: now.wallMs,
+        account: wallet.id,
+        order: order.id,
+        from: order.status,
+        to,
+        remains,
+        refund,
+        balance: credits,
+        ...(command.reason === undefined ? {} : { reason: command.reason }),
+      },
     ],
     outcome: { kind: 'ok', status: 200, body: '' },
     rate: null,
@@ -404,7 +416,15 @@ function decideGrant(state: WalletState, command: Extract<Command, { kind: 'gran
   return {
     state: { wallet, bucket: state.bucket },
     events: [
-      { type: 'plan.granted', atMs: now.wallMs, account: wallet.id, months, priceInr: months * PLAN_PRICE_INR_PER_MONTH, expiresMs },
+      {
+        type: 'plan.granted',
+        atMs: now.wallMs,
+        account: wallet.id,
+        months,
+        priceInr: months * PLAN_PRICE_INR_PER_MONTH,
+        expiresMs,
+        ...(command.reason === undefined ? {} : { reason: command.reason }),
+      },
     ],
     outcome: { kind: 'ok', status: 200, body: '' },
     rate: null,

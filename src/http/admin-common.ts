@@ -25,6 +25,16 @@ export function findAccount(ex: Exchange, ctx: AppContext, id: string): Account 
   return account ?? null;
 }
 
+/** The optional `reason` an operator gives for a change; it is written into the log event. */
+export function optionalReason(body: Record<string, unknown>): { ok: true; reason: string | undefined } | { ok: false; error: ErrorOutcome } {
+  const reason = body['reason'];
+  if (reason === undefined) return { ok: true, reason: undefined };
+  if (typeof reason !== 'string' || reason.trim() === '' || reason.length > 500) {
+    return { ok: false, error: invalid("Field 'reason' must be a non-empty string of at most 500 characters.") };
+  }
+  return { ok: true, reason: reason.trim() };
+}
+
 export function busy(ex: Exchange): void {
   sendError(ex, errorOutcome('UNAVAILABLE', 'The wallet is busy; retry shortly.', { retry_after: 1 }), ['Retry-After', '1']);
 }

@@ -7,7 +7,7 @@ import { PLAN_MONTHS_MAX } from '../actors/index.js';
 import { errorOutcome } from '../errors.js';
 import { formatMicro } from '../money/index.js';
 import { ORDER_STATUSES, orderIndexKey, type OrderRecord, type OrderStatus } from '../wal/index.js';
-import { busy, findAccount, invalid, renderAccount, unknownField, type AdminHandler } from './admin-common.js';
+import { busy, findAccount, invalid, optionalReason, renderAccount, unknownField, type AdminHandler } from './admin-common.js';
 import { deliver } from './deliver.js';
 import { checkOrderInput } from './order-input.js';
 import { send, sendError } from './reply.js';
@@ -83,8 +83,10 @@ export const showOrder: AdminHandler = async (ex, ctx, [id]) => {
 /** POST /admin/v1/orders/{id}/status {status, remains?} */
 export const setOrderStatus: AdminHandler = async (ex, ctx, [id], body) => {
   const b = body as Record<string, unknown>;
-  const bad = unknownField(b, ['status', 'remains']);
+  const bad = unknownField(b, ['status', 'remains', 'reason']);
   if (bad !== null) return sendError(ex, bad);
+  const reason = optionalReason(b);
+  if (!reason.ok) return sendError(ex, reason.error);
   const to = b['status'] as OrderStatus;
   if (!ORDER_STATUSES.includes(to)) return sendError(ex, invalid(`status must be one of ${ORDER_STATUSES.join(', ')}.`));
   const remains = b['remains'] ?? null;
@@ -93,7 +95,14 @@ export const setOrderStatus: AdminHandler = async (ex, ctx, [id], body) => {
   const stored = ctx.store.tables.orders.get(id!) as OrderRecord | undefined;
   const account = stored === undefined ? undefined : ctx.registry.get(stored.account);
   if (stored === undefined || account === undefined) return sendError(ex, errorOutcome('NOT_FOUND', `No order with id ${id}.`));
-  const delivery = account.actor.send({ kind: 'set-status', orderId: id!, order: null, to, remains: remains as number | null });
+  const delivery = account.actor.send({
+    kind: 'set-status',
+    orderId: id!,
+    order: null,
+    to,
+    remains: remains as number | null,
+    ...(reason.reason === undefined ? {} : { reason: reason.reason }),
+  });
   if (delivery === null) return busy(ex);
   await delivery.durable;
   const { outcome, order } = delivery.decision;
@@ -129,10 +138,16 @@ export const grantPlan: AdminHandler = async (ex, ctx, [id], body) => {
   const account = findAccount(ex, ctx, id!);
   if (account === null) return;
   const b = body as Record<string, unknown>;
-  const bad = unknownField(b, ['months']);
+  const bad = unknownField(b, ['months', 'reason']);
   if (bad !== null) return sendError(ex, bad);
+  const reason = optionalReason(b);
+  if (!reason.ok) return sendError(ex, reason.error);
   if (!Number.isSafeInteger(b['months'])) return sendError(ex, invalid(`months must be an integer from 1 to ${PLAN_MONTHS_MAX}.`));
-  const delivery = account.actor.send({ kind: 'grant-plan', months: b['months'] as number });
+  const delivery = account.actor.send({
+    kind: 'grant-plan',
+    months: b['months'] as number,
+    ...(reason.reason === undefined ? {} : { reason: reason.reason }),
+  });
   if (delivery === null) return busy(ex);
   await delivery.durable;
   const { outcome, events } = delivery.decision;
@@ -146,8 +161,10 @@ export const setForceJoin: AdminHandler = async (ex, ctx, [id], body) => {
   const account = findAccount(ex, ctx, id!);
   if (account === null) return;
   const b = body as Record<string, unknown>;
-  const bad = unknownField(b, ['telegram_user_id', 'verified', 'exempt']);
+  const bad = unknownField(b, ['telegram_user_id', 'verified', 'exempt', 'reason']);
   if (bad !== null) return sendError(ex, bad);
+  const reason = optionalReason(b);
+  if (!reason.ok) return sendError(ex, reason.error);
   const user = b['telegram_user_id'];
   if (user !== undefined && user !== null && (!Number.isSafeInteger(user) || (user as number) < 1)) {
     return sendError(ex, invalid('telegram_user_id must be a positive integer or null.'));
@@ -162,6 +179,7 @@ export const setForceJoin: AdminHandler = async (ex, ctx, [id], body) => {
     telegramUserId: user === undefined ? (account.profile.telegramUserId ?? null) : (user as number | null),
     verified: (b['verified'] as boolean | undefined) ?? account.profile.forceJoinVerified ?? false,
     exempt: (b['exempt'] as boolean | undefined) ?? account.profile.forceJoinExempt ?? false,
+    ...(reason.reason === undefined ? {} : { reason: reason.reason }),
   });
   ctx.forceJoinChanged(account.profile.id);
   send(ex, 200, `{"ok":true,"account":${renderAccount(account, ctx.clock.wallMs())}}`);

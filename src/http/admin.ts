@@ -12,7 +12,7 @@ import { formatMicro, microFromJson, multiplyMicro } from '../money/index.js';
 import { renderAdminService } from '../render.js';
 import type { ServiceRecord } from '../wal/index.js';
 import { readBody } from './body.js';
-import { busy, findAccount, invalid, renderAccount, unknownField, type AdminHandler } from './admin-common.js';
+import { busy, findAccount, invalid, optionalReason, renderAccount, unknownField, type AdminHandler } from './admin-common.js';
 import { grantPlan, listOrders, ORDER_PARAM, placePanelOrder, setForceJoin, setOrderStatus, showOrder, stats } from './admin-orders.js';
 import type { AppContext } from './context.js';
 import { parseJson, TOO_LARGE } from './json-request.js';
@@ -135,8 +135,10 @@ async function patchAccount(ex: Exchange, ctx: AppContext, [id]: string[], body:
   const account = findAccount(ex, ctx, id!);
   if (account === null) return;
   const b = body as Record<string, unknown>;
-  const bad = unknownField(b, ['banned', 'rate_limit_per_minute']);
+  const bad = unknownField(b, ['banned', 'rate_limit_per_minute', 'reason']);
   if (bad !== null) return sendError(ex, bad);
+  const reason = optionalReason(b);
+  if (!reason.ok) return sendError(ex, reason.error);
   const banned = b['banned'];
   const limit = b['rate_limit_per_minute'];
   if (banned !== undefined && typeof banned !== 'boolean') return sendError(ex, invalid("Field 'banned' must be true or false."));
@@ -144,7 +146,8 @@ async function patchAccount(ex: Exchange, ctx: AppContext, [id]: string[], body:
     return sendError(ex, invalid(`Field 'rate_limit_per_minute' must be an integer from 1 to ${RATE_LIMIT_MAX}.`));
   }
   if (banned === undefined && limit === undefined) return sendError(ex, invalid('Send at least one of banned, rate_limit_per_minute.'));
-  const command: { kind: 'update'; banned?: boolean; rateLimitPerMinute?: number } = { kind: 'update' };
+  const command: { kind: 'update'; banned?: boolean; rateLimitPerMinute?: number; reason?: string } = { kind: 'update' };
+  if (reason.reason !== undefined) command.reason = reason.reason;
   if (banned !== undefined) command.banned = banned as boolean;
   if (limit !== undefined) command.rateLimitPerMinute = limit as number;
   const delivery = account.actor.send(command);
@@ -188,7 +191,7 @@ function listServices(ex: Exchange, ctx: AppContext): void {
   send(ex, 200, `{"ok":true,"services":[${services.map(renderAdminService).join(',')}]}`);
 }
 
-const SERVICE_FIELDS = ['platform', 'name', 'rate', 'min', 'max', 'enabled'];
+const SERVICE_FIELDS = ['platform', 'name', 'rate', 'min', 'max', 'enabled', 'reason'];
 
 /** Applies the body's fields to a service, checking each; returns an error value to refuse. */
 function buildService(b: Record<string, unknown>, current: ServiceRecord | null, id: number): ServiceRecord | ErrorOutcome {
@@ -227,7 +230,9 @@ async function saveService(ex: Exchange, ctx: AppContext, id: number | null, bod
   const b = body as Record<string, unknown>;
   const bad = unknownField(b, SERVICE_FIELDS);
   if (bad !== null) return sendError(ex, bad);
-  const saved = await ctx.catalog.save<ErrorOutcome>(id, (current, nextId) => buildService(b, current, nextId));
+  const reason = optionalReason(b);
+  if (!reason.ok) return sendError(ex, reason.error);
+  const saved = await ctx.catalog.save<ErrorOutcome>(id, (current, nextId) => buildService(b, current, nextId), reason.reason);
   if (saved === null) return sendError(ex, errorOutcome('NOT_FOUND', `No service with id ${id}.`));
   if ('code' in saved) return sendError(ex, saved);
   send(ex, id === null ? 201 : 200, `{"ok":true,"service":${renderAdminService(saved)}}`);

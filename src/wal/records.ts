@@ -70,9 +70,9 @@ export interface IdempotencyRecord {
 export type LogEvent =
   | { type: 'account.created'; atMs: number; account: number; name: string; credits: number; rateLimitPerMinute: number }
   | { type: 'credits.adjusted'; atMs: number; account: number; amount: number; reason: string; balance: number }
-  | { type: 'account.updated'; atMs: number; account: number; banned?: boolean; rateLimitPerMinute?: number }
+  | { type: 'account.updated'; atMs: number; account: number; banned?: boolean; rateLimitPerMinute?: number; reason?: string }
   | { type: 'secret.rotated'; atMs: number; account: number }
-  | { type: 'service.saved'; atMs: number; service: ServiceRecord }
+  | { type: 'service.saved'; atMs: number; service: ServiceRecord; reason?: string }
   | {
       type: 'order.placed';
       atMs: number;
@@ -99,8 +99,9 @@ export type LogEvent =
       /** Credits returned to the wallet in this same commit (0 when none). */
       refund: number;
       balance: number;
+      reason?: string;
     }
-  | { type: 'plan.granted'; atMs: number; account: number; months: number; priceInr: number; expiresMs: number }
+  | { type: 'plan.granted'; atMs: number; account: number; months: number; priceInr: number; expiresMs: number; reason?: string }
   | {
       type: 'forcejoin.updated';
       atMs: number;
@@ -108,6 +109,7 @@ export type LogEvent =
       telegramUserId: number | null;
       verified: boolean;
       exempt: boolean;
+      reason?: string;
     };
 
 export type TableName = 'profiles' | 'wallets' | 'keys' | 'services' | 'orders' | 'orderIndex' | 'idempotency' | 'meta';

@@ -1,0 +1,110 @@
+/**
+ * Snapshots: an LMDB `backup()` without compaction into a fresh directory,
+ * made durable, then opened read-only and verified before success is
+ * reported. The copy is taken inside one LMDB read transaction, so the
+ * server keeps committing while it runs and the snapshot is one consistent
+ * commit (the log and the tables always commit together).
+ *
+ * The snapshot directory is an ordinary store directory (`data.mdb`, plus
+ * the `lock.mdb` that opening it creates): `openStore(dir)` opens it, and
+ * starting a server on a copy of it restores that state.
+ */
+import { mkdir, open, readdir, stat } from 'node:fs/promises';
+import { dirname, extname, join, resolve } from 'node:path';
+import { openStore, type Store } from '../wal/store.js';
+import { verifyLedgerAsync, type VerifyReport } from './verify.js';
+
+export interface SnapshotReport {
+  /** Absolute path of the snapshot directory. */
+  path: string;
+  /** Size of the copied data file. */
+  bytes: number;
+  /** Log events in the snapshot. */
+  events: number;
+  verify: VerifyReport;
+}
+
+/** The name of LMDB's data file inside an environment directory. */
+const DATA_FILE = 'data.mdb';
+
+/**
+ * Copies the live store into `outDir`, verifies the copy and reports it.
+ * Refuses a non-empty `outDir` (never overwrites an older snapshot). If the
+ * copy does not verify, throws with the broken invariant and leaves the
+ * directory for inspection.
+ */
+export async function takeSnapshot(store: Store, outDir: string): Promise<SnapshotReport> {
+  const dir = resolve(outDir);
+  // lmdb-js treats a path whose last part has an extension as a single-file
+  // environment, so `openStore` could not open such a directory later.
+  if (extname(dir) !== '') {
+    throw new Error(
+      `The snapshot directory name ${JSON.stringify(dir)} ends in an extension (${extname(dir)}); ` +
+        'lmdb-js would open it as a single file, so choose a name without a dot in its last part.',
+    );
+  }
+  await prepareEmptyDirectory(dir);
+  const dataFile = join(dir, DATA_FILE);
+  // mdb_env_copy2 names the target the way the live environment is laid
+  // out: a directory environment writes <path>/data.mdb (the directory must
+  // already exist); a single-file environment writes exactly <path>. Either
+  // way the result is <dir>/data.mdb, and it refuses to overwrite a file.
+  await store.root.backup(isSingleFileEnvironment(store) ? dataFile : dir, false);
+  // LMDB writes the copy (with O_DIRECT where it can) but never fsyncs it or
+  // its directory: do both, so a reported snapshot survives a power cut.
+  await fsyncPath(dataFile);
+  await fsyncPath(dir);
+  await fsyncPath(dirname(dir));
+  const bytes = (await stat(dataFile)).size;
+
+  const copy = openStore(dir, { readOnly: true });
+  let verify: VerifyReport;
+  try {
+    verify = await verifyLedgerAsync(copy);
+  } finally {
+    await copy.close();
+  }
+  if (!verify.ok) {
+    throw new Error(`The snapshot at ${dir} does not verify, so it was not accepted (the directory is left for inspection): ${verify.firstBroken}`);
+  }
+  return { path: dir, bytes, events: verify.counts.events, verify };
+}
+
+async function prepareEmptyDirectory(dir: string): Promise<void> {
+  let entries: string[];
+  try {
+    const info = await stat(dir);
+    if (!info.isDirectory()) throw new Error(`The snapshot path ${dir} exists and is not a directory; choose a fresh directory.`);
+    entries = await readdir(dir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    await mkdir(dir, { recursive: true });
+    return;
+  }
+  if (entries.length > 0) {
+    throw new Error(`The snapshot directory ${dir} already exists and is not empty; choose a fresh directory so no earlier snapshot is overwritten.`);
+  }
+}
+
+/**
+ * lmdb-js opens a path with an extension as a single file (its `noSubdir`
+ * default); the root database keeps the path it was opened with.
+ */
+function isSingleFileEnvironment(store: Store): boolean {
+  const path = (store.root as unknown as { path?: unknown }).path;
+  return typeof path === 'string' && extname(path) !== '';
+}
+
+async function fsyncPath(path: string): Promise<void> {
+  const handle = await open(path, 'r');
+  try {
+    await handle.sync();
+  } catch (error) {
+    // Some platforms refuse fsync on a directory handle; the data file's own
+    // fsync above has already succeeded by then.
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'EISDIR' && code !== 'EINVAL' && code !== 'EPERM') throw error;
+  } finally {
+    await handle.close();
+  }
+}
