@@ -1,0 +1,210 @@
+/**
+ * The kill test: concurrent orders (half with Idempotency-Keys) from
+ * clients that record every acknowledged reply, SIGKILL at a random moment,
+ * restart on the same data, and check that nothing acknowledged was lost:
+ * every acknowledged order is stored with the same charge and status, every
+ * wallet equals its initial credits minus the debits of its stored orders,
+ * and retrying each acknowledged key returns the original answer.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawnServer, type ServerProcess } from './server-process.js';
+
+export interface CrashOptions {
+  cycles: number;
+  seed: number;
+  accounts?: number;
+  workers?: number;
+  /** Upper bound of the random time each cycle runs before the kill. */
+  runMsMax?: number;
+  log?: (line: string) => void;
+}
+
+export interface CrashReport {
+  cycles: number;
+  acknowledged: number;
+  acknowledgedWithKey: number;
+  storedOrders: number;
+  lost: number;
+  problems: string[];
+}
+
+interface Ack {
+  account: number;
+  order: string;
+  charge: number;
+  key: string | null;
+  body: string;
+  payload: string;
+}
+
+/** mulberry32: a tiny seeded PRNG, so a failing seed replays the same kill times. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const INITIAL_CREDITS = 1_000;
+const RATE_MICRO = 1_000; // 0.001 credits per unit
+
+async function waitHealthy(s: ServerProcess): Promise<void> {
+  const res = await fetch(`${s.adminUrl}/healthz`);
+  if (res.status !== 200) throw new Error('server not healthy after start');
+}
+
+export async function runCrashCycles(options: CrashOptions): Promise<CrashReport> {
+  const random = prng(options.seed);
+  const log = options.log ?? (() => {});
+  const accountsWanted = options.accounts ?? 8;
+  const workers = options.workers ?? 16;
+  const runMsMax = options.runMsMax ?? 600;
+  const dir = mkdtempSync(join(tmpdir(), 'credit-order-api-crash-'));
+  const token = randomBytes(16).toString('hex');
+  const problems: string[] = [];
+  const acks: Ack[] = [];
+  let server = await spawnServer(dir, token);
+  const admin = (method: string, path: string, body?: unknown) =>
+    fetch(`${server.adminUrl}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
+  try {
+    await waitHealthy(server);
+    const service = (await admin('POST', '/admin/v1/services', { platform: 'crash', name: 'crash', rate: RATE_MICRO / 1e6, min: 1, max: 1000 })).body
+      .service.id as number;
+    const accounts: { id: number; key: string; secret: string }[] = [];
+    for (let i = 0; i < accountsWanted; i++) {
+      const created = await admin('POST', '/admin/v1/accounts', { name: `crash-${i}` });
+      await admin('POST', `/admin/v1/accounts/${created.body.account.id}/credits`, { amount: INITIAL_CREDITS, reason: 'crash test' });
+      accounts.push({ id: created.body.account.id, key: created.body.api_key, secret: created.body.api_secret });
+    }
+
+    for (let cycle = 1; cycle <= options.cycles; cycle++) {
+      let stop = false;
+      const base = server.url;
+      const drive = async (w: number): Promise<void> => {
+        for (let n = 0; !stop; n++) {
+          const account = accounts[(w + n) % accounts.length]!;
+          const quantity = 1 + ((w * 31 + n * 7) % 1000);
+          const payload = JSON.stringify({ service, target: `https://example.com/c${cycle}/w${w}/${n}`, quantity });
+          const key = n % 2 === 0 ? `c${cycle}-w${w}-n${n}` : null;
+          try {
+            const res = await fetch(`${base}/api/v1/order`, {
+              method: 'POST',
+              headers: {
+                'x-api-key': account.key,
+                'x-api-secret': account.secret,
+                'content-type': 'application/json',
+                ...(key === null ? {} : { 'idempotency-key': key }),
+              },
+              body: payload,
+            });
+            const text = await res.text();
+            if (res.status === 201) {
+              const body = JSON.parse(text) as { order: string; charge: number };
+              acks.push({ account: account.id, order: body.order, charge: Math.round(body.charge * 1e6), key, body: text, payload });
+            }
+          } catch {
+            // The server was killed mid-request: not acknowledged, nothing to check.
+            return;
+          }
+        }
+      };
+      const running = Array.from({ length: workers }, (_, w) => drive(w));
+      const runMs = 50 + Math.floor(random() * runMsMax);
+      await new Promise((resolve) => setTimeout(resolve, runMs));
+      server.child.kill('SIGKILL');
+      await server.exited;
+      stop = true;
+      await Promise.all(running);
+      server = await spawnServer(dir, token);
+      await waitHealthy(server);
+      const checked = await checkState(server, admin, accounts, acks, service);
+      problems.push(...checked.problems.map((p) => `cycle ${cycle} (seed ${options.seed}): ${p}`));
+      log(`cycle ${cycle}: killed after ${runMs} ms; ${acks.length} acknowledged so far, ${checked.stored} stored, problems ${checked.problems.length}`);
+      if (problems.length > 0) break;
+    }
+    const final = await checkState(server, admin, accounts, acks, service);
+    server.child.kill('SIGTERM');
+    const exit = await server.exited;
+    if (exit.code !== 0) problems.push(`SIGTERM exit code was ${exit.code ?? exit.signal}, expected 0`);
+    const lost = acks.filter((a) => !final.storedIds.has(a.order)).length;
+    return {
+      cycles: options.cycles,
+      acknowledged: acks.length,
+      acknowledgedWithKey: acks.filter((a) => a.key !== null).length,
+      storedOrders: final.stored,
+      lost,
+      problems,
+    };
+  } finally {
+    if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function checkState(
+  server: ServerProcess,
+  admin: (method: string, path: string, body?: unknown) => Promise<{ status: number; body: any }>,
+  accounts: { id: number; key: string; secret: string }[],
+  acks: Ack[],
+  service: number,
+): Promise<{ problems: string[]; stored: number; storedIds: Set<string> }> {
+  const problems: string[] = [];
+  const stored = new Map<string, { account: number; charge: number; debit: number; status: string }>();
+  let cursor: string | null = null;
+  do {
+    const page: { body: { orders: any[]; next_cursor: string | null } } = await admin(
+      'GET',
+      `/admin/v1/orders?status=pending&limit=500${cursor === null ? '' : `&cursor=${cursor}`}`,
+    );
+    for (const o of page.body.orders) {
+      stored.set(o.id, { account: o.account, charge: Math.round(o.charge * 1e6), debit: Math.round(o.debit * 1e6), status: o.status });
+    }
+    cursor = page.body.next_cursor;
+  } while (cursor !== null);
+  for (const ack of acks) {
+    const order = stored.get(ack.order);
+    if (order === undefined) problems.push(`acknowledged order ${ack.order} is missing`);
+    else if (order.charge !== ack.charge || order.account !== ack.account || order.status !== 'pending') {
+      problems.push(`acknowledged order ${ack.order} changed: ${JSON.stringify(order)} vs charge ${ack.charge}`);
+    }
+  }
+  const accountList = (await admin('GET', '/admin/v1/accounts')).body.accounts as { id: number; credits: number }[];
+  for (const account of accountList) {
+    let debits = 0;
+    for (const o of stored.values()) if (o.account === account.id) debits += o.debit;
+    const expected = INITIAL_CREDITS * 1e6 - debits;
+    if (Math.round(account.credits * 1e6) !== expected) {
+      problems.push(`wallet ${account.id} holds ${account.credits} but its ledger says ${expected / 1e6}`);
+    }
+    if (account.credits < 0) problems.push(`wallet ${account.id} is negative`);
+  }
+  const verify = await admin('GET', '/admin/v1/verify');
+  if (verify.status !== 404 && verify.status !== 200) problems.push(`verify failed: ${JSON.stringify(verify.body)}`);
+  // Retrying every acknowledged key returns the original answer.
+  for (const ack of acks) {
+    if (ack.key === null) continue;
+    const account = accounts.find((a) => a.id === ack.account)!;
+    const res = await fetch(`${server.url}/api/v1/order`, {
+      method: 'POST',
+      headers: { 'x-api-key': account.key, 'x-api-secret': account.secret, 'content-type': 'application/json', 'idempotency-key': ack.key },
+      body: ack.payload,
+    });
+    const text = await res.text();
+    if (res.status !== 201 || text !== ack.body || res.headers.get('idempotent-replayed') !== 'true') {
+      problems.push(`retrying key ${ack.key} gave ${res.status} ${text} instead of the original ${ack.body}`);
+    }
+  }
+  void service;
+  return { problems, stored: stored.size, storedIds: new Set(stored.keys()) };
+}

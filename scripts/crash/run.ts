@@ -1,0 +1,19 @@
+/** `npm run test:crash -- --cycles N [--seed S]`: many kill cycles, with a report. */
+import { parseArgs } from 'node:util';
+import { runCrashCycles } from './kill-cycles.js';
+
+const { values } = parseArgs({ options: { cycles: { type: 'string', default: '20' }, seed: { type: 'string' } } });
+const cycles = Number(values.cycles);
+const seed = values.seed === undefined ? Math.floor(Math.random() * 2 ** 31) : Number(values.seed);
+if (!Number.isSafeInteger(cycles) || cycles < 1) {
+  process.stderr.write('--cycles must be a positive integer\n');
+  process.exit(2);
+}
+const started = Date.now();
+const report = await runCrashCycles({ cycles, seed, log: (line) => process.stdout.write(line + '\n') });
+process.stdout.write(
+  `\nseed ${seed}: ${report.cycles} cycles, ${report.acknowledged} acknowledged orders (${report.acknowledgedWithKey} with keys), ` +
+    `${report.storedOrders} stored, lost ${report.lost}, problems ${report.problems.length}, ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
+);
+for (const p of report.problems.slice(0, 20)) process.stdout.write(`  ${p}\n`);
+process.exit(report.problems.length === 0 && report.lost === 0 ? 0 : 1);
