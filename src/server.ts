@@ -20,7 +20,7 @@ import type { AppContext } from './http/context.js';
 import { buildOpenApi } from './http/openapi.js';
 import { closeListenSocket, createApp, localPort, type ListenSocket, type TemplatedApp } from './http/uws.js';
 import { createLogger } from './log.js';
-import { LmdbGroupCommit, openStore, type IdempotencyRecord, type OrderRecord, type Wal } from './wal/index.js';
+import { IdempotencySweeper, LmdbGroupCommit, openStore, type IdempotencyRecord, type OrderRecord, type Wal } from './wal/index.js';
 import { VERSION } from './version.js';
 
 async function verdictFor(verifier: ForceJoinVerifier, account: Account): Promise<ForceJoinVerdict> {
@@ -50,6 +50,7 @@ export interface Server {
   adminToken: string;
   adminTokenGenerated: boolean;
   context: AppContext;
+  sweeper: IdempotencySweeper;
   close(): Promise<void>;
 }
 
@@ -126,6 +127,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   mountApi(api, context);
   const admin = createApp();
   mountAdmin(admin, context);
+  const sweeper = new IdempotencySweeper(store, wal, clock, actorContext.idempotencyRetentionMs);
+  sweeper.start(10 * 60_000, (error) => log.error({ err: error }, 'idempotency sweep failed'));
   const apiSocket = await listen(api, config.host, config.port);
   const adminSocket = await listen(admin, config.adminHost, config.adminPort);
   log.info(
@@ -139,11 +142,13 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     adminToken: token.token,
     adminTokenGenerated: token.generated,
     context,
+    sweeper,
     close() {
       closed ??= (async () => {
         // Stop accepting, let every waiting reply go out once its sync is
         // done, then drop the remaining connections and close LMDB.
         draining = true;
+        sweeper.stop();
         closeListenSocket(apiSocket);
         closeListenSocket(adminSocket);
         await wal.close();

@@ -1,7 +1,9 @@
-import type { Command, JsonObject } from './command.js';
+import type { Command, CommandInput, JsonObject } from './command.js';
 import { adminPath } from './command.js';
+import type { OptionSpecs } from './args.js';
+import { UsageError } from './errors.js';
 import { listAt, objectAt } from './response-shape.js';
-import { formatFields, formatTable, type Column } from './table.js';
+import { formatCell, formatFields, formatTable, type Column } from './table.js';
 
 /** `account ...` commands: one entry per command; see command.ts for the fields. */
 
@@ -31,6 +33,31 @@ function withCredentials(body: JsonObject, fields: Iterable<readonly [string, un
 }
 
 const ID = ['ID'] as const;
+
+/** An optional `--reason`, sent as `reason` and written into the server's log event. */
+const REASON: OptionSpecs = { reason: { kind: 'text', placeholder: 'TEXT', help: 'why, recorded with the change' } };
+
+/** Two flags that set one boolean; neither leaves it unchanged. */
+function either(input: CommandInput, yes: string, no: string): boolean | undefined {
+  if (input.flag(yes) && input.flag(no)) throw new UsageError(`--${yes} and --${no} cannot be used together.`);
+  return input.flag(yes) ? true : input.flag(no) ? false : undefined;
+}
+
+function forceJoinBody(input: CommandInput) {
+  const user = input.number('telegram-user-id');
+  if (user !== undefined && input.flag('unlink')) throw new UsageError('--telegram-user-id and --unlink cannot be used together.');
+  const body = {
+    telegram_user_id: input.flag('unlink') ? null : user,
+    verified: either(input, 'verified', 'not-verified'),
+    exempt: either(input, 'exempt', 'not-exempt'),
+  };
+  if (Object.values(body).every((value) => value === undefined)) {
+    throw new UsageError(
+      'account forcejoin needs at least one of --telegram-user-id, --unlink, --verified, --not-verified, --exempt, --not-exempt.',
+    );
+  }
+  return { ...body, reason: input.text('reason') };
+}
 
 export const ACCOUNT_COMMANDS: readonly Command[] = [
   {
@@ -87,14 +114,24 @@ export const ACCOUNT_COMMANDS: readonly Command[] = [
     words: ['account', 'ban'],
     summary: "disable an account's API access",
     args: ID,
-    request: (input) => ({ method: 'PATCH', path: adminPath('accounts', input.arg('ID')), body: { banned: true } }),
+    options: REASON,
+    request: (input) => ({
+      method: 'PATCH',
+      path: adminPath('accounts', input.arg('ID')),
+      body: { banned: true, reason: input.text('reason') },
+    }),
     render: accountFields,
   },
   {
     words: ['account', 'unban'],
     summary: "restore an account's API access",
     args: ID,
-    request: (input) => ({ method: 'PATCH', path: adminPath('accounts', input.arg('ID')), body: { banned: false } }),
+    options: REASON,
+    request: (input) => ({
+      method: 'PATCH',
+      path: adminPath('accounts', input.arg('ID')),
+      body: { banned: false, reason: input.text('reason') },
+    }),
     render: accountFields,
   },
   {
@@ -103,11 +140,12 @@ export const ACCOUNT_COMMANDS: readonly Command[] = [
     args: ID,
     options: {
       'per-minute': { kind: 'integer', placeholder: 'N', required: true, help: 'requests allowed per minute' },
+      ...REASON,
     },
     request: (input) => ({
       method: 'PATCH',
       path: adminPath('accounts', input.arg('ID')),
-      body: { rate_limit_per_minute: input.number('per-minute') },
+      body: { rate_limit_per_minute: input.number('per-minute'), reason: input.text('reason') },
     }),
     render: accountFields,
   },
@@ -118,5 +156,47 @@ export const ACCOUNT_COMMANDS: readonly Command[] = [
     request: (input) => ({ method: 'POST', path: adminPath('accounts', input.arg('ID'), 'rotate-secret') }),
     render: (body, input) =>
       `Secret rotated.\n${withCredentials(body, [['account', input.arg('ID')]], input.arg('ID'))}`,
+  },
+  {
+    words: ['account', 'plan'],
+    summary: 'grant or extend the unlimited plan by whole months (orders then cost no credits)',
+    args: ID,
+    options: {
+      months: { kind: 'integer', placeholder: 'N', required: true, help: 'months to add, 1 to 120' },
+      ...REASON,
+    },
+    request: (input) => ({
+      method: 'POST',
+      path: adminPath('accounts', input.arg('ID'), 'plan'),
+      body: { months: input.number('months'), reason: input.text('reason') },
+    }),
+    render: (body, input) => {
+      const account = objectAt(body, 'account');
+      const price = body.price_inr === undefined || body.price_inr === null ? body.price_inr : `${formatCell(body.price_inr)} INR`;
+      return (
+        'Unlimited plan granted.\n' +
+        formatFields([
+          ['account', account.id ?? input.arg('ID')],
+          ['expires', account.unlimited_expires],
+          ['price', price],
+        ])
+      );
+    },
+  },
+  {
+    words: ['account', 'forcejoin'],
+    summary: "set the account's Telegram force-join link: user id, verified, exempt (only those given change)",
+    args: ID,
+    options: {
+      'telegram-user-id': { kind: 'integer', placeholder: 'N', help: 'link this Telegram user id' },
+      unlink: { kind: 'flag', help: 'remove the linked Telegram user id' },
+      verified: { kind: 'flag', help: 'mark the user as a verified channel member' },
+      'not-verified': { kind: 'flag', help: 'clear the verified mark' },
+      exempt: { kind: 'flag', help: 'exempt the account from the force-join check' },
+      'not-exempt': { kind: 'flag', help: 'make the account subject to the check again' },
+      ...REASON,
+    },
+    request: (input) => ({ method: 'POST', path: adminPath('accounts', input.arg('ID'), 'forcejoin'), body: forceJoinBody(input) }),
+    render: accountFields,
   },
 ];

@@ -40,9 +40,9 @@ function networkError(err: unknown, baseUrl: string, timeoutMs: number): CliErro
   );
 }
 
-function apiError(status: number, body: unknown): AdminApiError {
+function apiError(status: number, body: unknown, raw: string): AdminApiError {
   if (isObject(body) && typeof body.error === 'string' && typeof body.message === 'string') {
-    return new AdminApiError(status, body.error, body.message);
+    return new AdminApiError(status, body.error, body.message, body, raw);
   }
   return new AdminApiError(status, `HTTP ${status}`, 'the server refused the request without saying why.');
 }
@@ -87,7 +87,7 @@ export class AdminClient {
         `the server at ${this.baseUrl} answered HTTP ${status} with something that is not JSON; is --admin-url pointing at the admin API?`,
       );
     }
-    if (status < 200 || status > 299 || !isObject(body) || body.ok !== true) throw apiError(status, body);
+    if (status < 200 || status > 299 || !isObject(body) || body.ok !== true) throw apiError(status, body, raw);
     return { status, body, raw };
   }
 }

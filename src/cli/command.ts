@@ -1,4 +1,6 @@
+import type { AdminResponse } from './admin-client.js';
 import type { OptionSpecs } from './args.js';
+import type { AdminApiError } from './errors.js';
 import type { JsonNumber, RequestBody } from './json-number.js';
 
 /**
@@ -39,7 +41,26 @@ export interface Command {
   request(input: CommandInput): AdminRequest;
   /** Text for people; `--json` bypasses this and prints the body as received. */
   render(body: JsonObject, input: CommandInput): string;
+  /**
+   * For a command that needs more than one request (following cursors):
+   * given the first request and a way to send, returns the one response to
+   * print. Without it the runner sends `request` once.
+   */
+  exchange?(first: AdminRequest, input: CommandInput, send: Send): Promise<AdminResponse>;
+  /**
+   * A 2xx answer that still means the job failed (a snapshot that does not
+   * verify): a sentence makes the run exit 1 after the output is printed.
+   */
+  failure?(body: JsonObject, input: CommandInput): string | undefined;
+  /**
+   * Text printed on stdout (the raw body with `--json`) when the server
+   * refuses, before the usual one-line error on stderr; `undefined` to print
+   * nothing, as for every other command.
+   */
+  renderRefusal?(error: AdminApiError, input: CommandInput): string | undefined;
 }
+
+export type Send = (request: AdminRequest) => Promise<AdminResponse>;
 
 /** Builds `/admin/v1/...`, escaping ids so an odd id cannot change the route. */
 export function adminPath(...segments: string[]): string {

@@ -1,14 +1,14 @@
 import { ACCOUNT_COMMANDS } from './account-commands.js';
 import type { Command } from './command.js';
+import { ORDER_COMMANDS } from './order-commands.js';
 import { SERVICE_COMMANDS } from './service-commands.js';
 import { SYSTEM_COMMANDS } from './system-commands.js';
 
 /**
- * The command table. New groups (orders, snapshot, verify, stats, ...) are a
- * new `*-commands.ts` array listed here; new commands in an existing group
- * are one more entry in its array.
+ * The command table. A new group is a new `*-commands.ts` array listed here;
+ * a new command in an existing group is one more entry in its array.
  */
-export const COMMANDS: readonly Command[] = [...SYSTEM_COMMANDS, ...ACCOUNT_COMMANDS, ...SERVICE_COMMANDS];
+export const COMMANDS: readonly Command[] = [...SYSTEM_COMMANDS, ...ACCOUNT_COMMANDS, ...SERVICE_COMMANDS, ...ORDER_COMMANDS];
 
 export type Lookup =
   | { kind: 'command'; command: Command }

@@ -20,6 +20,9 @@ export class AdminApiError extends CliError {
     readonly status: number,
     readonly code: string,
     readonly serverMessage: string,
+    /** The whole error body and its exact text, for commands that show more of a refusal (e.g. `verify`'s report). */
+    readonly body: Readonly<Record<string, unknown>> = {},
+    readonly raw: string = '',
   ) {
     super(`${code}: ${serverMessage}`);
   }

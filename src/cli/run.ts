@@ -1,10 +1,10 @@
-import { AdminClient } from './admin-client.js';
+import { AdminClient, type AdminResponse } from './admin-client.js';
 import { GLOBAL_OPTIONS, parseLine, type OptionSpec, type OptionSpecs } from './args.js';
-import type { Command } from './command.js';
+import type { AdminRequest, Command } from './command.js';
 import { buildInput } from './command-input.js';
 import { COMMANDS, findCommand } from './commands.js';
 import { resolveAdminUrl, resolveToken } from './connection.js';
-import { CliError, UsageError } from './errors.js';
+import { AdminApiError, CliError, UsageError } from './errors.js';
 import { commandHelp, generalHelp, groupHelp, PROGRAM } from './help.js';
 
 export interface CliIo {
@@ -89,13 +89,27 @@ async function run(argv: readonly string[], io: CliIo, help: HelpPointer): Promi
   const baseUrl = resolveAdminUrl(stringValue(line.values['admin-url']), io.env);
   const token = command.auth === false ? undefined : await resolveToken(stringValue(line.values.token), io.env);
 
-  const response = await new AdminClient(baseUrl, token).send(request);
-  if (line.values.json === true) {
-    io.stdout(response.raw.endsWith('\n') ? response.raw : `${response.raw}\n`);
-  } else {
-    io.stdout(command.render(response.body, input));
+  const client = new AdminClient(baseUrl, token);
+  const send = (next: AdminRequest) => client.send(next);
+  const json = line.values.json === true;
+  let response: AdminResponse;
+  try {
+    response = command.exchange ? await command.exchange(request, input, send) : await send(request);
+  } catch (err) {
+    if (err instanceof AdminApiError && command.renderRefusal) {
+      const text = command.renderRefusal(err, input);
+      if (text !== undefined) io.stdout(json ? withNewline(err.raw) : text);
+    }
+    throw err;
   }
+  io.stdout(json ? withNewline(response.raw) : command.render(response.body, input));
+  const failure = command.failure?.(response.body, input);
+  if (failure !== undefined) throw new CliError(failure);
   return 0;
+}
+
+function withNewline(text: string): string {
+  return text.endsWith('\n') ? text : `${text}\n`;
 }
 
 /** Runs one CLI invocation and returns its exit code: 0 success, 1 failure, 2 usage error. */

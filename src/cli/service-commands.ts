@@ -43,8 +43,11 @@ function serviceFieldsFrom(input: CommandInput) {
 }
 
 function setEnabled(input: CommandInput, enabled: boolean) {
-  return { method: 'PATCH', path: adminPath('services', input.arg('ID')), body: { enabled } } as const;
+  return { method: 'PATCH', path: adminPath('services', input.arg('ID')), body: { enabled, reason: input.text('reason') } } as const;
 }
+
+/** An optional `--reason`, sent as `reason` and written into the server's log event. */
+const REASON: OptionSpecs = { reason: { kind: 'text', placeholder: 'TEXT', help: 'why, recorded with the change' } };
 
 const ID = ['ID'] as const;
 
@@ -55,11 +58,12 @@ export const SERVICE_COMMANDS: readonly Command[] = [
     options: {
       ...serviceOptions(true),
       disabled: { kind: 'flag', help: 'create it disabled, hidden from clients' },
+      ...REASON,
     },
     request: (input) => ({
       method: 'POST',
       path: adminPath('services'),
-      body: { ...serviceFieldsFrom(input), enabled: !input.flag('disabled') },
+      body: { ...serviceFieldsFrom(input), enabled: !input.flag('disabled'), reason: input.text('reason') },
     }),
     render: (body) => `Service added.\n${serviceFields(body)}`,
   },
@@ -67,13 +71,13 @@ export const SERVICE_COMMANDS: readonly Command[] = [
     words: ['service', 'update'],
     summary: "change a service's fields (only those given)",
     args: ID,
-    options: serviceOptions(false),
+    options: { ...serviceOptions(false), ...REASON },
     request: (input) => {
       const body = serviceFieldsFrom(input);
       if (Object.values(body).every((value) => value === undefined)) {
         throw new UsageError('service update needs at least one of --platform, --name, --rate, --min, --max.');
       }
-      return { method: 'PATCH', path: adminPath('services', input.arg('ID')), body };
+      return { method: 'PATCH', path: adminPath('services', input.arg('ID')), body: { ...body, reason: input.text('reason') } };
     },
     render: serviceFields,
   },
@@ -81,6 +85,7 @@ export const SERVICE_COMMANDS: readonly Command[] = [
     words: ['service', 'enable'],
     summary: 'make a service orderable again',
     args: ID,
+    options: REASON,
     request: (input) => setEnabled(input, true),
     render: serviceFields,
   },
@@ -88,6 +93,7 @@ export const SERVICE_COMMANDS: readonly Command[] = [
     words: ['service', 'disable'],
     summary: 'hide a service from clients and refuse new orders for it',
     args: ID,
+    options: REASON,
     request: (input) => setEnabled(input, false),
     render: serviceFields,
   },

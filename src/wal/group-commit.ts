@@ -120,7 +120,15 @@ export class LmdbGroupCommit implements Wal {
           store.log.put(store.nextSeq++, event);
           events++;
         }
-        if (entry.removes !== undefined) for (const r of entry.removes) store.tables[r.table].remove(r.key);
+        if (entry.removes !== undefined) {
+          for (const r of entry.removes) {
+            if (r.ifAtMsBefore !== undefined) {
+              const row = store.tables[r.table].get(r.key) as { atMs?: number } | undefined;
+              if (row === undefined || row.atMs === undefined || row.atMs >= r.ifAtMsBefore) continue;
+            }
+            store.tables[r.table].remove(r.key);
+          }
+        }
         for (const put of entry.puts) store.tables[put.table].put(put.key, put.value);
       }
     });

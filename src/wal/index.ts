@@ -1,4 +1,5 @@
 export { openStore, type Store, type SyncMode } from './store.js';
 export { LmdbGroupCommit, type GroupCommitOptions } from './group-commit.js';
+export { IdempotencySweeper, type SweepResult } from './idempotency-sweeper.js';
 export type { Wal, WalStats } from './wal.js';
 export * from './records.js';

@@ -124,7 +124,12 @@ export interface TablePut {
 export interface WalEntry {
   events: LogEvent[];
   puts: TablePut[];
-  removes?: { table: TableName; key: string | number | (string | number)[] }[];
+  /**
+   * Rows to delete. With `ifAtMsBefore`, the row is deleted only if, inside
+   * the commit, it still exists with an `atMs` older than that: a record
+   * written again meanwhile is kept.
+   */
+  removes?: { table: TableName; key: string | number | (string | number)[]; ifAtMsBefore?: number }[];
 }
 
 export const ORDER_STATUSES: OrderStatus[] = ['pending', 'processing', 'in_progress', 'completed', 'partial', 'canceled'];

@@ -91,3 +91,28 @@ describe('Idempotency-Key on POST /order', () => {
     expect(later.body.order).not.toBe(first.body.order);
   });
 });
+
+describe('Idempotency-Key retention sweep', () => {
+  it('deletes records past retention and keeps fresh ones and keys used again', async () => {
+    const t = await startTestServer();
+    try {
+      const clock = t.clock as import('../../src/clock.js').ManualClock;
+      const service = await t.createService({ rate: '1', min: 1, max: 10 });
+      const creds = await t.createAccount('sweep', '100');
+      await t.api('POST', '/api/v1/order', creds, order(service, 1), { 'idempotency-key': 'old' });
+      await t.api('POST', '/api/v1/order', creds, order(service, 1), { 'idempotency-key': 'reused' });
+      clock.advance(24 * 3_600_000 + 1);
+      await t.api('POST', '/api/v1/order', creds, order(service, 2), { 'idempotency-key': 'reused' });
+      await t.api('POST', '/api/v1/order', creds, order(service, 1), { 'idempotency-key': 'fresh' });
+      const table = t.server.context.store.tables.idempotency;
+      expect([...table.getKeys()].sort()).toEqual([`${creds.id}:fresh`, `${creds.id}:old`, `${creds.id}:reused`]);
+      expect(await t.server.sweeper.runOnce()).toEqual({ scanned: 3, removed: 1 });
+      expect([...table.getKeys()].sort()).toEqual([`${creds.id}:fresh`, `${creds.id}:reused`]);
+      // The re-used key now answers with its second order.
+      const replay = await t.api('POST', '/api/v1/order', creds, order(service, 2), { 'idempotency-key': 'reused' });
+      expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    } finally {
+      await t.close();
+    }
+  });
+});
