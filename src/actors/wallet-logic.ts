@@ -322,9 +322,12 @@ function decideUpdate(state: WalletState, command: Extract<Command, { kind: 'upd
   if (command.rateLimitPerMinute !== undefined) {
     wallet.rateLimitPerMinute = command.rateLimitPerMinute;
     event.rateLimitPerMinute = command.rateLimitPerMinute;
-    // A new limit starts with a full bucket of the new size: the operator
-    // raising a limit expects it to apply at once.
-    bucket = fullBucket(command.rateLimitPerMinute, now.monotonicMs);
+    // Raising a limit applies at once (a full bucket of the new size);
+    // lowering it, or setting the same one, must not hand a throttled client
+    // a fresh burst: its spent tokens stay spent, capped at the new size.
+    if (command.rateLimitPerMinute > state.wallet.rateLimitPerMinute) {
+      bucket = fullBucket(command.rateLimitPerMinute, now.monotonicMs);
+    }
   }
   return {
     state: { wallet, bucket },

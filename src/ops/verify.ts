@@ -232,7 +232,7 @@ class LedgerReplay {
 
   private creditsAdjusted(seq: number, id: number, account: AccountState, e: RawEvent): void {
     if (!isInt(e.amount)) fail('balance', seq, id, null, `credits.adjusted carries an invalid amount ${credits(e.amount)}.`);
-    const next = this.move(seq, id, null, account, e.amount, `credits.adjusted of ${credits(e.amount)}`, e.balance);
+    const next = this.move(seq, id, null, account, e.amount, e.balance, () => `credits.adjusted of ${credits(e.amount)}`);
     account.balance = next;
     this.credited += BigInt(e.amount);
   }
@@ -262,7 +262,7 @@ class LedgerReplay {
         fail('order-charge', seq, id, orderId, `the order was not debited (charge ${credits(charge)}) but no unlimited-plan window covered its time.`);
       }
     }
-    const next = this.move(seq, id, orderId, account, -debit, `order.placed debiting ${credits(debit)}`, e.balance);
+    const next = this.move(seq, id, orderId, account, -debit, e.balance, () => `order.placed debiting ${credits(debit)}`);
     account.balance = next;
     this.debited += BigInt(debit);
     // The orders row is compared in the sequential scan at the end (a random
@@ -311,22 +311,27 @@ class LedgerReplay {
         `the move to ${toStatus} refunds ${credits(refund)} but should refund ${formatBig(expectedRefund)} credits (debit ${credits(order.debit)}).`,
       );
     }
-    const next = this.move(seq, id, orderId, account, refund, `order.status to ${toStatus} refunding ${credits(refund)}`, e.balance);
+    const next = this.move(seq, id, orderId, account, refund, e.balance, () => `order.status to ${toStatus} refunding ${credits(refund)}`);
     account.balance = next;
     this.refunded += BigInt(refund);
     order.status = toStatus;
     order.remains = toStatus === 'partial' ? (remains as number) : null;
   }
 
-  /** Applies a signed change to a balance and checks (a): never negative, equal to the event's balance. */
-  private move(seq: number, id: number, orderId: string | null, account: AccountState, delta: number, what: string, carried: unknown): number {
+  /**
+   * Applies a signed change to a balance and checks (a): never negative,
+   * equal to the balance the event carries. `what` describes the event and
+   * is only called on failure (formatting money per event would double the
+   * cost of a replay).
+   */
+  private move(seq: number, id: number, orderId: string | null, account: AccountState, delta: number, carried: unknown, what: () => string): number {
     const next = account.balance + delta;
-    if (!isInt(next)) fail('balance', seq, id, orderId, `${what} takes the balance of ${credits(account.balance)} out of the exact range.`);
+    if (!isInt(next)) fail('balance', seq, id, orderId, `${what()} takes the balance of ${credits(account.balance)} out of the exact range.`);
     if (next < 0) {
-      fail('balance', seq, id, orderId, `${what} takes the balance of ${credits(account.balance)} below zero, to ${credits(next)}.`);
+      fail('balance', seq, id, orderId, `${what()} takes the balance of ${credits(account.balance)} below zero, to ${credits(next)}.`);
     }
     if (carried !== next) {
-      fail('balance', seq, id, orderId, `${what} leaves a replayed balance of ${credits(next)} but the event records ${credits(carried)}.`);
+      fail('balance', seq, id, orderId, `${what()} leaves a replayed balance of ${credits(next)} but the event records ${credits(carried)}.`);
     }
     return next;
   }
@@ -366,11 +371,15 @@ class LedgerReplay {
         fail('order-charge', null, isInt(row.account) ? row.account : null, id, 'the orders row has no order.placed in the log.');
       }
       order.hasRow = true;
-      const placed: Record<string, unknown> = { account: order.account, charge: order.charge, debit: order.debit, rate: order.rate, quantity: order.quantity };
-      for (const field of Object.keys(placed)) {
-        if (row[field] !== placed[field]) {
-          fail('order-charge', order.placedSeq, order.account, id, `the orders row has ${field} ${String(row[field])} but order.placed says ${String(placed[field])}.`);
-        }
+      const field =
+        row.account !== order.account ? 'account'
+        : row.charge !== order.charge ? 'charge'
+        : row.debit !== order.debit ? 'debit'
+        : row.rate !== order.rate ? 'rate'
+        : row.quantity !== order.quantity ? 'quantity'
+        : null;
+      if (field !== null) {
+        fail('order-charge', order.placedSeq, order.account, id, `the orders row has ${field} ${String(row[field])} but order.placed says ${String(order[field])}.`);
       }
       if (row.status !== order.status || row.remains !== order.remains) {
         fail(

@@ -1,116 +1,27 @@
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../src/cli/index.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ACCOUNT, onlyRequest, runAgainst, useFakeAdmin } from './fake-admin.js';
 
 /*
  * Drives the CLI in-process against a real HTTP server on a loopback port:
- * a small fake of the admin API that records each request and answers with
- * contract-shaped bodies (DESIGN.md section 4 / the admin contract).
+ * a small fake of the admin API (fake-admin.ts) that records each request
+ * and answers with contract-shaped bodies. The processing and operations
+ * commands (orders, plan, forcejoin, snapshot, verify, stats) are in
+ * cli-ops.test.ts.
  */
 
-interface Recorded {
-  method: string;
-  url: string;
-  headers: IncomingHttpHeaders;
-  body: string;
+const fake = useFakeAdmin();
+
+function cli(args: string[], env?: NodeJS.ProcessEnv) {
+  return runAgainst(fake, args, env);
 }
 
-interface Reply {
-  status: number;
-  /** A string is sent verbatim (for non-JSON and exact-text cases); anything else is JSON-encoded. */
-  body: unknown;
-}
-
-const ACCOUNT = {
-  id: 'acc_1',
-  name: 'alice',
-  credits: 12.5,
-  banned: false,
-  rate_limit_per_minute: 60,
-  unlimited: false,
-  unlimited_expires: null,
-  created_at: '2025-01-01T00:00:00.000Z',
-};
-const SERVICE = { id: 3, platform: 'telegram', name: 'Members', rate: 0.5, min: 10, max: 1000, enabled: true };
-
-/** The contract's happy path; individual tests override with `reply`. */
-function contractReply(req: Recorded): Reply {
-  const route = `${req.method} ${req.url}`;
-  const json = req.body ? (JSON.parse(req.body) as Record<string, unknown>) : {};
-  if (route === 'GET /healthz') return { status: 200, body: { ok: true } };
-  if (route === 'POST /admin/v1/accounts') {
-    return { status: 201, body: { ok: true, account: { ...ACCOUNT, name: json.name }, api_key: 'ak_123', api_secret: 'sk_secret' } };
-  }
-  if (route === 'GET /admin/v1/accounts') {
-    return {
-      status: 200,
-      body: {
-        ok: true,
-        accounts: [
-          ACCOUNT,
-          { ...ACCOUNT, id: 'acc_22', name: 'bob', credits: 1000000000.123456, banned: true, rate_limit_per_minute: 100000000, unlimited: true, unlimited_expires: '2026-02-01T00:00:00.000Z' },
-        ],
-      },
-    };
-  }
-  if (route === 'GET /admin/v1/accounts/acc_1') return { status: 200, body: { ok: true, account: ACCOUNT } };
-  if (route === 'POST /admin/v1/accounts/acc_1/credits') return { status: 200, body: { ok: true, credits: 12.8 } };
-  if (route === 'PATCH /admin/v1/accounts/acc_1') return { status: 200, body: { ok: true, account: { ...ACCOUNT, ...json } } };
-  if (route === 'POST /admin/v1/accounts/acc_1/rotate-secret') {
-    return { status: 200, body: { ok: true, api_key: 'ak_123', api_secret: 'sk_new' } };
-  }
-  if (route === 'POST /admin/v1/services') return { status: 201, body: { ok: true, service: { ...SERVICE, ...json } } };
-  if (route === 'PATCH /admin/v1/services/3') return { status: 200, body: { ok: true, service: { ...SERVICE, ...json } } };
-  if (route === 'GET /admin/v1/services') {
-    return { status: 200, body: { ok: true, services: [SERVICE, { ...SERVICE, id: 12, name: 'Views', rate: 0.001, min: 100, max: 100000, enabled: false }] } };
-  }
-  return { status: 404, body: { ok: false, error: 'NOT_FOUND', message: 'No such route.' } };
-}
-
-let server: Server;
-let baseUrl: string;
-let requests: Recorded[] = [];
-let reply: (req: Recorded) => Reply = contractReply;
-
-beforeAll(async () => {
-  server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const recorded = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
-      requests.push(recorded);
-      const { status, body } = reply(recorded);
-      res.writeHead(status, { 'content-type': 'application/json' });
-      res.end(typeof body === 'string' ? body : JSON.stringify(body));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-});
-
-afterAll(async () => {
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-});
-
-afterEach(() => {
-  requests = [];
-  reply = contractReply;
-});
-
-async function cli(args: string[], env: NodeJS.ProcessEnv = { ADMIN_URL: baseUrl, ADMIN_TOKEN: 'tok-env' }) {
-  let out = '';
-  let err = '';
-  const code = await runCli(args, { stdout: (s) => (out += s), stderr: (s) => (err += s), env });
-  return { code, out, err };
-}
-
-function only(): Recorded {
-  expect(requests).toHaveLength(1);
-  return requests[0]!;
+function only() {
+  return onlyRequest(fake);
 }
 
 describe('account commands', () => {
@@ -155,14 +66,14 @@ describe('account commands', () => {
   });
 
   it('account list says so when there are none', async () => {
-    reply = () => ({ status: 200, body: { ok: true, accounts: [] } });
+    fake.reply = () => ({ status: 200, body: { ok: true, accounts: [] } });
     const r = await cli(['account', 'list']);
     expect(r).toMatchObject({ code: 0, out: 'No accounts yet.\n' });
   });
 
   it('--json prints the body exactly as the server sent it', async () => {
     const raw = '{"ok":true,"accounts":[{"id":"acc_1","credits":0.3}]}';
-    reply = () => ({ status: 200, body: raw });
+    fake.reply = () => ({ status: 200, body: raw });
     const r = await cli(['account', 'list', '--json']);
     expect(r).toEqual({ code: 0, out: raw + '\n', err: '' });
   });
@@ -193,20 +104,20 @@ describe('account commands', () => {
 
   it('keeps digits a binary float would lose, and drops leading zeros JSON forbids', async () => {
     await cli(['account', 'credits', 'acc_1', '--amount', '0099999999999.999999', '--reason', 'x']);
-    expect(requests[0]!.body).toBe('{"amount":99999999999.999999,"reason":"x"}');
+    expect(fake.requests[0]!.body).toBe('{"amount":99999999999.999999,"reason":"x"}');
   });
 
   it('accepts a negative amount written with a space or with =', async () => {
     await cli(['account', 'credits', 'acc_1', '--amount', '-5', '--reason', 'refund fix']);
     await cli(['account', 'credits', 'acc_1', '--amount=-0.25', '--reason', 'refund fix']);
-    expect(requests.map((r) => JSON.parse(r.body).amount)).toEqual([-5, -0.25]);
+    expect(fake.requests.map((r) => JSON.parse(r.body).amount)).toEqual([-5, -0.25]);
   });
 
   it.each([['1.2345678'], ['1e3'], ['12,5'], ['.5'], ['abc']])('refuses amount %s before sending anything', async (amount) => {
     const r = await cli(['account', 'credits', 'acc_1', '--amount', amount, '--reason', 'x']);
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/^error: --amount must be a decimal number with at most 6 decimal places/);
-    expect(requests).toHaveLength(0);
+    expect(fake.requests).toHaveLength(0);
   });
 
   it('requires a reason for credits', async () => {
@@ -214,13 +125,13 @@ describe('account commands', () => {
     expect(r.code).toBe(2);
     expect(r.err).toContain('error: account credits needs --reason.');
     expect(r.err).toContain('credit-order-api account credits --help');
-    expect(requests).toHaveLength(0);
+    expect(fake.requests).toHaveLength(0);
   });
 
   it('account ban / unban patch banned', async () => {
     expect((await cli(['account', 'ban', 'acc_1'])).code).toBe(0);
     const unban = await cli(['account', 'unban', 'acc_1']);
-    expect(requests.map((r) => [r.method, r.url, r.body])).toEqual([
+    expect(fake.requests.map((r) => [r.method, r.url, r.body])).toEqual([
       ['PATCH', '/admin/v1/accounts/acc_1', '{"banned":true}'],
       ['PATCH', '/admin/v1/accounts/acc_1', '{"banned":false}'],
     ]);
@@ -232,6 +143,25 @@ describe('account commands', () => {
     expect(r.code).toBe(0);
     expect(only().body).toBe('{"rate_limit_per_minute":100000000}');
     expect(r.out).toMatch(/^rate_limit_per_minute\s+100000000$/m);
+  });
+
+  it('account ban / unban / rate-limit send --reason in the PATCH body', async () => {
+    await cli(['account', 'ban', 'acc_1', '--reason', 'chargeback #12']);
+    await cli(['account', 'unban', 'acc_1', '--reason', 'resolved']);
+    const r = await cli(['account', 'rate-limit', 'acc_1', '--per-minute', '600', '--reason', 'bulk reseller']);
+    expect(r.code).toBe(0);
+    expect(fake.requests.map((q) => [q.method, q.url, q.body])).toEqual([
+      ['PATCH', '/admin/v1/accounts/acc_1', '{"banned":true,"reason":"chargeback #12"}'],
+      ['PATCH', '/admin/v1/accounts/acc_1', '{"banned":false,"reason":"resolved"}'],
+      ['PATCH', '/admin/v1/accounts/acc_1', '{"rate_limit_per_minute":600,"reason":"bulk reseller"}'],
+    ]);
+  });
+
+  it('an empty --reason is a usage error, not an empty string sent', async () => {
+    const r = await cli(['account', 'ban', 'acc_1', '--reason', ' ']);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('error: --reason must not be empty.');
+    expect(fake.requests).toHaveLength(0);
   });
 
   it('account rate-limit refuses a non-integer', async () => {
@@ -254,7 +184,7 @@ describe('service commands', () => {
     const r = await cli(['service', 'add', '--platform', 'telegram', '--name', 'Members', '--rate', '0.5', '--min', '10', '--max', '1000']);
     expect(r.code).toBe(0);
     expect(only()).toMatchObject({ method: 'POST', url: '/admin/v1/services' });
-    expect(JSON.parse(requests[0]!.body)).toEqual({ platform: 'telegram', name: 'Members', rate: 0.5, min: 10, max: 1000, enabled: true });
+    expect(JSON.parse(fake.requests[0]!.body)).toEqual({ platform: 'telegram', name: 'Members', rate: 0.5, min: 10, max: 1000, enabled: true });
     expect(r.out).toMatch(/^rate\s+0.5$/m);
   });
 
@@ -279,16 +209,36 @@ describe('service commands', () => {
     const r = await cli(['service', 'update', '3']);
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/needs at least one of --platform/);
-    expect(requests).toHaveLength(0);
+    expect(fake.requests).toHaveLength(0);
   });
 
   it('service enable / disable patch enabled', async () => {
     await cli(['service', 'enable', '3']);
     await cli(['service', 'disable', '3']);
-    expect(requests.map((r) => [r.method, r.url, r.body])).toEqual([
+    expect(fake.requests.map((r) => [r.method, r.url, r.body])).toEqual([
       ['PATCH', '/admin/v1/services/3', '{"enabled":true}'],
       ['PATCH', '/admin/v1/services/3', '{"enabled":false}'],
     ]);
+  });
+
+  it('service add / update / enable / disable send --reason', async () => {
+    await cli(['service', 'add', '--platform', 'p', '--name', 'n', '--rate', '1', '--min', '1', '--max', '2', '--reason', 'launch']);
+    await cli(['service', 'update', '3', '--rate', '0.6', '--reason', 'supplier price up']);
+    await cli(['service', 'enable', '3', '--reason', 'back in stock']);
+    await cli(['service', 'disable', '3', '--reason', 'supplier down']);
+    expect(fake.requests.map((q) => [q.method, q.url, q.body])).toEqual([
+      ['POST', '/admin/v1/services', '{"platform":"p","name":"n","rate":1,"min":1,"max":2,"enabled":true,"reason":"launch"}'],
+      ['PATCH', '/admin/v1/services/3', '{"rate":0.6,"reason":"supplier price up"}'],
+      ['PATCH', '/admin/v1/services/3', '{"enabled":true,"reason":"back in stock"}'],
+      ['PATCH', '/admin/v1/services/3', '{"enabled":false,"reason":"supplier down"}'],
+    ]);
+  });
+
+  it('service update with only a reason still has nothing to change', async () => {
+    const r = await cli(['service', 'update', '3', '--reason', 'why not']);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/needs at least one of --platform/);
+    expect(fake.requests).toHaveLength(0);
   });
 
   it('service list shows disabled services too', async () => {
@@ -302,7 +252,7 @@ describe('service commands', () => {
 
 describe('health', () => {
   it('needs no token and sends none', async () => {
-    const r = await cli(['health'], { ADMIN_URL: baseUrl, DATA_DIR: '/nonexistent-dir-for-test' });
+    const r = await cli(['health'], { ADMIN_URL: fake.baseUrl, DATA_DIR: '/nonexistent-dir-for-test' });
     expect(r).toMatchObject({ code: 0, out: 'The server is up.\n' });
     expect(only().headers.authorization).toBeUndefined();
   });
@@ -324,28 +274,28 @@ describe('connection and token', () => {
   });
 
   it('falls back to $DATA_DIR/admin-token, trimmed', async () => {
-    const r = await cli(['account', 'list'], { ADMIN_URL: baseUrl, DATA_DIR: dir });
+    const r = await cli(['account', 'list'], { ADMIN_URL: fake.baseUrl, DATA_DIR: dir });
     expect(r.code).toBe(0);
     expect(only().headers.authorization).toBe('Bearer tok-file');
   });
 
   it('says how to get a token when there is none', async () => {
-    const r = await cli(['account', 'list'], { ADMIN_URL: baseUrl, DATA_DIR: join(dir, 'missing') });
+    const r = await cli(['account', 'list'], { ADMIN_URL: fake.baseUrl, DATA_DIR: join(dir, 'missing') });
     expect(r.code).toBe(1);
     expect(r.err).toMatch(/^error: no admin token: pass --token, set ADMIN_TOKEN, or start the server once/);
     expect(r.err).toContain(join(dir, 'missing', 'admin-token'));
-    expect(requests).toHaveLength(0);
+    expect(fake.requests).toHaveLength(0);
   });
 
   it('builds the default URL from ADMIN_HOST and ADMIN_PORT', async () => {
-    const port = new URL(baseUrl).port;
+    const port = new URL(fake.baseUrl).port;
     const r = await cli(['account', 'list'], { ADMIN_HOST: '127.0.0.1', ADMIN_PORT: port, ADMIN_TOKEN: 't' });
     expect(r.code).toBe(0);
-    expect(requests).toHaveLength(1);
+    expect(fake.requests).toHaveLength(1);
   });
 
   it('--admin-url wins over ADMIN_URL and tolerates a trailing slash', async () => {
-    const r = await cli(['account', 'list', '--admin-url', `${baseUrl}/`], { ADMIN_URL: 'http://127.0.0.1:1', ADMIN_TOKEN: 't' });
+    const r = await cli(['account', 'list', '--admin-url', `${fake.baseUrl}/`], { ADMIN_URL: 'http://127.0.0.1:1', ADMIN_TOKEN: 't' });
     expect(r.code).toBe(0);
     expect(only().url).toBe('/admin/v1/accounts');
   });
@@ -375,7 +325,7 @@ describe('connection and token', () => {
 
 describe('server errors', () => {
   it('renders {ok:false,error,message} as one sentence and exits 1', async () => {
-    reply = () => ({
+    fake.reply = () => ({
       status: 400,
       body: { ok: false, error: 'VALIDATION', message: 'amount must be a decimal number with at most 6 decimal places.' },
     });
@@ -388,7 +338,7 @@ describe('server errors', () => {
   });
 
   it('reports a 401 from a wrong token the same way', async () => {
-    reply = () => ({ status: 401, body: { ok: false, error: 'AUTH', message: 'The admin token is missing or wrong.' } });
+    fake.reply = () => ({ status: 401, body: { ok: false, error: 'AUTH', message: 'The admin token is missing or wrong.' } });
     const r = await cli(['account', 'list', '--json']);
     expect(r.code).toBe(1);
     expect(r.err).toBe('error: AUTH: The admin token is missing or wrong.\n');
@@ -396,21 +346,21 @@ describe('server errors', () => {
   });
 
   it('handles an error without the contract body', async () => {
-    reply = () => ({ status: 500, body: {} });
+    fake.reply = () => ({ status: 500, body: {} });
     const r = await cli(['account', 'list']);
     expect(r.code).toBe(1);
     expect(r.err).toMatch(/^error: HTTP 500: /);
   });
 
   it('handles a body that is not JSON', async () => {
-    reply = () => ({ status: 200, body: '<html>proxy</html>' });
+    fake.reply = () => ({ status: 200, body: '<html>proxy</html>' });
     const r = await cli(['account', 'list']);
     expect(r.code).toBe(1);
     expect(r.err).toMatch(/answered HTTP 200 with something that is not JSON/);
   });
 
   it('escapes control characters that come back in names', async () => {
-    reply = () => ({ status: 200, body: { ok: true, account: { ...ACCOUNT, name: 'evil\u001b[2J\nname' } } });
+    fake.reply = () => ({ status: 200, body: { ok: true, account: { ...ACCOUNT, name: 'evil\u001b[2J\nname' } } });
     const r = await cli(['account', 'show', 'acc_1']);
     expect(r.out).toMatch(/^name\s+evil\\u001b\[2J\\nname$/m);
   });
@@ -420,10 +370,10 @@ describe('usage', () => {
   it('--help lists every command and exits 0 without a request', async () => {
     const r = await cli(['--help']);
     expect(r.code).toBe(0);
-    for (const command of ['account create --name NAME', 'account list', 'account show ID', 'account credits ID --amount AMOUNT --reason TEXT', 'account ban ID', 'account unban ID', 'account rate-limit ID --per-minute N', 'account rotate-secret ID', 'service add --platform PLATFORM', 'service update ID [options]', 'service enable ID', 'service disable ID', 'service list', 'health']) {
+    for (const command of ['account create --name NAME', 'account list', 'account show ID', 'account credits ID --amount AMOUNT --reason TEXT', 'account ban ID', 'account unban ID', 'account rate-limit ID --per-minute N', 'account rotate-secret ID', 'service add --platform PLATFORM', 'service update ID [options]', 'service enable ID', 'service disable ID', 'service list', 'health', 'account plan ID --months N', 'account forcejoin ID [options]', 'order list [options]', 'order show ID', 'order set-status ID --status STATUS', 'order place --account ID --service N --target URL --quantity Q', 'snapshot --out DIR', 'verify', 'stats']) {
       expect(r.out).toContain(command);
     }
-    expect(requests).toHaveLength(0);
+    expect(fake.requests).toHaveLength(0);
   });
 
   it('no arguments prints help on stderr and exits 2', async () => {
@@ -450,7 +400,7 @@ describe('usage', () => {
   it('a group without a command lists what it accepts', async () => {
     const r = await cli(['account']);
     expect(r.code).toBe(2);
-    expect(r.err).toContain('error: account needs a command: create, list, show, credits, ban, unban, rate-limit, rotate-secret.');
+    expect(r.err).toContain('error: account needs a command: create, list, show, credits, ban, unban, rate-limit, rotate-secret, plan, forcejoin.');
   });
 
   it('unknown commands and options exit 2', async () => {
@@ -459,7 +409,7 @@ describe('usage', () => {
     const r = await cli(['account', 'list', '--bogus']);
     expect(r.code).toBe(2);
     expect(r.err).toContain("error: Unknown option '--bogus'.");
-    expect(requests).toHaveLength(0);
+    expect(fake.requests).toHaveLength(0);
   });
 
   it('options of another command are refused', async () => {

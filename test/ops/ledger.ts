@@ -1,0 +1,145 @@
+/**
+ * Builds hand-made ledgers for verify tests: a consistent log plus the table
+ * rows the server would have written, computed the way wallet-logic does.
+ * Tests tamper with `events` or `rows` before `write()` to break exactly one
+ * invariant.
+ */
+import type { IdempotencyRecord, LogEvent, OrderRecord, OrderStatus, TableName, WalletRecord } from '../../src/wal/records.js';
+import { openStore, type Store } from '../../src/wal/store.js';
+import { tempDir } from '../helpers/server.js';
+
+export const CREDIT = 1_000_000;
+
+export class Ledger {
+  events: LogEvent[] = [];
+  /** Table rows by table, keyed like the server keys them. */
+  rows: Record<'wallets' | 'orders' | 'idempotency', Map<string | number, any>> = {
+    wallets: new Map(),
+    orders: new Map(),
+    idempotency: new Map(),
+  };
+  private atMs = 1_700_000_000_000;
+  private orderSeq = 0;
+  /** Seq of the first event; tests can start elsewhere to make a gap. */
+  seqOf: (index: number) => number = (i) => i + 1;
+
+  private now(): number {
+    return (this.atMs += 1000);
+  }
+
+  wallet(id: number): WalletRecord {
+    return this.rows.wallets.get(id) as WalletRecord;
+  }
+
+  order(id: string): OrderRecord {
+    return this.rows.orders.get(id) as OrderRecord;
+  }
+
+  account(id: number): this {
+    this.events.push({ type: 'account.created', atMs: this.now(), account: id, name: `acct${id}`, credits: 0, rateLimitPerMinute: 60 });
+    this.rows.wallets.set(id, { id, credits: 0, banned: false, rateLimitPerMinute: 60, unlimitedExpiresMs: null } satisfies WalletRecord);
+    return this;
+  }
+
+  credit(id: number, amount: number): this {
+    const w = this.wallet(id);
+    w.credits += amount;
+    this.events.push({ type: 'credits.adjusted', atMs: this.now(), account: id, amount, reason: 'test', balance: w.credits });
+    return this;
+  }
+
+  plan(id: number, months = 1): this {
+    const at = this.now();
+    const expiresMs = at + months * 30 * 86_400_000;
+    this.wallet(id).unlimitedExpiresMs = expiresMs;
+    this.events.push({ type: 'plan.granted', atMs: at, account: id, months, priceInr: months * 9999, expiresMs });
+    return this;
+  }
+
+  place(id: number, orderId: string, quantity: number, rate: number, options: { idempotencyKey?: string } = {}): this {
+    const w = this.wallet(id);
+    const at = this.now();
+    const unlimited = w.unlimitedExpiresMs !== null && at < w.unlimitedExpiresMs;
+    const charge = Number(BigInt(quantity) * BigInt(rate));
+    const debit = unlimited ? 0 : charge;
+    w.credits -= debit;
+    this.events.push({
+      type: 'order.placed',
+      atMs: at,
+      account: id,
+      order: orderId,
+      service: 1,
+      quantity,
+      rate,
+      charge,
+      debit,
+      balance: w.credits,
+      channel: 'api',
+      idempotencyKey: options.idempotencyKey ?? null,
+    });
+    const row: OrderRecord = {
+      id: orderId,
+      account: id,
+      service: 1,
+      target: 'https://example.com/p/1',
+      quantity,
+      rate,
+      charge,
+      debit,
+      status: 'pending',
+      remains: null,
+      channel: 'api',
+      unlimited,
+      createdAtMs: at,
+      seq: ++this.orderSeq,
+    };
+    this.rows.orders.set(orderId, row);
+    if (options.idempotencyKey !== undefined) {
+      this.rows.idempotency.set(`${id}:${options.idempotencyKey}`, {
+        fingerprint: 'fp',
+        status: 201,
+        body: '{}',
+        order: orderId,
+        atMs: at,
+      } satisfies IdempotencyRecord);
+    }
+    return this;
+  }
+
+  move(orderId: string, to: OrderStatus, remains: number | null = null): this {
+    const o = this.order(orderId);
+    const w = this.wallet(o.account);
+    let refund = 0;
+    if (to === 'canceled') refund = o.debit;
+    if (to === 'partial') refund = o.debit === 0 ? 0 : remains! * o.rate;
+    w.credits += refund;
+    this.events.push({ type: 'order.status', atMs: this.now(), account: o.account, order: orderId, from: o.status, to, remains, refund, balance: w.credits });
+    o.status = to;
+    o.remains = to === 'partial' ? remains : null;
+    return this;
+  }
+
+  /** Finds the last event of a type (for tampering). */
+  last<T extends LogEvent['type']>(type: T): Extract<LogEvent, { type: T }> {
+    for (let i = this.events.length - 1; i >= 0; i--) if (this.events[i]!.type === type) return this.events[i] as Extract<LogEvent, { type: T }>;
+    throw new Error(`no ${type} event`);
+  }
+
+  /** Seq of the last event of a type, as `write()` will number it. */
+  seqOfLast(type: LogEvent['type']): number {
+    for (let i = this.events.length - 1; i >= 0; i--) if (this.events[i]!.type === type) return this.seqOf(i);
+    throw new Error(`no ${type} event`);
+  }
+
+  /** Writes the ledger into a fresh store in one transaction; the caller closes it. */
+  write(dir = tempDir()): { store: Store; dir: string } {
+    const store = openStore(dir);
+    store.root.transactionSync(() => {
+      this.events.forEach((event, i) => store.log.put(this.seqOf(i), event));
+      for (const table of Object.keys(this.rows) as (keyof Ledger['rows'] & TableName)[]) {
+        for (const [key, value] of this.rows[table]) store.tables[table].put(key, value);
+      }
+    });
+    return { store, dir };
+  }
+}

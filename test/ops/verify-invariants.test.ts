@@ -1,0 +1,315 @@
+/**
+ * verifyLedger against hand-made logs: a consistent ledger passes with exact
+ * totals, and each invariant, broken on its own, is named with its seq,
+ * account and order.
+ */
+import { rmSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { renderVerifyReport, verifyLedger, verifyLedgerAsync, type VerifyReport } from '../../src/ops/index.js';
+import type { Store } from '../../src/wal/store.js';
+import { CREDIT, Ledger } from './ledger.js';
+
+const opened: { store: Store; dir: string }[] = [];
+
+afterEach(async () => {
+  for (const { store, dir } of opened.splice(0)) {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+function verify(ledger: Ledger): VerifyReport {
+  const written = ledger.write();
+  opened.push(written);
+  return verifyLedger(written.store);
+}
+
+/** One account with 100 credits and three orders at rate 0.1 (q 10, 20, 30). */
+function busy(): Ledger {
+  return new Ledger()
+    .account(1)
+    .credit(1, 100 * CREDIT)
+    .place(1, 'o1', 10, 100_000, { idempotencyKey: 'k1' })
+    .place(1, 'o2', 20, 100_000)
+    .place(1, 'o3', 30, 100_000);
+}
+
+function expectBroken(report: VerifyReport, invariant: string, seq: number | null, account: number | null, order: string | null, phrase: RegExp): void {
+  expect(report.ok).toBe(false);
+  expect(report.broken).toMatchObject({ invariant, seq, account, order });
+  expect(report.firstBroken).toBe(report.broken!.sentence);
+  expect(report.firstBroken).toMatch(phrase);
+  if (seq !== null) expect(report.firstBroken).toContain(`seq ${seq}`);
+  if (account !== null) expect(report.firstBroken).toContain(`account ${account}`);
+  if (order !== null) expect(report.firstBroken).toContain(`order ${order}`);
+}
+
+describe('a consistent hand-made ledger', () => {
+  it('passes with exact totals, including refunds, status moves and the unlimited plan', async () => {
+    const ledger = busy()
+      .move('o1', 'processing')
+      .move('o1', 'in_progress')
+      .move('o1', 'completed')
+      .move('o2', 'canceled') // refunds 2
+      .move('o3', 'partial', 7) // refunds 0.7
+      .account(2)
+      .credit(2, 5 * CREDIT)
+      .credit(2, -1 * CREDIT)
+      .plan(2)
+      .place(2, 'u1', 1000, 100_000) // charge 100, debit 0 under the plan
+      .move('u1', 'partial', 500) // refunds nothing: nothing was debited
+      .place(2, 'u2', 10, 100_000)
+      .move('u2', 'canceled');
+    const report = verify(ledger);
+    expect(report.firstBroken).toBeNull();
+    expect(report.ok).toBe(true);
+    expect(report.counts).toEqual({ events: ledger.events.length, accounts: 2, orders: 5, idempotencyKeys: 1 });
+    expect(report.totals).toEqual({ credited: 104_000_000n, debited: 6_000_000n, refunded: 2_700_000n });
+    expect(ledger.wallet(1).credits).toBe(96_700_000);
+    expect(ledger.wallet(2).credits).toBe(4_000_000);
+    expect(JSON.parse(renderVerifyReport(report))).toMatchObject({ ok: true, first_broken: null, totals: { credited: 104, debited: 6, refunded: 2.7 } });
+    expect(await verifyLedgerAsync(opened[0]!.store)).toEqual(report);
+  });
+
+  it('an empty store verifies', () => {
+    expect(verify(new Ledger())).toMatchObject({ ok: true, counts: { events: 0, accounts: 0, orders: 0, idempotencyKeys: 0 } });
+  });
+
+  it('charges beyond the safe float product are checked exactly', () => {
+    // 9,007,199 × 1,000,000,001 = 9,007,199,009,007,199: exact as BigInt.
+    const ledger = new Ledger().account(1).credit(1, 9_007_199_254_740_991).place(1, 'big', 9_007_199, 1_000_000_001);
+    expect(verify(ledger).ok).toBe(true);
+    const off = new Ledger().account(1).credit(1, 9_007_199_254_740_991).place(1, 'big', 9_007_199, 1_000_000_001);
+    off.last('order.placed').charge -= 1;
+    off.last('order.placed').debit -= 1;
+    off.last('order.placed').balance += 1;
+    off.wallet(1).credits += 1;
+    off.order('big').charge -= 1;
+    off.order('big').debit -= 1;
+    expectBroken(verify(off), 'order-charge', 3, 1, 'big', /quantity 9007199 × rate 1000.000001 credits is 9007199009.007199 credits/);
+  });
+});
+
+describe('the log sequence', () => {
+  it('a gap in the seqs is reported', () => {
+    const ledger = busy();
+    ledger.seqOf = (i) => (i < 2 ? i + 1 : i + 2);
+    expectBroken(verify(ledger), 'log-sequence', 4, null, null, /expected seq 3 but found 4/);
+  });
+
+  it('an unknown event type is reported', () => {
+    const ledger = busy();
+    ledger.events.splice(2, 0, { type: 'credits.gifted', account: 1 } as never);
+    expectBroken(verify(ledger), 'log-sequence', 3, null, null, /"credits.gifted" is unknown/);
+  });
+});
+
+describe('(a) balance replay', () => {
+  it('an account must open at 0', () => {
+    const ledger = busy();
+    (ledger.events[0] as { credits: number }).credits = 5 * CREDIT;
+    expectBroken(verify(ledger), 'balance', 1, 1, null, /opens the wallet with 5 credits; an account must open with 0/);
+  });
+
+  it('a balance may never go negative', () => {
+    // The order debits 3 credits from 2: the events are internally consistent
+    // (balance fields follow the arithmetic) but the wallet went below zero.
+    const ledger = new Ledger().account(1).credit(1, 2 * CREDIT).place(1, 'o1', 30, 100_000);
+    expectBroken(verify(ledger), 'balance', 3, 1, 'o1', /debiting 3 credits takes the balance of 2 credits below zero, to -1 credits/);
+  });
+
+  it('a negative adjustment below zero is caught too', () => {
+    const ledger = new Ledger().account(1).credit(1, CREDIT).credit(1, -2 * CREDIT);
+    expectBroken(verify(ledger), 'balance', 3, 1, null, /credits.adjusted of -2 credits takes the balance of 1 credits below zero/);
+  });
+
+  it('the balance each event carries must equal the replayed balance', () => {
+    const ledger = busy();
+    ledger.last('order.placed').balance += 1;
+    expectBroken(verify(ledger), 'balance', 5, 1, 'o3', /replayed balance of 94 credits but the event records 94.000001 credits/);
+  });
+
+  it('a refund must land in the balance it reports', () => {
+    const ledger = busy().move('o2', 'canceled');
+    ledger.last('order.status').balance -= 2 * CREDIT;
+    expectBroken(verify(ledger), 'balance', 6, 1, 'o2', /replayed balance of 96 credits but the event records 94 credits/);
+  });
+
+  it('events must name an account created earlier', () => {
+    const ledger = busy();
+    ledger.events.push({ type: 'credits.adjusted', atMs: 1, account: 9, amount: CREDIT, reason: 'x', balance: CREDIT });
+    expectBroken(verify(ledger), 'balance', 6, 9, null, /no earlier account.created opened/);
+  });
+});
+
+describe('(b) wallets', () => {
+  it('a wallet row that differs from its replayed balance', () => {
+    const ledger = busy();
+    ledger.wallet(1).credits += 500_000;
+    expectBroken(verify(ledger), 'wallet', null, 1, null, /wallet holds 94.5 credits but its ledger replays to 94 credits/);
+  });
+
+  it('a wallet row with no account.created', () => {
+    const ledger = busy();
+    ledger.rows.wallets.set(7, { id: 7, credits: 0, banned: false, rateLimitPerMinute: 60, unlimitedExpiresMs: null });
+    expectBroken(verify(ledger), 'wallet', null, 7, null, /wallet row 7 has no account.created/);
+  });
+
+  it('an account with no wallet row', () => {
+    const ledger = busy().account(2);
+    ledger.rows.wallets.delete(2);
+    expectBroken(verify(ledger), 'wallet', null, 2, null, /created in the log but has no wallet row/);
+  });
+});
+
+describe('(c) order charges', () => {
+  it('debit must be the charge or 0', () => {
+    const ledger = busy();
+    const placed = ledger.last('order.placed');
+    placed.debit = 1_000_000; // charge is 3
+    placed.balance = 97_000_000 - 1_000_000;
+    expectBroken(verify(ledger), 'order-charge', 5, 1, 'o3', /debit 1 credits is neither the charge 3 credits nor 0/);
+  });
+
+  it('charge must be quantity × rate exactly', () => {
+    const ledger = busy();
+    ledger.last('order.placed').charge = 3_000_001;
+    expectBroken(verify(ledger), 'order-charge', 5, 1, 'o3', /charge is 3.000001 credits but quantity 30 × rate 0.1 credits is 3 credits/);
+  });
+
+  it('an order not debited outside an unlimited-plan window', () => {
+    const ledger = busy();
+    const placed = ledger.last('order.placed');
+    placed.debit = 0;
+    placed.balance = 97_000_000;
+    expectBroken(verify(ledger), 'order-charge', 5, 1, 'o3', /not debited .* no unlimited-plan window/);
+  });
+
+  it('order.placed needs its orders row', () => {
+    const ledger = busy();
+    ledger.rows.orders.delete('o2');
+    expectBroken(verify(ledger), 'order-charge', 4, 1, 'o2', /has no row in the orders table/);
+  });
+
+  it('the orders row must agree with order.placed', () => {
+    const ledger = busy();
+    ledger.order('o1').rate = 200_000;
+    expectBroken(verify(ledger), 'order-charge', 3, 1, 'o1', /orders row has rate 200000 but order.placed says 100000/);
+  });
+
+  it('an orders row with no order.placed', () => {
+    const ledger = busy();
+    ledger.rows.orders.set('ghost', { ...ledger.order('o1'), id: 'ghost' });
+    expectBroken(verify(ledger), 'order-charge', null, 1, 'ghost', /has no order.placed in the log/);
+  });
+
+  it('an order id placed twice', () => {
+    const ledger = busy();
+    const first = { ...ledger.order('o1') };
+    ledger.place(1, 'o1', 1, 100_000);
+    ledger.rows.orders.set('o1', first); // one id has one row: the first order's
+    expectBroken(verify(ledger), 'order-charge', 6, 1, 'o1', /already placed at seq 3/);
+  });
+});
+
+describe('(d) order status history', () => {
+  it('a status may not move backwards', () => {
+    const ledger = busy().move('o1', 'in_progress').move('o1', 'processing');
+    expectBroken(verify(ledger), 'order-status', 7, 1, 'o1', /moves backwards or sideways, from in_progress to processing/);
+  });
+
+  it('a final state never moves again, not even to itself', () => {
+    const ledger = busy().move('o1', 'completed').move('o1', 'completed');
+    expectBroken(verify(ledger), 'order-status', 7, 1, 'o1', /already completed, a final state, and cannot move again/);
+  });
+
+  it('from must be the status the order is in', () => {
+    const ledger = busy().move('o1', 'processing');
+    (ledger.last('order.status') as { from: string }).from = 'in_progress';
+    expectBroken(verify(ledger), 'order-status', 6, 1, 'o1', /moves from in_progress but the order is pending/);
+  });
+
+  it('a cancel refunds exactly the debit', () => {
+    const ledger = busy().move('o2', 'canceled');
+    const moved = ledger.last('order.status');
+    moved.refund -= 1;
+    moved.balance -= 1;
+    ledger.wallet(1).credits -= 1;
+    expectBroken(verify(ledger), 'order-status', 6, 1, 'o2', /refunds 1.999999 credits but should refund 2 credits/);
+  });
+
+  it('a partial refunds exactly remains × rate', () => {
+    const ledger = busy().move('o3', 'partial', 7);
+    const moved = ledger.last('order.status');
+    moved.refund = 3_000_000; // the whole debit instead of 7 × 0.1
+    moved.balance = 97_000_000;
+    ledger.wallet(1).credits = 97_000_000;
+    expectBroken(verify(ledger), 'order-status', 6, 1, 'o3', /move to partial refunds 3 credits but should refund 0.7 credits/);
+  });
+
+  it('a partial of an order billed under the plan refunds nothing', () => {
+    const ledger = new Ledger().account(1).plan(1).place(1, 'u1', 100, 100_000).move('u1', 'partial', 40);
+    const moved = ledger.last('order.status');
+    moved.refund = 4_000_000;
+    moved.balance = 4_000_000;
+    ledger.wallet(1).credits = 4_000_000;
+    expectBroken(verify(ledger), 'order-status', 4, 1, 'u1', /refunds 4 credits but should refund 0 credits \(debit 0 credits\)/);
+  });
+
+  it('a move that is not a cancel or a partial refunds nothing', () => {
+    const ledger = busy().move('o1', 'completed');
+    const moved = ledger.last('order.status');
+    moved.refund = 1_000_000;
+    moved.balance += 1_000_000;
+    ledger.wallet(1).credits += 1_000_000;
+    expectBroken(verify(ledger), 'order-status', 6, 1, 'o1', /move to completed refunds 1 credits but should refund 0 credits/);
+  });
+
+  it('a move of an order that was never placed', () => {
+    const ledger = busy().move('o1', 'processing');
+    ledger.last('order.status').order = 'nope';
+    expectBroken(verify(ledger), 'order-status', 6, 1, 'nope', /no earlier order.placed created/);
+  });
+
+  it("the orders row's status must match the last move", () => {
+    const ledger = busy().move('o1', 'processing').move('o1', 'completed');
+    ledger.order('o1').status = 'processing';
+    expectBroken(verify(ledger), 'order-status', null, 1, 'o1', /orders row says processing with remains null but the log leaves it completed/);
+  });
+
+  it("the orders row's remains must match the partial move", () => {
+    const ledger = busy().move('o3', 'partial', 7);
+    ledger.order('o3').remains = 8;
+    expectBroken(verify(ledger), 'order-status', null, 1, 'o3', /remains 8 but the log leaves it partial with remains 7/);
+  });
+});
+
+describe('(e) idempotency records', () => {
+  it('a key must point at an existing order', () => {
+    const ledger = busy();
+    ledger.rows.idempotency.set('1:k2', { fingerprint: 'fp', status: 201, body: '{}', order: 'missing', atMs: 1 });
+    expectBroken(verify(ledger), 'idempotency', null, 1, 'missing', /key "k2" points at an order that does not exist/);
+  });
+
+  it("a key must point at its own account's order", () => {
+    const ledger = busy().account(2).credit(2, CREDIT).place(2, 'b1', 1, 100_000);
+    ledger.rows.idempotency.set('2:k:with:colons', { fingerprint: 'fp', status: 201, body: '{}', order: 'o1', atMs: 1 });
+    expectBroken(verify(ledger), 'idempotency', null, 2, 'o1', /key "k:with:colons" points at an order of account 1/);
+  });
+
+  it('a remembered rejection (order null) needs no order', () => {
+    const ledger = busy();
+    ledger.rows.idempotency.set('1:rejected', { fingerprint: 'fp', status: 402, body: '{}', order: null, atMs: 1 });
+    expect(verify(ledger)).toMatchObject({ ok: true, counts: { idempotencyKeys: 2 } });
+  });
+});
+
+describe('stopping at the first broken invariant', () => {
+  it('reports the earliest seq when several are broken', () => {
+    const ledger = busy();
+    ledger.wallet(1).credits = 0; // (b), found only at the end
+    ledger.last('order.placed').charge += 1; // (c) at seq 5
+    (ledger.events[3] as { balance: number }).balance = 1; // (a) at seq 4
+    expectBroken(verify(ledger), 'balance', 4, 1, 'o2', /event records 0.000001 credits/);
+  });
+});

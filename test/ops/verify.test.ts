@@ -1,0 +1,78 @@
+/**
+ * verifyLedger over a real server's store: whatever the HTTP API does, the
+ * log replays to the wallets, with exact totals.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifyLedger, verifyLedgerAsync } from '../../src/ops/index.js';
+import { seedIfEmpty } from '../../src/seed.js';
+import { order, startTestServer, type Creds, type TestServer } from '../helpers/server.js';
+
+describe('verifyLedger on a live server', () => {
+  let t: TestServer;
+  let service: number;
+  let alice: Creds;
+  let bob: Creds;
+
+  beforeAll(async () => {
+    t = await startTestServer();
+    service = await t.createService({ rate: '0.1', min: 1, max: 1000 });
+    alice = await t.createAccount('alice', '100');
+    bob = await t.createAccount('bob', '2.5');
+  });
+  afterAll(() => t.close());
+
+  it('a fresh server with accounts and top-ups verifies', () => {
+    const report = verifyLedger(t.server.context.store);
+    expect(report.firstBroken).toBeNull();
+    expect(report).toMatchObject({ ok: true, counts: { accounts: 2, orders: 0, idempotencyKeys: 0 } });
+    expect(report.totals).toEqual({ credited: 102_500_000n, debited: 0n, refunded: 0n });
+  });
+
+  it('orders, rejections, idempotent replays and adjustments keep the ledger consistent', async () => {
+    expect((await t.api('POST', '/api/v1/order', alice, order(service, 3))).status).toBe(201); // 0.3
+    expect((await t.api('POST', '/api/v1/order', alice, order(service, 7), { 'idempotency-key': 'a-1' })).status).toBe(201); // 0.7
+    expect((await t.api('POST', '/api/v1/order', alice, order(service, 7), { 'idempotency-key': 'a-1' })).headers.get('idempotent-replayed')).toBe('true');
+    expect((await t.api('POST', '/api/v1/order', bob, order(service, 20))).status).toBe(201); // 2
+    // BALANCE, remembered under the key with no order.
+    const poor = await t.api('POST', '/api/v1/order', bob, order(service, 10), { 'idempotency-key': 'b-1' });
+    expect(poor.body.error).toBe('BALANCE');
+    expect((await t.api('POST', '/api/v1/order', bob, order(service, 5000))).body.error).toBe('QTY');
+    expect((await t.admin('POST', `/admin/v1/accounts/${alice.id}/credits`, { amount: '-10.25', reason: 'chargeback' })).status).toBe(200);
+    await Promise.all(Array.from({ length: 50 }, (_, i) => t.api('POST', '/api/v1/order', alice, order(service, 1 + (i % 9)))));
+
+    const report = verifyLedger(t.server.context.store);
+    expect(report.firstBroken).toBeNull();
+    expect(report.ok).toBe(true);
+    expect(report.counts.orders).toBe(53);
+    expect(report.counts.idempotencyKeys).toBe(2);
+    // 50 orders of 1..9 units, cycling: 5 full cycles of 45 units + 1..5 = 240 units = 24 credits.
+    const debited = 300_000n + 700_000n + 2_000_000n + 24_000_000n;
+    expect(report.totals).toEqual({ credited: 102_500_000n - 10_250_000n, debited, refunded: 0n });
+
+    const wallets = (await t.admin('GET', '/admin/v1/accounts')).body.accounts as { credits: number }[];
+    const sum = wallets.reduce((s, w) => s + BigInt(Math.round(w.credits * 1_000_000)), 0n);
+    expect(sum).toBe(report.totals.credited - report.totals.debited + report.totals.refunded);
+    expect(await verifyLedgerAsync(t.server.context.store)).toEqual(report);
+  });
+
+  it('still verifies after a restart', async () => {
+    await t.restart();
+    const report = verifyLedger(t.server.context.store);
+    expect(report).toMatchObject({ ok: true, counts: { accounts: 2, orders: 53 } });
+  });
+});
+
+describe('verifyLedger on a seeded server', () => {
+  it('the demo account seeded on an empty data directory verifies', async () => {
+    const t = await startTestServer();
+    try {
+      expect(await seedIfEmpty(t.server.context)).not.toBeNull();
+      const report = verifyLedger(t.server.context.store);
+      expect(report.firstBroken).toBeNull();
+      expect(report.counts.accounts).toBe(1);
+      expect(report.totals).toEqual({ credited: 1_000_000_000n, debited: 0n, refunded: 0n });
+    } finally {
+      await t.close();
+    }
+  });
+});
