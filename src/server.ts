@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { Catalog, Registry, type Account, type ActorContext, type ForceJoinVerdict } from './actors/index.js';
 import { ForceJoinVerifier } from './forcejoin/index.js';
+import { Metrics } from './ops/index.js';
 import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
 import { AbuseLog } from './http/abuse-log.js';
@@ -85,10 +86,12 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   mkdirSync(config.dataDir, { recursive: true });
   const token = adminToken(config);
   const store = openStore(config.dataDir, { syncMode: config.syncMode });
+  const metrics = new Metrics({ routes: ['/api/v1/balance', '/api/v1/services', '/api/v1/order', '/api/v1/status'] });
   const wal =
     options.wal?.(store, onFatal) ??
     new LmdbGroupCommit(store, {
       onFatal,
+      onBatch: (entries, syncMs) => metrics.observeBatch(entries, syncMs / 1000),
     });
   const actorContext: ActorContext = {
     wal,
@@ -118,6 +121,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     authFailures: new AuthFailureLimiter(clock, config.authFailuresPerMinute),
     abuse: new AbuseLog(log, clock),
     adminToken: token.token,
+    metrics,
     openapiBody: JSON.stringify(buildOpenApi(VERSION)),
     forceJoinVerdict: verifier === null ? () => null : (account) => verdictFor(verifier, account),
     forceJoinChanged: (id) => verifier?.invalidate(id),

@@ -13,7 +13,8 @@ import { checkOrderInput } from './order-input.js';
 import { send, sendError } from './reply.js';
 import { newOrderId, nextOrderSeq } from '../ids.js';
 
-export const ORDER_PARAM = '([A-Za-z0-9_-]{22})';
+/** Any path segment: a malformed id is answered "no such order", not "no such endpoint". */
+export const ORDER_PARAM = '([^/]{1,200})';
 const PAGE_MAX = 500;
 
 export function renderAdminOrder(o: OrderRecord): string {
@@ -25,15 +26,23 @@ export function renderAdminOrder(o: OrderRecord): string {
   );
 }
 
+/** A cursor names its status too, so it cannot be reused for another list. */
 function encodeCursor(o: OrderRecord): string {
-  return Buffer.from(JSON.stringify([o.createdAtMs, o.seq, o.id])).toString('base64url');
+  return Buffer.from(JSON.stringify([o.status, o.createdAtMs, o.seq, o.id])).toString('base64url');
 }
 
-function decodeCursor(cursor: string): [number, number, string] | null {
+function decodeCursor(cursor: string, status: OrderStatus): [number, number, string] | null {
   try {
     const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-    if (Array.isArray(value) && value.length === 3 && Number.isSafeInteger(value[0]) && Number.isSafeInteger(value[1]) && typeof value[2] === 'string') {
-      return [value[0] as number, value[1] as number, value[2] as string];
+    if (
+      Array.isArray(value) &&
+      value.length === 4 &&
+      value[0] === status &&
+      Number.isSafeInteger(value[1]) &&
+      Number.isSafeInteger(value[2]) &&
+      typeof value[3] === 'string'
+    ) {
+      return [value[1] as number, value[2] as number, value[3] as string];
     }
   } catch {
     // fall through: not a cursor this server issued
@@ -52,8 +61,8 @@ export const listOrders: AdminHandler = async (ex, ctx, _params, _body, query) =
   const cursorText = query.get('cursor');
   let after: string | null = null;
   if (cursorText !== null) {
-    const cursor = decodeCursor(cursorText);
-    if (cursor === null) return sendError(ex, invalid('cursor is not one this server returned; start without it.'));
+    const cursor = decodeCursor(cursorText, status);
+    if (cursor === null) return sendError(ex, invalid(`cursor is not one this server returned for status ${status}; start without it.`));
     start = [status, cursor[0], cursor[1], cursor[2]];
     after = cursor[2];
   }
@@ -197,7 +206,15 @@ export function ordersByStatus(ctx: Parameters<AdminHandler>[1]): Record<string,
 export const stats: AdminHandler = (ex, ctx) => {
   let deepest = 0;
   for (const account of ctx.registry.all()) deepest = Math.max(deepest, account.actor.depth);
-  const wal = ctx.wal.stats();
+  const w = ctx.wal.stats();
+  const wal = {
+    batches: w.batches,
+    entries: w.entries,
+    events: w.events,
+    last_batch_entries: w.lastBatchEntries,
+    last_sync_ms: Math.round(w.lastSyncMs * 1000) / 1000,
+    pending_entries: w.pendingEntries,
+  };
   send(
     ex,
     200,

@@ -14,6 +14,7 @@ import type { ServiceRecord } from '../wal/index.js';
 import { readBody } from './body.js';
 import { busy, findAccount, invalid, optionalReason, renderAccount, unknownField, type AdminHandler } from './admin-common.js';
 import { grantPlan, listOrders, ORDER_PARAM, placePanelOrder, setForceJoin, setOrderStatus, showOrder, stats } from './admin-orders.js';
+import { metrics, snapshot, verify } from './admin-ops.js';
 import type { AppContext } from './context.js';
 import { parseJson, TOO_LARGE } from './json-request.js';
 import { newExchange, send, sendError, type Exchange } from './reply.js';
@@ -22,6 +23,7 @@ import type { HttpRequest, HttpResponse, TemplatedApp } from './uws.js';
 type Handler = AdminHandler;
 
 interface Route {
+  path: string;
   method: string;
   pattern: RegExp;
   withBody: boolean;
@@ -31,7 +33,7 @@ interface Route {
 const ID = '([1-9][0-9]{0,15})';
 
 function route(method: string, path: string, handler: Handler): Route {
-  return { method, pattern: new RegExp(`^${path.replaceAll(':id', ID).replaceAll(':order', ORDER_PARAM)}$`), withBody: method === 'post' || method === 'patch', handler };
+  return { path, method, pattern: new RegExp(`^${path.replaceAll(':id', ID).replaceAll(':order', ORDER_PARAM)}$`), withBody: method === 'post' || method === 'patch', handler };
 }
 
 const ROUTES: Route[] = [
@@ -51,12 +53,15 @@ const ROUTES: Route[] = [
   route('post', '/admin/v1/accounts/:id/plan', grantPlan),
   route('post', '/admin/v1/accounts/:id/forcejoin', setForceJoin),
   route('get', '/admin/v1/stats', stats),
+  route('post', '/admin/v1/snapshot', snapshot),
+  route('get', '/admin/v1/verify', verify),
+  route('get', '/metrics', metrics),
 ];
 
 export function mountAdmin(app: TemplatedApp, ctx: AppContext): void {
   const tokenHash = sha256(`Bearer ${ctx.adminToken}`);
   app.any('/*', (res: HttpResponse, req: HttpRequest) => {
-    const ex = newExchange(res, newRequestId());
+    const ex = newExchange(res, newRequestId(), ctx.metrics);
     const url = req.getUrl();
     const method = req.getMethod();
     if (url === '/healthz') {
@@ -73,6 +78,7 @@ export function mountAdmin(app: TemplatedApp, ctx: AppContext): void {
     if (!timingSafeEqual(sha256(req.getHeader('authorization')), tokenHash)) {
       return sendError(ex, errorOutcome('AUTH', 'Send the admin token as Authorization: Bearer <token>.'));
     }
+    ex.route = match.path;
     const params = match.pattern.exec(url)!.slice(1);
     const query = new URLSearchParams(req.getQuery() ?? '');
     const run = (body: unknown): void => {

@@ -31,11 +31,12 @@ const ORDER_NOT_FOUND = errorOutcome('NOT_FOUND', 'No order with this id exists 
 
 export function mountApi(app: TemplatedApp, ctx: AppContext): void {
   app.any('/*', (res: HttpResponse, req: HttpRequest) => {
-    const ex = newExchange(res, newRequestId());
+    const ex = newExchange(res, newRequestId(), ctx.metrics);
     const url = req.getUrl();
     const method = req.getMethod();
     const allowed = ROUTES[url];
     if (allowed === undefined) return sendError(ex, NOT_FOUND);
+    ex.route = url;
     if (allowed !== method) {
       return sendError(ex, errorOutcome('METHOD', `${url} accepts only ${allowed.toUpperCase()}.`), ['Allow', allowed.toUpperCase()]);
     }

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Account, Catalog, ForceJoinVerdict, Registry } from '../actors/index.js';
 import type { Clock } from '../clock.js';
 import type { Store, Wal } from '../wal/index.js';
+import type { Metrics } from '../ops/index.js';
 import type { AuthFailureLimiter } from './auth-failures.js';
 import type { AbuseLog } from './abuse-log.js';
 
@@ -21,6 +22,7 @@ export interface AppContext {
   authFailures: AuthFailureLimiter;
   abuse: AbuseLog;
   adminToken: string;
+  metrics: Metrics;
   openapiBody: string;
   /**
    * The force-join verdict for an account's order, or null (synchronously,

@@ -4,6 +4,7 @@
  * be corked and must not touch an aborted response.
  */
 import { renderError, type ErrorOutcome } from '../errors.js';
+import type { Metrics } from '../ops/index.js';
 import type { HttpResponse } from './uws.js';
 
 const STATUS_LINES: Record<number, string> = {
@@ -32,10 +33,14 @@ export interface Exchange {
   done: boolean;
   /** Extra headers to send with whatever reply goes out (rate-limit headers). */
   headers: string[];
+  /** Route label for metrics (the path pattern, never the raw URL). */
+  route: string;
+  startedMs: number;
+  metrics: Metrics | null;
 }
 
-export function newExchange(res: HttpResponse, requestId: string): Exchange {
-  const exchange: Exchange = { res, requestId, aborted: false, done: false, headers: [] };
+export function newExchange(res: HttpResponse, requestId: string, metrics: Metrics | null = null): Exchange {
+  const exchange: Exchange = { res, requestId, aborted: false, done: false, headers: [], route: 'unknown', startedMs: performance.now(), metrics };
   res.onAborted(() => {
     exchange.aborted = true;
   });
@@ -46,9 +51,10 @@ export function newExchange(res: HttpResponse, requestId: string): Exchange {
  * Sends a reply once. `close` ends the connection afterwards (used when the
  * request body was not read, so the connection cannot be reused).
  */
-export function send(ex: Exchange, status: number, body: string, extraHeaders: string[] = [], close = false): void {
+export function send(ex: Exchange, status: number, body: string, extraHeaders: string[] = [], close = false, code: string | null = null): void {
   if (ex.aborted || ex.done) return;
   ex.done = true;
+  ex.metrics?.countRequest(ex.route, status, code, (performance.now() - ex.startedMs) / 1000);
   const { res } = ex;
   res.cork(() => {
     res.writeStatus(STATUS_LINES[status] ?? String(status));
@@ -61,5 +67,5 @@ export function send(ex: Exchange, status: number, body: string, extraHeaders: s
 }
 
 export function sendError(ex: Exchange, error: ErrorOutcome, extraHeaders: string[] = [], close = false): void {
-  send(ex, error.status, renderError(error, ex.requestId), extraHeaders, close);
+  send(ex, error.status, renderError(error, ex.requestId), extraHeaders, close, error.code);
 }

@@ -114,7 +114,10 @@ export class LmdbGroupCommit implements Wal {
     const { store } = this;
     const startedMs = performance.now();
     let events = 0;
-    const txn = store.root.transaction(() => {
+    // A child transaction, so that if any write of the batch throws, the
+    // whole batch is rolled back: lmdb-js commits whatever a plain
+    // transaction callback wrote before it threw.
+    const txn = store.root.childTransaction(() => {
       for (const entry of batch.entries) {
         for (const event of entry.events) {
           store.log.put(store.nextSeq++, event);

@@ -1,0 +1,110 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { order, startTestServer } from '../helpers/server.js';
+
+describe('operations over the admin API: verify, snapshot under load, restore, metrics', () => {
+  it('verify reports the ledger; a tampered wallet is named as the first broken invariant', async () => {
+    const t = await startTestServer();
+    try {
+      const service = await t.createService({ rate: '0.5', min: 1, max: 100 });
+      const creds = await t.createAccount('v', '100');
+      const placed = await t.api('POST', '/api/v1/order', creds, order(service, 10));
+      await t.admin('POST', `/admin/v1/orders/${placed.body.order}/status`, { status: 'partial', remains: 4 });
+      const ok = await t.admin('GET', '/admin/v1/verify');
+      expect(ok.status).toBe(200);
+      expect(ok.body.report).toMatchObject({ ok: true, first_broken: null, totals: { credited: 100, debited: 5, refunded: 2 } });
+      // Tamper with a wallet behind the log's back.
+      const wallets = t.server.context.store.tables.wallets;
+      wallets.putSync(creds.id, { ...wallets.get(creds.id), credits: 1 });
+      const broken = await t.admin('GET', '/admin/v1/verify');
+      expect(broken.status).toBe(409);
+      expect(broken.body.error).toBe('LEDGER');
+      expect(broken.body.message).toMatch(/wallet/i);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('takes a verified snapshot while orders are being placed, and a server started on it restores that state', async () => {
+    const t = await startTestServer();
+    const out = join(mkdtempSync(join(tmpdir(), 'credit-order-api-snap-')), 'snap');
+    try {
+      const service = await t.createService({ rate: '0.01', min: 1, max: 100 });
+      const creds = await t.createAccount('s', '1000');
+      let stop = false;
+      const acked: string[] = [];
+      const load = Array.from({ length: 6 }, async () => {
+        while (!stop) {
+          const r = await t.api('POST', '/api/v1/order', creds, order(service, 3));
+          if (r.status === 201) acked.push(r.body.order);
+        }
+      });
+      while (acked.length < 20) await new Promise((r) => setTimeout(r, 5));
+      const ackedBefore = [...acked];
+      const snap = await t.admin('POST', '/admin/v1/snapshot', { out });
+      stop = true;
+      await Promise.all(load);
+      expect(snap.status).toBe(200);
+      expect(snap.body.snapshot.verify.ok).toBe(true);
+      expect(snap.body.snapshot.path).toBe(out);
+      expect((await t.admin('POST', '/admin/v1/snapshot', { out })).status).toBe(400);
+      expect((await t.admin('POST', '/admin/v1/snapshot', { out: 'relative/dir' })).status).toBe(400);
+
+      const restored = await startTestServer({ dir: out });
+      try {
+        for (const id of ackedBefore) expect((await restored.admin('GET', `/admin/v1/orders/${id}`)).status).toBe(200);
+        const verify = await restored.admin('GET', '/admin/v1/verify');
+        expect(verify.body.report.ok).toBe(true);
+        const credits = (await restored.api('GET', '/api/v1/balance', creds)).body.credits;
+        expect(credits).toBe(Math.round((1000 - 0.03 * verify.body.report.counts.orders) * 1e6) / 1e6);
+      } finally {
+        await restored.close();
+      }
+    } finally {
+      await t.close();
+      rmSync(join(out, '..'), { recursive: true, force: true });
+    }
+  });
+
+  it('serves Prometheus metrics: requests by route and code, latency, commit batches, mailbox, accounts, orders by status', async () => {
+    const t = await startTestServer();
+    try {
+      const service = await t.createService({ rate: '1', min: 1, max: 100 });
+      const creds = await t.createAccount('m', '10');
+      await t.api('POST', '/api/v1/order', creds, order(service, 1));
+      await t.api('POST', '/api/v1/order', creds, order(service, 100));
+      const r = await fetch(`${t.adminUrl}/metrics`, { headers: { authorization: 'Bearer test-admin-token' } });
+      expect(r.status).toBe(200);
+      expect(r.headers.get('content-type')).toContain('text/plain');
+      const text = await r.text();
+      expect(text).toMatch(/coa_http_requests_total\{route="\/api\/v1\/order",status="201",code=""\} 1/);
+      expect(text).toMatch(/coa_http_requests_total\{route="\/api\/v1\/order",status="402",code="BALANCE"\} 1/);
+      expect(text).toMatch(/coa_http_request_duration_seconds_bucket\{route="\/api\/v1\/order",le="\+Inf"\} 2/);
+      expect(text).toMatch(/coa_wal_batch_entries_count \d+/);
+      expect(text).toMatch(/coa_wal_sync_seconds_count \d+/);
+      expect(text).toMatch(/coa_accounts 1/);
+      expect(text).toMatch(/coa_orders\{status="pending"\} 1/);
+      expect(text).toMatch(/coa_mailbox_depth_max \d+/);
+      expect((await fetch(`${t.adminUrl}/metrics`)).status).toBe(401);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('stats uses snake_case and admin order routes answer "no such order" for malformed ids', async () => {
+    const t = await startTestServer();
+    try {
+      const stats = await t.admin('GET', '/admin/v1/stats');
+      expect(Object.keys(stats.body.wal)).toEqual(['batches', 'entries', 'events', 'last_batch_entries', 'last_sync_ms', 'pending_entries']);
+      const bad = await t.admin('GET', '/admin/v1/orders/not-an-id');
+      expect(bad.status).toBe(404);
+      expect(bad.body.message).toContain('No order with id');
+      const page = await t.admin('GET', '/admin/v1/orders?status=pending');
+      expect(page.body.next_cursor).toBeNull();
+    } finally {
+      await t.close();
+    }
+  });
+});
