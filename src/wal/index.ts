@@ -1,5 +1,6 @@
 export { openStore, type Store, type SyncMode } from './store.js';
 export { LmdbGroupCommit, type GroupCommitOptions } from './group-commit.js';
 export { IdempotencySweeper, type SweepResult } from './idempotency-sweeper.js';
+export { MemoryWal } from './memory-wal.js';
 export type { Wal, WalStats } from './wal.js';
 export * from './records.js';

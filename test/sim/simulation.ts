@@ -1,0 +1,795 @@
+/**
+ * A seeded, deterministic simulation of the wallet actors over the
+ * fault-injecting in-memory WAL (TigerBeetle-style). One seed decides every
+ * command, every sync, every clock move and every fault, so a failing seed
+ * reproduces exactly: run it again with `SIM_SEED=<seed>`.
+ *
+ * The simulation plays the clients and the operator, and remembers only what
+ * they were told: a reply counts as acknowledged once its `durable` promise
+ * resolved (or at once when it had none). At random points the process
+ * crashes (the unsynced tail is lost) or a sync fails (fail-stop); the
+ * simulation then restarts from the durable image, as the server does on
+ * start, and checks that nothing acknowledged was lost and that the ledger is
+ * still exact.
+ *
+ * Nothing here reads a real clock or schedules a timer: the only
+ * asynchrony is promise callbacks, drained after every step.
+ */
+import type { Clock } from '../../src/clock.js';
+import { ManualClock } from '../../src/clock.js';
+import { renderError } from '../../src/errors.js';
+import { formatMicro, multiplyMicro } from '../../src/money/index.js';
+import { WalletActor, idempotencyTableKey, type ActorContext, type Delivery } from '../../src/actors/wallet-actor.js';
+import type { Command, WalletState } from '../../src/actors/wallet-logic.js';
+import {
+  FINAL_STATUSES,
+  ORDER_STATUSES,
+  orderIndexKey,
+  type IdempotencyRecord,
+  type LogEvent,
+  type OrderRecord,
+  type OrderStatus,
+  type ServiceRecord,
+  type WalletRecord,
+} from '../../src/wal/records.js';
+import { MemoryWal, emptyImage, tableKeyString, type DurableImage } from '../../src/wal/memory-wal.js';
+
+// --- Deterministic randomness -------------------------------------------
+
+/** mulberry32: a tiny 32-bit PRNG; the same seed gives the same sequence everywhere. */
+export function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
+class Random {
+  private readonly next: () => number;
+  constructor(seed: number) {
+    this.next = mulberry32(seed);
+  }
+  float(): number {
+    return this.next();
+  }
+  /** An integer in [lo, hi], both included. */
+  int(lo: number, hi: number): number {
+    return lo + Math.floor(this.next() * (hi - lo + 1));
+  }
+  chance(p: number): boolean {
+    return this.next() < p;
+  }
+  pick<T>(items: readonly T[]): T {
+    if (items.length === 0) throw new Error('invariant: pick from an empty list');
+    return items[Math.floor(this.next() * items.length)]!;
+  }
+}
+
+// --- Options and results --------------------------------------------------
+
+/**
+ * Which actor shell the simulation drives. `ack-before-sync` is deliberately
+ * broken: it hands every reply back as acknowledged at once, before the sync
+ * that covers it. It exists to prove that the invariants catch that bug.
+ */
+export type ActorVariant = 'correct' | 'ack-before-sync';
+
+export interface SimulationOptions {
+  seed: number;
+  steps: number;
+  /** Number of wallets (actors); default 3. */
+  wallets?: number;
+  /** Process crashes that lose the unsynced tail; default on. */
+  crashes?: boolean;
+  /** Syncs that fail (fail-stop), sometimes after the batch reached the disk; default on. */
+  commitFailures?: boolean;
+  /** Balance reads, whose answers must be durable balances; default on. */
+  balanceReads?: boolean;
+  actor?: ActorVariant;
+}
+
+export interface SimulationReport {
+  seed: number;
+  steps: number;
+  commands: number;
+  /** Commands refused because a mailbox or the WAL was full (503). */
+  refused: number;
+  acknowledged: number;
+  ordersAcknowledged: number;
+  syncs: number;
+  crashes: number;
+  commitFailures: number;
+  replaysChecked: number;
+  durableEvents: number;
+  /** A digest of the final durable image: equal digests, equal runs. */
+  digest: string;
+}
+
+export class SimulationFailure extends Error {
+  constructor(
+    readonly seed: number,
+    readonly step: number,
+    detail: string,
+    trace: readonly string[],
+  ) {
+    super(
+      `seed ${seed}, step ${step}: ${detail}\n` +
+        `reproduce: SIM_SEED=${seed} npx vitest run test/sim\n` +
+        `last steps:\n  ${trace.slice(-30).join('\n  ')}`,
+    );
+    this.name = 'SimulationFailure';
+  }
+}
+
+// --- The world --------------------------------------------------------------
+
+/** What the simulation needs of an actor: the real shell, or a broken one. */
+interface SimActor {
+  readonly state: WalletState;
+  /** Replies waiting for their sync (the mailbox depth). */
+  readonly depth: number;
+  send(command: Command): Delivery | null;
+}
+
+/** Deliberately broken: acknowledges every reply before its sync. */
+class AckBeforeSyncActor implements SimActor {
+  constructor(private readonly inner: WalletActor) {}
+  get state(): WalletState {
+    return this.inner.state;
+  }
+  get depth(): number {
+    return this.inner.depth;
+  }
+  send(command: Command): Delivery | null {
+    const delivery = this.inner.send(command);
+    return delivery === null ? null : { decision: delivery.decision, durable: Promise.resolve() };
+  }
+}
+
+const SERVICES: ServiceRecord[] = [
+  { id: 1, platform: 'instagram', name: 'Followers', rate: 1_500, min: 10, max: 10_000, enabled: true },
+  { id: 2, platform: 'telegram', name: 'Members', rate: 2_000_000, min: 1, max: 20, enabled: true },
+  { id: 3, platform: 'youtube', name: 'Views (retired)', rate: 1_000, min: 1, max: 100, enabled: false },
+];
+const UNKNOWN_SERVICE_ID = 99;
+const DAY_MS = 86_400_000;
+/** Keys never expire within a run: a replay must work however far the clock moved. */
+const RETENTION_MS = 100 * 365 * DAY_MS;
+const MAILBOX_MAX = 1_000_000;
+const PENDING_ENTRIES_MAX = 200_000;
+const RATE_LIMIT_PER_MINUTE = 100_000_000;
+
+interface Payload {
+  serviceId: number;
+  target: string;
+  quantity: number;
+}
+
+const fingerprintOf = (p: Payload): string => `${p.serviceId}|${p.target}|${p.quantity}`;
+
+/** The first answer a client was given for an Idempotency-Key. */
+interface KeyAnswer {
+  wallet: number;
+  key: string;
+  payload: Payload;
+  fingerprint: string;
+  body: string;
+  order: string | null;
+}
+
+interface AckedOrder {
+  wallet: number;
+  order: OrderRecord;
+}
+
+const RANK = new Map<OrderStatus, number>(ORDER_STATUSES.map((s, i) => [s, Math.min(i, 3)]));
+
+function digestOf(image: DurableImage): string {
+  // FNV-1a over a canonical JSON form; enough to tell two runs apart.
+  const tables = Object.entries(image.tables).map(([name, rows]) => [name, [...rows.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1))]);
+  const text = JSON.stringify({ events: image.events, tables });
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return `${text.length}:${h.toString(16)}`;
+}
+
+class Simulation {
+  private readonly rng: Random;
+  private readonly clock = new ManualClock();
+  private readonly walletIds: number[];
+  private readonly batchEntriesMax: number;
+  /** Most seeds never fill a mailbox or the WAL; some run with tiny bounds so that they do. */
+  private readonly mailboxMax: number;
+  private readonly pendingEntriesMax: number;
+  private wal: MemoryWal;
+  private actors = new Map<number, SimActor>();
+  private fatal: unknown = null;
+  private step = 0;
+  private readonly trace: string[] = [];
+  private counter = 0;
+  /** The first check that failed inside a promise callback. */
+  private asyncFailure: unknown = null;
+
+  // What clients and the operator were told (acknowledged replies only).
+  private readonly ackedOrders = new Map<string, AckedOrder>();
+  private readonly ackedKeys = new Map<string, KeyAnswer>();
+  /** Reasons of acknowledged credits, status moves and plan grants: each must be in the durable log. */
+  private readonly ackedReasons = new Set<string>();
+  private readonly ackedStatus = new Map<string, OrderStatus>();
+  // What the clients know exists (accepted in memory, acknowledged or not).
+  private readonly knownOrders: { id: string; wallet: number; quantity: number }[] = [];
+  private readonly usedKeys = new Map<number, { key: string; payload: Payload }[]>();
+
+  readonly report: SimulationReport;
+
+  constructor(private readonly options: Required<SimulationOptions>) {
+    this.rng = new Random(options.seed);
+    this.walletIds = Array.from({ length: options.wallets }, (_, i) => i + 1);
+    this.batchEntriesMax = this.rng.chance(0.5) ? 4096 : this.rng.int(1, 6);
+    this.mailboxMax = this.rng.chance(0.2) ? this.rng.int(1, 8) : MAILBOX_MAX;
+    this.pendingEntriesMax = this.rng.chance(0.2) ? this.rng.int(1, 20) : PENDING_ENTRIES_MAX;
+    this.report = {
+      seed: options.seed,
+      steps: options.steps,
+      commands: 0,
+      refused: 0,
+      acknowledged: 0,
+      ordersAcknowledged: 0,
+      syncs: 0,
+      crashes: 0,
+      commitFailures: 0,
+      replaysChecked: 0,
+      durableEvents: 0,
+      digest: '',
+    };
+    this.wal = this.boot(this.genesis());
+  }
+
+  // --- Failure reporting -------------------------------------------------
+
+  private fail(detail: string): never {
+    throw new SimulationFailure(this.options.seed, this.step, detail, this.trace);
+  }
+
+  private check(condition: boolean, detail: () => string): void {
+    if (!condition) this.fail(detail());
+  }
+
+  private note(line: string): void {
+    this.trace.push(`#${this.step} ${line}`);
+    // Bounded: only the tail is ever printed.
+    if (this.trace.length > 200) this.trace.splice(0, 100);
+  }
+
+  // --- Process life ------------------------------------------------------
+
+  /** The durable state of a fresh data directory: accounts and services, with their events. */
+  private genesis(): DurableImage {
+    const image = emptyImage();
+    const atMs = this.clock.wallMs();
+    for (const service of SERVICES) {
+      image.events.push({ type: 'service.saved', atMs, service });
+      image.tables.services.set(tableKeyString(service.id), service);
+    }
+    for (const id of this.walletIds) {
+      const credits = this.rng.int(0, 60) * 1_000_000 + this.rng.int(0, 999_999);
+      const wallet: WalletRecord = { id, credits, banned: false, rateLimitPerMinute: RATE_LIMIT_PER_MINUTE, unlimitedExpiresMs: null };
+      image.events.push({ type: 'account.created', atMs, account: id, name: `w${id}`, credits, rateLimitPerMinute: RATE_LIMIT_PER_MINUTE });
+      image.tables.wallets.set(tableKeyString(id), wallet);
+    }
+    return image;
+  }
+
+  /** Starts a process on a durable image: a new WAL and one fresh actor per durable wallet row. */
+  private boot(image: DurableImage): MemoryWal {
+    const wal = new MemoryWal({
+      initial: image,
+      batchEntriesMax: this.batchEntriesMax,
+      pendingEntriesMax: this.pendingEntriesMax,
+      onFatal: (error) => {
+        this.fatal = error;
+      },
+    });
+    const clock: Clock = this.clock;
+    const ctx: ActorContext = {
+      wal,
+      clock,
+      mailboxMax: this.mailboxMax,
+      idempotencyRetentionMs: RETENTION_MS,
+      readIdempotency: (key) => wal.get('idempotency', key) as IdempotencyRecord | undefined,
+      readOrder: (id) => wal.get('orders', id) as OrderRecord | undefined,
+    };
+    this.actors = new Map();
+    for (const id of this.walletIds) {
+      const row = wal.get('wallets', id) as WalletRecord | undefined;
+      this.check(row !== undefined, () => `wallet ${id} has no durable row at start-up`);
+      const actor = WalletActor.fresh(row!, ctx);
+      this.actors.set(id, this.options.actor === 'ack-before-sync' ? new AckBeforeSyncActor(actor) : actor);
+    }
+    this.fatal = null;
+    return wal;
+  }
+
+  /** The process stops (crash or fail-stop) and starts again from what is durable. */
+  private async restart(why: string): Promise<void> {
+    const lost = this.wal.crashed ? 0 : this.wal.crash();
+    this.note(`restart after ${why}; ${lost} unsynced entries lost`);
+    await this.settle();
+    const image = this.wal.durableImage();
+    this.checkDurable(image, `after ${why}`);
+    this.wal = this.boot(image);
+    await this.checkReplays(`after ${why}`);
+  }
+
+  // --- Commands ----------------------------------------------------------
+
+  private nextId(): number {
+    return ++this.counter;
+  }
+
+  /** Sends a command and tracks its acknowledgement. */
+  private send(wallet: number, command: Command, onAck: (delivery: Delivery) => void): Delivery | null {
+    this.report.commands++;
+    const actor = this.actors.get(wallet)!;
+    const delivery = actor.send(command);
+    this.check(actor.depth <= this.mailboxMax, () => `w${wallet}: mailbox holds ${actor.depth}, more than its bound ${this.mailboxMax}`);
+    this.check(
+      this.wal.stats().pendingEntries <= this.pendingEntriesMax,
+      () => `the WAL holds ${this.wal.stats().pendingEntries} pending entries, more than its bound ${this.pendingEntriesMax}`,
+    );
+    if (delivery === null) {
+      this.report.refused++;
+      this.note(`w${wallet} ${command.kind}: refused (mailbox or WAL full)`);
+      return null;
+    }
+    const ack = (): void => {
+      this.report.acknowledged++;
+      // Checks made in a promise callback are kept and rethrown by the run
+      // loop after its drain, so they fail the run (with the seed) instead of
+      // becoming unhandled rejections.
+      try {
+        onAck(delivery);
+      } catch (error) {
+        this.asyncFailure ??= error;
+      }
+    };
+    if (delivery.durable === null) ack();
+    else delivery.durable.then(ack, () => {});
+    return delivery;
+  }
+
+  private outcomeText(d: Delivery): string {
+    const o = d.decision.outcome;
+    if (o.kind === 'error') return `error ${o.error.code}`;
+    if (o.kind === 'ok') return `ok ${o.status}`;
+    return o.kind;
+  }
+
+  private randomPayload(): Payload {
+    const r = this.rng.float();
+    const serviceId = r < 0.5 ? 1 : r < 0.85 ? 2 : r < 0.93 ? 3 : UNKNOWN_SERVICE_ID;
+    const service = SERVICES.find((s) => s.id === serviceId);
+    let quantity: number;
+    if (service === undefined) quantity = this.rng.int(1, 100);
+    else if (this.rng.chance(0.9)) quantity = this.rng.int(service.min, service.max);
+    else quantity = this.rng.pick([0, -1, service.min - 1, service.max + 1]);
+    return { serviceId, target: `t${this.rng.int(1, 5)}`, quantity };
+  }
+
+  private orderCommand(payload: Payload, idempotency: { key: string; fingerprint: string } | null): Extract<Command, { kind: 'order' }> {
+    const n = this.nextId();
+    return {
+      kind: 'order',
+      requestId: `req-${this.options.seed}-${n}`,
+      orderId: `o-${this.options.seed}-${n}`,
+      seq: n,
+      channel: 'api',
+      invalid: null,
+      input: { ...payload },
+      service: SERVICES.find((s) => s.id === payload.serviceId) ?? null,
+      idempotency: idempotency === null ? null : { ...idempotency, prior: null },
+      forceJoin: null,
+    };
+  }
+
+  private placeOrder(): void {
+    const wallet = this.rng.pick(this.walletIds);
+    let payload = this.randomPayload();
+    let key: string | null = null;
+    if (this.rng.chance(0.5)) {
+      const used = this.usedKeys.get(wallet) ?? [];
+      if (used.length > 0 && this.rng.chance(0.35)) {
+        const prior = this.rng.pick(used);
+        key = prior.key;
+        // Reused with the same payload (a retry) or, sometimes, a different one (a client bug).
+        if (this.rng.chance(0.65)) payload = { ...prior.payload };
+        else payload = { ...prior.payload, quantity: prior.payload.quantity + this.rng.int(1, 3) };
+      } else {
+        key = `k${this.nextId()}`;
+        used.push({ key, payload: { ...payload } });
+        this.usedKeys.set(wallet, used);
+      }
+    }
+    const fingerprint = fingerprintOf(payload);
+    const command = this.orderCommand(payload, key === null ? null : { key, fingerprint });
+    const delivery = this.send(wallet, command, (d) => this.onOrderAck(wallet, command, payload, d));
+    if (delivery === null) return;
+    const order = delivery.decision.order;
+    if (order !== null) this.knownOrders.push({ id: order.id, wallet, quantity: order.quantity });
+    this.note(`w${wallet} order ${payload.serviceId}x${payload.quantity}${key === null ? '' : ` key ${key}`}: ${this.outcomeText(delivery)}`);
+  }
+
+  private onOrderAck(wallet: number, command: Extract<Command, { kind: 'order' }>, payload: Payload, d: Delivery): void {
+    const outcome = d.decision.outcome;
+    const key = command.idempotency?.key ?? null;
+    const fingerprint = fingerprintOf(payload);
+    if (outcome.kind === 'ok') {
+      const order = d.decision.order;
+      this.check(order !== null, () => `w${wallet}: an accepted order reply carries no order`);
+      const service = SERVICES.find((s) => s.id === payload.serviceId)!;
+      this.check(order!.charge === multiplyMicro(payload.quantity, service.rate), () => `order ${order!.id}: charge ${order!.charge} is not quantity × rate`);
+      this.ackedOrders.set(order!.id, { wallet, order: order! });
+      this.report.ordersAcknowledged++;
+    }
+    if (key === null) return;
+    const slot = `${wallet}:${key}`;
+    const known = this.ackedKeys.get(slot);
+    const firstAnswer = (body: string, order: string | null): void => {
+      // A key answered afresh twice would mean two executions (two orders).
+      this.check(known === undefined, () => `key ${slot} was executed again although its first answer was acknowledged`);
+      this.ackedKeys.set(slot, { wallet, key, payload: { ...payload }, fingerprint, body, order });
+    };
+    if (outcome.kind === 'ok') firstAnswer(outcome.body, d.decision.order!.id);
+    else if (outcome.kind === 'error' && d.decision.idempotency !== null) firstAnswer(renderError(outcome.error, command.requestId), null);
+    else if (outcome.kind === 'replay') {
+      if (known === undefined) {
+        // The first answer became durable without being acknowledged (a sync that
+        // failed after the data reached the disk); from now on it is the answer.
+        this.ackedKeys.set(slot, { wallet, key, payload: { ...payload }, fingerprint, body: outcome.record.body, order: outcome.record.order });
+      } else {
+        this.check(outcome.record.body === known.body, () => `key ${slot}: replayed body ${outcome.record.body} differs from the first answer ${known.body}`);
+        this.check(outcome.record.fingerprint === fingerprint, () => `key ${slot}: replay for a different payload`);
+      }
+    } else if (outcome.kind === 'error' && outcome.error.code === 'IDEMPOTENCY' && known !== undefined) {
+      this.check(known.fingerprint !== fingerprint, () => `key ${slot}: same payload refused as IDEMPOTENCY`);
+    }
+  }
+
+  private credit(): void {
+    const wallet = this.rng.pick(this.walletIds);
+    const reason = `credit-${this.nextId()}`;
+    const current = this.actors.get(wallet)!.state.wallet.credits;
+    const amount = this.rng.chance(0.75)
+      ? this.rng.int(1, 30) * 1_000_000 + this.rng.int(0, 999_999)
+      : 0 - this.rng.int(1, current + 2_000_000);
+    const delivery = this.send(wallet, { kind: 'credit', amount, reason }, (d) => {
+      if (d.decision.outcome.kind === 'ok') this.ackedReasons.add(reason);
+    });
+    if (delivery !== null) this.note(`w${wallet} credit ${amount}: ${this.outcomeText(delivery)}`);
+  }
+
+  private setStatus(): void {
+    if (this.knownOrders.length === 0) return;
+    const target = this.rng.pick(this.knownOrders);
+    // Mostly the order's own wallet; sometimes another one, which must not find it.
+    const wallet = this.rng.chance(0.9) ? target.wallet : this.rng.pick(this.walletIds);
+    const to = this.rng.pick(ORDER_STATUSES);
+    let remains: number | null = null;
+    if (to === 'partial') {
+      remains = this.rng.chance(0.85) && target.quantity >= 2 ? this.rng.int(1, target.quantity - 1) : this.rng.pick([0, target.quantity]);
+    } else if (this.rng.chance(0.05)) {
+      remains = 1;
+    }
+    const reason = `status-${this.nextId()}`;
+    const command: Command = { kind: 'set-status', orderId: target.id, order: null, to, remains, reason };
+    const delivery = this.send(wallet, command, (d) => {
+      if (d.decision.outcome.kind !== 'ok') return;
+      this.ackedReasons.add(reason);
+      const before = this.ackedStatus.get(target.id);
+      this.check(before === undefined || RANK.get(before)! < RANK.get(to)!, () => `order ${target.id}: acknowledged move ${before} → ${to} goes backwards`);
+      this.check(before === undefined || !FINAL_STATUSES.has(before), () => `order ${target.id}: acknowledged move away from final ${before}`);
+      this.ackedStatus.set(target.id, to);
+    });
+    if (delivery !== null) this.note(`w${wallet} status ${target.id} → ${to}${remains === null ? '' : ` remains ${remains}`}: ${this.outcomeText(delivery)}`);
+  }
+
+  private grantPlan(): void {
+    const wallet = this.rng.pick(this.walletIds);
+    const months = this.rng.int(1, 2);
+    const reason = `plan-${this.nextId()}`;
+    const delivery = this.send(wallet, { kind: 'grant-plan', months, reason }, (d) => {
+      if (d.decision.outcome.kind === 'ok') this.ackedReasons.add(reason);
+    });
+    if (delivery !== null) this.note(`w${wallet} plan +${months} months: ${this.outcomeText(delivery)}`);
+  }
+
+  /** A balance read: its answer must be a balance that is durable when the client gets it. */
+  private readBalance(): void {
+    const wallet = this.rng.pick(this.walletIds);
+    const delivery = this.send(wallet, { kind: 'balance' }, (d) => {
+      const o = d.decision.outcome;
+      if (o.kind !== 'ok') return;
+      const shown = /"credits":([0-9.]+)/.exec(o.body)?.[1];
+      const durable = this.durableBalances(this.wal.durableImage(), wallet).map(formatMicro);
+      this.check(shown !== undefined && durable.includes(shown), () => `w${wallet}: a balance read showed ${shown}, which is not a durable balance (${durable.slice(-5).join(', ')})`);
+    });
+    if (delivery !== null) this.note(`w${wallet} balance: ${this.outcomeText(delivery)}`);
+  }
+
+  // --- The run -----------------------------------------------------------
+
+  async run(): Promise<SimulationReport> {
+    for (this.step = 1; this.step <= this.options.steps; this.step++) {
+      if (this.fatal !== null) await this.restart('a failed commit');
+      const r = this.rng.float();
+      if (r < 0.36) this.placeOrder();
+      else if (r < 0.46) this.credit();
+      else if (r < 0.6) this.setStatus();
+      else if (r < 0.63) this.grantPlan();
+      else if (r < 0.66) {
+        if (this.options.balanceReads) this.readBalance();
+      }
+      else if (r < 0.72) {
+        const ms = this.rng.chance(0.9) ? this.rng.int(1, 120_000) : this.rng.int(1, 45) * DAY_MS;
+        this.clock.advance(ms);
+        this.note(`clock +${ms} ms`);
+      } else if (r < 0.92) {
+        const all = this.rng.chance(0.2);
+        const entries = all ? this.wal.syncAll() : this.wal.step();
+        this.report.syncs++;
+        this.note(`${all ? 'sync all' : 'sync next'}: ${entries} entries durable`);
+      } else if (r < 0.96) {
+        this.wal.seal();
+        this.note('seal batch');
+      } else if (r < 0.98) {
+        if (this.options.crashes) {
+          this.report.crashes++;
+          await this.restart('a crash');
+        }
+      } else if (this.options.commitFailures && this.wal.failure === null) {
+        const durable = this.rng.chance(0.5);
+        this.wal.failNextCommit(new Error(`simulated sync failure (seed ${this.options.seed}, step ${this.step})`), { durable });
+        this.report.commitFailures++;
+        this.note(`next sync fails${durable ? ' after the data reached the disk' : ''}`);
+      }
+      await this.settle();
+    }
+    // The end: let everything in flight complete, then compare memory and disk.
+    if (this.fatal === null) {
+      this.wal.syncAll();
+      await this.settle();
+    }
+    if (this.fatal === null) {
+      const image = this.wal.durableImage();
+      for (const [id, actor] of this.actors) {
+        const row = image.tables.wallets.get(tableKeyString(id)) as WalletRecord;
+        this.check(
+          row.credits === actor.state.wallet.credits && row.unlimitedExpiresMs === actor.state.wallet.unlimitedExpiresMs,
+          () => `w${id}: after the final sync memory holds ${JSON.stringify(actor.state.wallet)} but the disk ${JSON.stringify(row)}`,
+        );
+      }
+      this.checkDurable(image, 'at the end');
+    }
+    await this.restart('the end of the run');
+    const image = this.wal.durableImage();
+    this.report.durableEvents = image.events.length;
+    this.report.digest = digestOf(image);
+    return this.report;
+  }
+
+  // --- Invariants ----------------------------------------------------------
+
+  /** Every balance a wallet has had on disk: its opening credits, then after each event. */
+  private durableBalances(image: DurableImage, wallet: number): number[] {
+    const out: number[] = [];
+    for (const e of image.events) {
+      if (!('account' in e) || e.account !== wallet) continue;
+      if (e.type === 'account.created') out.push(e.credits);
+      else if (e.type === 'credits.adjusted' || e.type === 'order.placed' || e.type === 'order.status') out.push(e.balance);
+    }
+    return out;
+  }
+
+  private checkDurable(image: DurableImage, when: string): void {
+    const { tables } = image;
+    const at = (detail: string): string => `${when}: ${detail}`;
+
+    // The ledger: every wallet equals the replay of its log, never negative.
+    const balance = new Map<number, number>();
+    const placed = new Map<string, Extract<LogEvent, { type: 'order.placed' }>>();
+    const moves = new Map<string, Extract<LogEvent, { type: 'order.status' }>[]>();
+    const placedByKey = new Map<string, string>();
+    const reasons = new Set<string>();
+    for (const e of image.events) {
+      if ('reason' in e && typeof e.reason === 'string') reasons.add(e.reason);
+      if (e.type === 'account.created') {
+        this.check(!balance.has(e.account), () => at(`account ${e.account} created twice`));
+        balance.set(e.account, e.credits);
+        continue;
+      }
+      if (e.type !== 'credits.adjusted' && e.type !== 'order.placed' && e.type !== 'order.status') continue;
+      const before = balance.get(e.account);
+      this.check(before !== undefined, () => at(`event ${e.type} for unknown account ${e.account}`));
+      let after = before!;
+      if (e.type === 'credits.adjusted') after += e.amount;
+      else if (e.type === 'order.placed') {
+        after -= e.debit;
+        this.check(!placed.has(e.order), () => at(`order ${e.order} placed twice`));
+        placed.set(e.order, e);
+        if (e.idempotencyKey !== null) {
+          const slot = `${e.account}:${e.idempotencyKey}`;
+          this.check(!placedByKey.has(slot), () => at(`key ${slot} created two orders: ${placedByKey.get(slot)} and ${e.order}`));
+          placedByKey.set(slot, e.order);
+        }
+      } else {
+        after += e.refund;
+        const list = moves.get(e.order) ?? [];
+        list.push(e);
+        moves.set(e.order, list);
+      }
+      this.check(after >= 0, () => at(`account ${e.account} went negative (${after}) at ${e.type}`));
+      this.check(after === e.balance, () => at(`account ${e.account}: ${e.type} records balance ${e.balance} but the replay gives ${after}`));
+      balance.set(e.account, after);
+    }
+    for (const id of this.walletIds) {
+      const row = tables.wallets.get(tableKeyString(id)) as WalletRecord | undefined;
+      this.check(row !== undefined, () => at(`wallet ${id} has no row`));
+      this.check(row!.credits === balance.get(id), () => at(`wallet ${id} holds ${row!.credits} but its log replays to ${balance.get(id)}`));
+      this.check(row!.credits >= 0, () => at(`wallet ${id} is negative`));
+    }
+
+    // Orders: each row matches its placement, its moves form one forward
+    // chain, a refund happens at most once, and the status index agrees.
+    const expectedIndex = new Set<string>();
+    for (const [rowKey, value] of tables.orders) {
+      const o = value as OrderRecord;
+      this.check(rowKey === tableKeyString(o.id), () => at(`order row ${rowKey} holds order ${o.id}`));
+      const p = placed.get(o.id);
+      this.check(p !== undefined, () => at(`order ${o.id} has a row but no order.placed event`));
+      this.check(
+        p!.account === o.account && p!.charge === o.charge && p!.debit === o.debit && p!.quantity === o.quantity && p!.rate === o.rate,
+        () => at(`order ${o.id} row ${JSON.stringify(o)} disagrees with its placement ${JSON.stringify(p)}`),
+      );
+      this.check(o.charge === multiplyMicro(o.quantity, o.rate), () => at(`order ${o.id}: charge is not quantity × rate`));
+      let status: OrderStatus = 'pending';
+      let finals = 0;
+      let refunded = 0;
+      for (const m of moves.get(o.id) ?? []) {
+        this.check(m.from === status, () => at(`order ${o.id}: move ${m.from} → ${m.to} but it was ${status}`));
+        this.check(!FINAL_STATUSES.has(status), () => at(`order ${o.id} moved again after the final ${status}`));
+        this.check(RANK.get(m.to)! > RANK.get(m.from)!, () => at(`order ${o.id} moved backwards ${m.from} → ${m.to}`));
+        const due = m.to === 'canceled' ? o.debit : m.to === 'partial' ? (o.debit === 0 ? 0 : m.remains! * o.rate) : 0;
+        this.check(m.refund === due, () => at(`order ${o.id}: refund ${m.refund} on → ${m.to}, due ${due}`));
+        if (FINAL_STATUSES.has(m.to)) finals++;
+        refunded += m.refund;
+        status = m.to;
+      }
+      this.check(finals <= 1, () => at(`order ${o.id} reached a final state ${finals} times`));
+      this.check(refunded <= o.debit, () => at(`order ${o.id} refunded ${refunded} of a debit of ${o.debit}`));
+      this.check(o.status === status, () => at(`order ${o.id} row says ${o.status}, its events say ${status}`));
+      const indexKey = tableKeyString(orderIndexKey(o));
+      expectedIndex.add(indexKey);
+      this.check(tables.orderIndex.get(indexKey) === o.account, () => at(`order ${o.id} is missing from the status index`));
+    }
+    for (const id of placed.keys()) this.check(tables.orders.has(tableKeyString(id)), () => at(`order ${id} was placed but has no row`));
+    for (const id of moves.keys()) this.check(placed.has(id), () => at(`order ${id} moved but was never placed`));
+    for (const key of tables.orderIndex.keys()) this.check(expectedIndex.has(key), () => at(`stale status index entry ${key}`));
+
+    // Idempotency records point at the order they created, and back.
+    for (const [rowKey, value] of tables.idempotency) {
+      const r = value as IdempotencyRecord;
+      const slot = JSON.parse(rowKey) as string;
+      if (r.order !== null) {
+        this.check(placedByKey.get(slot) === r.order, () => at(`key ${slot} names order ${r.order}, the log says ${placedByKey.get(slot)}`));
+      }
+    }
+    for (const e of image.events) {
+      if (e.type !== 'order.rejected') continue;
+      const slot = idempotencyTableKey(e.account, e.idempotencyKey);
+      const r = tables.idempotency.get(tableKeyString(slot)) as IdempotencyRecord | undefined;
+      this.check(r !== undefined && r.order === null, () => at(`key ${slot} was rejected (${e.code}) but its record is ${JSON.stringify(r)}`));
+    }
+    for (const [slot, id] of placedByKey) {
+      const r = tables.idempotency.get(tableKeyString(slot)) as IdempotencyRecord | undefined;
+      this.check(r !== undefined && r.order === id, () => at(`order ${id} was placed under key ${slot} but the key record is ${JSON.stringify(r)}`));
+    }
+
+    // Nothing acknowledged was lost.
+    for (const [id, acked] of this.ackedOrders) {
+      const row = tables.orders.get(tableKeyString(id)) as OrderRecord | undefined;
+      this.check(row !== undefined, () => at(`acknowledged order ${id} (w${acked.wallet}, charge ${acked.order.charge}) is not durable`));
+      this.check(
+        row!.charge === acked.order.charge && row!.debit === acked.order.debit && row!.account === acked.wallet,
+        () => at(`acknowledged order ${id} was charged ${acked.order.charge} but the disk says ${row!.charge}`),
+      );
+    }
+    for (const reason of this.ackedReasons) this.check(reasons.has(reason), () => at(`acknowledged change "${reason}" is not durable`));
+    for (const [id, to] of this.ackedStatus) {
+      const row = tables.orders.get(tableKeyString(id)) as OrderRecord | undefined;
+      this.check(row !== undefined && RANK.get(row.status)! >= RANK.get(to)!, () => at(`order ${id} was acknowledged as ${to} but is ${row?.status} on disk`));
+      if (FINAL_STATUSES.has(to)) this.check(row!.status === to, () => at(`order ${id} was acknowledged as final ${to} but is ${row!.status} on disk`));
+    }
+    for (const [slot, answer] of this.ackedKeys) {
+      const r = tables.idempotency.get(tableKeyString(idempotencyTableKey(answer.wallet, answer.key))) as IdempotencyRecord | undefined;
+      this.check(r !== undefined, () => at(`acknowledged key ${slot} has no durable record`));
+      this.check(r!.fingerprint === answer.fingerprint && r!.body === answer.body, () => at(`key ${slot}: durable record ${r!.body} differs from the acknowledged ${answer.body}`));
+    }
+  }
+
+  /**
+   * After a restart, a client retries every acknowledged Idempotency-Key:
+   * the same payload must get the original answer back, a different payload
+   * IDEMPOTENCY, and neither may change anything.
+   */
+  private async checkReplays(when: string): Promise<void> {
+    for (const [slot, answer] of this.ackedKeys) {
+      const same = this.orderCommand(answer.payload, { key: answer.key, fingerprint: answer.fingerprint });
+      const d1 = this.actors.get(answer.wallet)!.send(same);
+      this.check(d1 !== null, () => `${when}: replay of ${slot} refused`);
+      const o1 = d1!.decision.outcome;
+      this.check(
+        o1.kind === 'replay' && o1.record.body === answer.body,
+        () => `${when}: key ${slot} with the same payload answered ${JSON.stringify(o1)} instead of the original ${answer.body}`,
+      );
+      const changed: Payload = { ...answer.payload, target: `${answer.payload.target}-changed` };
+      const d2 = this.actors.get(answer.wallet)!.send(this.orderCommand(changed, { key: answer.key, fingerprint: fingerprintOf(changed) }));
+      const o2 = d2!.decision.outcome;
+      this.check(o2.kind === 'error' && o2.error.code === 'IDEMPOTENCY', () => `${when}: key ${slot} with a different payload answered ${JSON.stringify(o2)}`);
+      this.check(d1!.decision.events.length === 0 && d2!.decision.events.length === 0, () => `${when}: a replay of ${slot} wrote events`);
+      this.report.replaysChecked++;
+    }
+    await this.settle();
+  }
+
+  /** Drains promise callbacks, then fails the run if a check inside one of them failed. */
+  private async settle(): Promise<void> {
+    await drain();
+    if (this.asyncFailure !== null) throw this.asyncFailure;
+  }
+}
+
+/** Runs every promise callback that is ready (the only asynchrony in a run). */
+function drain(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/** Runs one seeded simulation; throws a `SimulationFailure` naming the seed when an invariant breaks. */
+export async function runSimulation(options: SimulationOptions): Promise<SimulationReport> {
+  const full: Required<SimulationOptions> = {
+    wallets: 3,
+    crashes: true,
+    commitFailures: true,
+    balanceReads: true,
+    actor: 'correct',
+    ...options,
+  };
+  return new Simulation(full).run();
+}
+
+/** Runs seeds `from` .. `from + count - 1`; stops at the first failure. */
+export async function runSeeds(
+  from: number,
+  count: number,
+  options: Omit<SimulationOptions, 'seed'>,
+): Promise<{ reports: SimulationReport[]; failure: SimulationFailure | null }> {
+  const reports: SimulationReport[] = [];
+  for (let seed = from; seed < from + count; seed++) {
+    try {
+      reports.push(await runSimulation({ ...options, seed }));
+    } catch (error) {
+      if (error instanceof SimulationFailure) return { reports, failure: error };
+      // Anything else (an invariant assertion inside src, a TypeError) is
+      // reported with its seed too, so it reproduces.
+      const failure = new SimulationFailure(seed, -1, `threw ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`, []);
+      return { reports, failure };
+    }
+  }
+  return { reports, failure: null };
+}
