@@ -64,6 +64,7 @@ export function mountAdmin(app: TemplatedApp, ctx: AppContext): void {
     const ex = newExchange(res, newRequestId(), ctx.metrics);
     const url = req.getUrl();
     const method = req.getMethod();
+    ex.head = method === 'head';
     if (url === '/healthz') {
       if (method !== 'get') return sendError(ex, errorOutcome('METHOD', '/healthz accepts only GET.'), ['Allow', 'GET']);
       return send(ex, 200, '{"ok":true}');

@@ -34,6 +34,7 @@ export function mountApi(app: TemplatedApp, ctx: AppContext): void {
     const ex = newExchange(res, newRequestId(), ctx.metrics);
     const url = req.getUrl();
     const method = req.getMethod();
+    ex.head = method === 'head';
     const allowed = ROUTES[url];
     if (allowed === undefined) return sendError(ex, NOT_FOUND);
     ex.route = url;
@@ -42,13 +43,20 @@ export function mountApi(app: TemplatedApp, ctx: AppContext): void {
     }
     if (url === '/api/v1/openapi.json') return send(ex, 200, ctx.openapiBody);
     if (ctx.draining()) return unavailable(ex, 'The server is shutting down; retry shortly.', true);
-    const apiKey = req.getHeader('x-api-key');
-    const apiSecret = req.getHeader('x-api-secret');
+    const seen = countHeaders(req);
+    if (seen.contentLength > 1) {
+      // Two framings of one body: refuse and close rather than guess which
+      // one a proxy in front of us used (request smuggling).
+      return sendError(ex, errorOutcome('VALIDATION', 'Send exactly one Content-Length header.'), [], true);
+    }
+    const apiKey = seen.apiKey > 1 ? '' : req.getHeader('x-api-key');
+    const apiSecret = seen.apiSecret > 1 ? '' : req.getHeader('x-api-secret');
     const ip = Buffer.from(res.getRemoteAddressAsText()).toString();
 
     if (method === 'post') {
       const contentType = req.getHeader('content-type');
-      const idempotencyHeader = req.getHeader('idempotency-key');
+      // uWS returns '' for a missing header and for an empty one; the count tells them apart.
+      const idempotencyHeader = seen.idempotencyKey === 0 ? null : seen.idempotencyKey > 1 ? '\n' : req.getHeader('idempotency-key');
       readBody(res, req.getHeader('content-length'), ctx.limits.bodyBytesMax, (body) => {
         const account = authenticate(ex, ctx, ip, apiKey, apiSecret, body.kind === 'too-large');
         if (account !== null) placeOrder(ex, ctx, account, body, contentType, idempotencyHeader);
@@ -56,7 +64,7 @@ export function mountApi(app: TemplatedApp, ctx: AppContext): void {
       return;
     }
 
-    const orderQuery = url === '/api/v1/status' ? req.getQuery('order') : undefined;
+    const orderQuery = url === '/api/v1/status' ? statusQuery(req.getQuery() ?? '') : undefined;
     const account = authenticate(ex, ctx, ip, apiKey, apiSecret, false);
     if (account === null) return;
     if (url === '/api/v1/balance') return deliver(ex, ctx, account, account.actor.send({ kind: 'balance' }));
@@ -65,6 +73,38 @@ export function mountApi(app: TemplatedApp, ctx: AppContext): void {
     }
     return orderStatus(ex, ctx, account, orderQuery);
   });
+}
+
+interface HeaderCounts {
+  apiKey: number;
+  apiSecret: number;
+  idempotencyKey: number;
+  contentLength: number;
+}
+
+/** How often each header whose repetition would be ambiguous was sent. */
+function countHeaders(req: HttpRequest): HeaderCounts {
+  const counts: HeaderCounts = { apiKey: 0, apiSecret: 0, idempotencyKey: 0, contentLength: 0 };
+  req.forEach((name) => {
+    if (name === 'x-api-key') counts.apiKey++;
+    else if (name === 'x-api-secret') counts.apiSecret++;
+    else if (name === 'idempotency-key') counts.idempotencyKey++;
+    else if (name === 'content-length') counts.contentLength++;
+  });
+  return counts;
+}
+
+/** The `order` parameter, or null when it is repeated (ambiguous) or cannot be decoded. */
+function statusQuery(query: string): string | null {
+  let params: URLSearchParams;
+  try {
+    params = new URLSearchParams(query);
+  } catch {
+    return null;
+  }
+  const values = params.getAll('order');
+  if (values.length > 1) return null;
+  return values[0] ?? '';
 }
 
 /** AUTH (after the per-IP failure limit). Sends the error and returns null on failure. */
@@ -91,10 +131,12 @@ function authenticate(ex: Exchange, ctx: AppContext, ip: string, apiKey: string,
   return account;
 }
 
-function orderStatus(ex: Exchange, ctx: AppContext, account: Account, orderQuery: string | undefined): void {
+function orderStatus(ex: Exchange, ctx: AppContext, account: Account, orderQuery: string | null | undefined): void {
   const delivery = account.actor.send({ kind: 'touch' });
   let invalid: ErrorOutcome | null = null;
-  if (orderQuery === undefined || orderQuery === '') {
+  if (orderQuery === null) {
+    invalid = errorOutcome('VALIDATION', 'Pass exactly one order query parameter: /api/v1/status?order=ID.');
+  } else if (orderQuery === undefined || orderQuery === '') {
     invalid = errorOutcome('VALIDATION', 'Pass the order id as the query parameter: /api/v1/status?order=ID.');
   } else if (!ORDER_ID_PATTERN.test(orderQuery)) {
     invalid = errorOutcome('VALIDATION', 'That is not an order id; order ids are the 22-character strings returned by POST /api/v1/order.');
@@ -116,7 +158,7 @@ function placeOrder(
   account: Account,
   body: BodyResult,
   contentType: string,
-  idempotencyHeader: string,
+  idempotencyHeader: string | null,
 ): void {
   let invalid: ErrorOutcome | null = null;
   let input: OrderInput | null = null;
@@ -131,7 +173,7 @@ function placeOrder(
       if (!checked.ok) invalid = checked.error;
       else input = checked.input;
     }
-    if (invalid === null && idempotencyHeader !== '') {
+    if (invalid === null && idempotencyHeader !== null) {
       const key = parseIdempotencyKey(idempotencyHeader);
       if (!key.ok) invalid = key.error;
       else idempotency = { key: key.key, fingerprint: orderFingerprint(input!.serviceId, input!.target, input!.quantity), prior: null };

@@ -8,13 +8,21 @@ import type { OrderInput } from '../actors/index.js';
 import { compile, OrderBody, TARGET_CHARS_MAX } from './schemas.js';
 
 const validator = compile(OrderBody);
-const TARGET_FORBIDDEN = /[\x00-\x20\x7f]/;
+/**
+ * Refused anywhere in a target: C0 and C1 controls, space, DEL, and the
+ * invisible or direction-changing characters (zero-width, bidi overrides,
+ * line separators, BOM) that would make a stored URL differ from what an
+ * operator reads.
+ */
+/** Half of a UTF-16 pair: not text, and it would be stored altered (as U+FFFD). */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const TARGET_FORBIDDEN = /[\x00-\x20\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/;
 
 export function checkOrderInput(value: unknown): { ok: true; input: OrderInput } | { ok: false; error: ErrorOutcome } {
   const checked = validator.check(value);
   if (!checked.ok) return checked;
   const { service, target, quantity } = checked.value;
-  if (!/^https?:\/\//i.test(target) || TARGET_FORBIDDEN.test(target)) {
+  if (!/^https?:\/\//i.test(target) || TARGET_FORBIDDEN.test(target) || LONE_SURROGATE.test(target)) {
     return {
       ok: false,
       error: errorOutcome(

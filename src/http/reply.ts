@@ -37,10 +37,12 @@ export interface Exchange {
   route: string;
   startedMs: number;
   metrics: Metrics | null;
+  /** A HEAD request: the reply carries headers but no body. */
+  head: boolean;
 }
 
 export function newExchange(res: HttpResponse, requestId: string, metrics: Metrics | null = null): Exchange {
-  const exchange: Exchange = { res, requestId, aborted: false, done: false, headers: [], route: 'unknown', startedMs: performance.now(), metrics };
+  const exchange: Exchange = { res, requestId, aborted: false, done: false, headers: [], route: 'unknown', startedMs: performance.now(), metrics, head: false };
   res.onAborted(() => {
     exchange.aborted = true;
   });
@@ -62,7 +64,8 @@ export function send(ex: Exchange, status: number, body: string, extraHeaders: s
     res.writeHeader('Request-Id', ex.requestId);
     for (let i = 0; i < ex.headers.length; i += 2) res.writeHeader(ex.headers[i]!, ex.headers[i + 1]!);
     for (let i = 0; i < extraHeaders.length; i += 2) res.writeHeader(extraHeaders[i]!, extraHeaders[i + 1]!);
-    res.end(body, close);
+    if (ex.head) res.endWithoutBody(Buffer.byteLength(body), close);
+    else res.end(body, close);
   });
 }
 
