@@ -1,0 +1,139 @@
+/**
+ * Micro-benchmarks of the order path's parts (tinybench), each with a
+ * baseline in the same run: the decision function, money arithmetic, the
+ * token bucket, response serialisation, and a WAL batch.
+ *
+ *   npm run bench:micro            # prints a table per group
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Bench } from 'tinybench';
+import { decide, initialState, takeToken, type Command } from '../../src/actors/index.js';
+import { formatMicro, multiplyMicro, parseMicro } from '../../src/money/index.js';
+import { renderOrderPlaced } from '../../src/render.js';
+import { LmdbGroupCommit, openStore, type WalEntry } from '../../src/wal/index.js';
+
+const TIME_MS = 300;
+
+function print(bench: Bench): void {
+  process.stdout.write(`\n## ${bench.name}\n\n| task | ops/s | mean ns | p99 ns |\n|---|---:|---:|---:|\n`);
+  for (const task of bench.tasks) {
+    const r = task.result as { throughput?: { mean: number }; latency?: { mean: number; p99?: number } } | undefined;
+    const ops = r?.throughput?.mean ?? 0;
+    const mean = (r?.latency?.mean ?? 0) * 1e6;
+    const p99 = (r?.latency?.p99 ?? 0) * 1e6;
+    process.stdout.write(`| ${task.name} | ${Math.round(ops).toLocaleString('en')} | ${Math.round(mean)} | ${Math.round(p99)} |\n`);
+  }
+}
+
+const service = { id: 1, platform: 'p', name: 'n', rate: 100_000, min: 1, max: 1_000_000, enabled: true };
+const wallet = { id: 1, credits: 1_000_000_000_000_000, banned: false, rateLimitPerMinute: 100_000_000, unlimitedExpiresMs: null };
+let seq = 0;
+let mono = 0;
+const order = (): Command => ({
+  kind: 'order',
+  requestId: 'req_1',
+  orderId: 'AAAAAAAAAAAAAAAAAAAAAA',
+  seq: seq++,
+  channel: 'api',
+  invalid: null,
+  input: { serviceId: 1, target: 'https://example.com/p/1', quantity: 1000 },
+  service,
+  idempotency: null,
+  forceJoin: null,
+});
+
+async function decision(): Promise<void> {
+  const bench = new Bench({ name: 'decision function', time: TIME_MS });
+  let state = initialState(wallet, 0);
+  bench
+    .add('baseline: object spread of the wallet', () => {
+      state = { wallet: { ...state.wallet }, bucket: state.bucket };
+    })
+    .add('decide(order), accepted', () => {
+      state = decide(state, order(), { monotonicMs: mono++, wallMs: 1 }).state;
+    })
+    .add('decide(balance)', () => {
+      state = decide(state, { kind: 'balance' }, { monotonicMs: mono++, wallMs: 1 }).state;
+    });
+  await bench.run();
+  print(bench);
+}
+
+async function money(): Promise<void> {
+  const bench = new Bench({ name: 'money arithmetic', time: TIME_MS });
+  let sink = 0;
+  bench
+    .add('baseline: float multiply (not used: inexact)', () => {
+      sink += 1000 * 0.1;
+    })
+    .add('multiplyMicro (BigInt, exact)', () => {
+      sink += multiplyMicro(1000, 100_000)!;
+    })
+    .add('formatMicro', () => {
+      sink += formatMicro(123_456_789).length;
+    })
+    .add('parseMicro', () => {
+      sink += parseMicro('1234.56789')!;
+    });
+  await bench.run();
+  print(bench);
+  if (sink === 42) process.stdout.write('');
+}
+
+async function bucket(): Promise<void> {
+  const bench = new Bench({ name: 'token bucket', time: TIME_MS });
+  let b = { tokens: 60 * 60_000, atMs: 0 };
+  let t = 0;
+  bench.add('takeToken', () => {
+    b = takeToken(b, 100_000_000, t++).bucket;
+  });
+  await bench.run();
+  print(bench);
+}
+
+async function serialisation(): Promise<void> {
+  const bench = new Bench({ name: 'response serialisation', time: TIME_MS });
+  let sink = 0;
+  bench
+    .add('baseline: JSON.stringify (floats: 0.30000000000000004 risk)', () => {
+      sink += JSON.stringify({ ok: true, order: 'AAAAAAAAAAAAAAAAAAAAAA', charge: 100, status: 'pending', balance: 999_900 }).length;
+    })
+    .add('renderOrderPlaced (exact decimals)', () => {
+      sink += renderOrderPlaced('AAAAAAAAAAAAAAAAAAAAAA', 100_000_000, 999_900_000_000).length;
+    });
+  await bench.run();
+  print(bench);
+  if (sink === 42) process.stdout.write('');
+}
+
+async function walBatch(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'coa-bench-wal-'));
+  const store = openStore(dir);
+  const wal = new LmdbGroupCommit(store, { onFatal: (e) => { throw e; } });
+  const entry = (i: number): WalEntry => ({
+    events: [{ type: 'credits.adjusted', atMs: 1, account: 1, amount: 1, reason: 'bench', balance: i }],
+    puts: [{ table: 'wallets', key: 1, value: { ...wallet, credits: i } }],
+  });
+  const bench = new Bench({ name: 'WAL group commit (LMDB, fsync per batch)', time: 1000, iterations: 20 });
+  for (const size of [1, 64, 512]) {
+    bench.add(`batch of ${size} entries (one commit + sync)`, async () => {
+      let last: Promise<void> = Promise.resolve();
+      for (let i = 0; i < size; i++) last = wal.append(entry(i));
+      await last;
+    });
+  }
+  await bench.run();
+  print(bench);
+  process.stdout.write('\n(entries per second = ops/s × batch size)\n');
+  await wal.close();
+  await store.close();
+  rmSync(dir, { recursive: true, force: true });
+}
+
+await decision();
+await money();
+await bucket();
+await serialisation();
+await walBatch();
