@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { mulberry32 } from '../mulberry32.js';
 import { spawnServer, type ServerProcess } from './server-process.js';
 
 export interface CrashOptions {
@@ -40,17 +41,6 @@ interface Ack {
   payload: string;
 }
 
-/** mulberry32: a tiny seeded PRNG, so a failing seed replays the same kill times. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const INITIAL_CREDITS = 1_000;
 const RATE_MICRO = 1_000; // 0.001 credits per unit
@@ -61,7 +51,7 @@ async function waitHealthy(s: ServerProcess): Promise<void> {
 }
 
 export async function runCrashCycles(options: CrashOptions): Promise<CrashReport> {
-  const random = prng(options.seed);
+  const random = mulberry32(options.seed);
   const log = options.log ?? (() => {});
   const accountsWanted = options.accounts ?? 8;
   const workers = options.workers ?? 16;

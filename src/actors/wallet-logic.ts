@@ -11,7 +11,7 @@
 import { errorOutcome, renderError, type ErrorOutcome } from '../errors.js';
 import { formatMicro, multiplyMicro, addMicro, MICRO_MAX } from '../money/index.js';
 import { renderBalance, renderOrderPlaced } from '../render.js';
-import { FINAL_STATUSES, ORDER_STATUSES, PLAN_PRICE_INR_PER_MONTH } from '../wal/records.js';
+import { FINAL_STATUSES, PLAN_PRICE_INR_PER_MONTH, STATUS_RANK } from '../wal/records.js';
 import type { Channel, IdempotencyRecord, LogEvent, OrderRecord, OrderStatus, ServiceRecord, WalletRecord } from '../wal/records.js';
 import { fullBucket, takeToken, type BucketState, type BucketVerdict } from './token-bucket.js';
 
@@ -339,7 +339,6 @@ function decideUpdate(state: WalletState, command: Extract<Command, { kind: 'upd
   };
 }
 
-const STATUS_RANK = new Map<OrderStatus, number>(ORDER_STATUSES.map((s, i) => [s, Math.min(i, 3)]));
 
 /**
  * Moves an order forward, and refunds in the same commit when the move is to

@@ -35,7 +35,7 @@
 import type { Transaction } from 'lmdb';
 import { formatMicro } from '../money/index.js';
 import { formatBig } from './money-big.js';
-import { FINAL_STATUSES, ORDER_STATUSES, type LogEvent, type OrderStatus } from '../wal/records.js';
+import { FINAL_STATUSES, STATUS_RANK, type LogEvent, type OrderStatus } from '../wal/records.js';
 import type { Store } from '../wal/store.js';
 
 /** Which family of invariants a failure belongs to. */
@@ -88,7 +88,6 @@ interface OrderState {
 }
 
 /** pending < processing < in_progress < every final state. */
-const STATUS_RANK = new Map<string, number>(ORDER_STATUSES.map((s, i) => [s, Math.min(i, 3)]));
 
 const LABEL: Record<Invariant, string> = {
   'log-sequence': 'Log sequence check',

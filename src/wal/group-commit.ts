@@ -8,16 +8,11 @@
  * A failed commit is fail-stop: `onFatal` is called and nothing in the
  * failed batch (or after it) is ever acknowledged.
  */
+import { newBatch, type Batch } from './batch.js';
 import type { Store } from './store.js';
 import type { WalEntry } from './records.js';
 import type { Wal, WalStats } from './wal.js';
 
-interface Batch {
-  entries: WalEntry[];
-  promise: Promise<void>;
-  resolve: () => void;
-  reject: (error: unknown) => void;
-}
 
 export interface GroupCommitOptions {
   /** Most entries in one transaction. */
@@ -28,18 +23,6 @@ export interface GroupCommitOptions {
   onBatch?: (entries: number, syncMs: number) => void;
 }
 
-function newBatch(): Batch {
-  let resolve!: () => void;
-  let reject!: (error: unknown) => void;
-  const promise = new Promise<void>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  // Waiters attach their own handlers; this keeps a failed batch from also
-  // being reported as an unhandled rejection (the process is stopping anyway).
-  promise.catch(() => {});
-  return { entries: [], promise, resolve, reject };
-}
 
 export class LmdbGroupCommit implements Wal {
   private readonly batchEntriesMax: number;

@@ -4,3 +4,4 @@ export { IdempotencySweeper, type SweepResult } from './idempotency-sweeper.js';
 export { MemoryWal } from './memory-wal.js';
 export type { Wal, WalStats } from './wal.js';
 export * from './records.js';
+export { newBatch, type Batch } from './batch.js';

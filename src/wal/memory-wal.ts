@@ -20,6 +20,7 @@
  * serialises them), so a caller mutating an object after `append` or after a
  * read can never change what is durable.
  */
+import { newBatch, type Batch } from './batch.js';
 import type { LogEvent, TableName, WalEntry } from './records.js';
 import type { Wal, WalStats } from './wal.js';
 
@@ -53,12 +54,6 @@ export interface CommitFailure {
   durable?: boolean;
 }
 
-interface Batch {
-  entries: WalEntry[];
-  promise: Promise<void>;
-  resolve: () => void;
-  reject: (error: unknown) => void;
-}
 
 /**
  * The stable string form of a table key: JSON, so the number 1 and the
@@ -84,18 +79,6 @@ export function copyImage(image: DurableImage): DurableImage {
   return { events: structuredClone(image.events), tables };
 }
 
-function newBatch(): Batch {
-  let resolve!: () => void;
-  let reject!: (error: unknown) => void;
-  const promise = new Promise<void>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  // Waiters attach their own handlers; a failed batch nobody waits on must
-  // not also surface as an unhandled rejection (the same rule as LMDB's).
-  promise.catch(() => {});
-  return { entries: [], promise, resolve, reject };
-}
 
 export class MemoryWal implements Wal {
   private readonly batchEntriesMax: number;

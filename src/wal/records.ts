@@ -134,6 +134,8 @@ export interface WalEntry {
 
 export const ORDER_STATUSES: OrderStatus[] = ['pending', 'processing', 'in_progress', 'completed', 'partial', 'canceled'];
 export const FINAL_STATUSES: ReadonlySet<OrderStatus> = new Set(['completed', 'partial', 'canceled']);
+/** pending < processing < in_progress < every final state: orders only move up this order. */
+export const STATUS_RANK: ReadonlyMap<string, number> = new Map(ORDER_STATUSES.map((s, i) => [s, Math.min(i, 3)]));
 
 /** Key of an order in the status index: oldest first within a status. */
 export function orderIndexKey(order: Pick<OrderRecord, 'status' | 'createdAtMs' | 'seq' | 'id'>): (string | number)[] {

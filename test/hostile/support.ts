@@ -3,6 +3,7 @@
  * bytes it is given (things fetch refuses to send) and reads back at most one
  * response, or notices that the server closed the connection.
  */
+import { mulberry32 } from '../../scripts/mulberry32.js';
 import { connect, type Socket } from 'node:net';
 
 export interface RawResult {
@@ -154,13 +155,4 @@ export async function pool<T, R>(items: T[], concurrency: number, run: (item: T,
 }
 
 /** A small seeded PRNG (mulberry32), so raw-byte fuzzing is reproducible. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export const seededRandom = mulberry32;

@@ -15,6 +15,7 @@
  * Nothing here reads a real clock or schedules a timer: the only
  * asynchrony is promise callbacks, drained after every step.
  */
+import { mulberry32 } from '../../scripts/mulberry32.js';
 import type { Clock } from '../../src/clock.js';
 import { ManualClock } from '../../src/clock.js';
 import { renderError } from '../../src/errors.js';
@@ -36,17 +37,7 @@ import { MemoryWal, emptyImage, tableKeyString, type DurableImage } from '../../
 
 // --- Deterministic randomness -------------------------------------------
 
-/** mulberry32: a tiny 32-bit PRNG; the same seed gives the same sequence everywhere. */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
+export { mulberry32 } from '../../scripts/mulberry32.js';
 
 class Random {
   private readonly next: () => number;
