@@ -11,6 +11,7 @@ import type { Logger } from 'pino';
 import { Catalog, Registry, type Account, type ActorContext, type ForceJoinVerdict } from './actors/index.js';
 import { ForceJoinVerifier } from './forcejoin/index.js';
 import { Metrics } from './ops/index.js';
+import { OrderIds } from './order-ids.js';
 import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
 import { AbuseLog } from './http/abuse-log.js';
@@ -64,6 +65,18 @@ function listen(app: TemplatedApp, host: string, port: number): Promise<ListenSo
   });
 }
 
+/**
+ * The secret that turns order storage keys into public ids. Created once,
+ * synced before first use, and kept in the store so snapshots carry it.
+ */
+function orderIdSecret(store: ReturnType<typeof openStore>): Buffer {
+  const existing = store.tables.meta.get('orderIdSecret') as Buffer | Uint8Array | undefined;
+  if (existing !== undefined) return Buffer.from(existing);
+  const secret = OrderIds.newSecret();
+  store.tables.meta.putSync('orderIdSecret', secret);
+  return secret;
+}
+
 /** ADMIN_TOKEN, else the token file in the data directory, else a new one written there (0600). */
 function adminToken(config: Config): { token: string; generated: boolean } {
   if (config.adminToken !== null) return { token: config.adminToken, generated: false };
@@ -93,13 +106,19 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       onFatal,
       onBatch: (entries, syncMs) => metrics.observeBatch(entries, syncMs / 1000),
     });
+  const orderIds = new OrderIds(orderIdSecret(store));
+  const readOrder = (id: string): OrderRecord | undefined => {
+    const key = orderIds.storageKey(id);
+    return key === null ? undefined : (store.tables.orders.get(key) as OrderRecord | undefined);
+  };
   const actorContext: ActorContext = {
     wal,
     clock,
     mailboxMax: config.mailboxMax,
     idempotencyRetentionMs: config.idempotencyRetentionHours * 3_600_000,
     readIdempotency: (key) => store.tables.idempotency.get(key) as IdempotencyRecord | undefined,
-    readOrder: (id) => store.tables.orders.get(id) as OrderRecord | undefined,
+    readOrder,
+    orderKey: (id) => orderIds.storageKey(id) ?? id,
   };
   const registry = new Registry(store, wal, clock, actorContext, config.defaultRateLimitPerMinute);
   const catalog = new Catalog(store, wal, clock);
@@ -122,6 +141,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     abuse: new AbuseLog(log, clock),
     adminToken: token.token,
     metrics,
+    orderIds,
+    readOrder,
     openapiBody: JSON.stringify(buildOpenApi(VERSION)),
     forceJoinVerdict: verifier === null ? () => null : (account) => verdictFor(verifier, account),
     forceJoinChanged: (id) => verifier?.invalidate(id),

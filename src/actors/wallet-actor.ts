@@ -24,6 +24,8 @@ export interface ActorContext {
   readIdempotency(key: string): IdempotencyRecord | undefined;
   /** Reads a durable order (synchronous LMDB read). */
   readOrder(id: string): OrderRecord | undefined;
+  /** The key an order is stored under in the orders table. */
+  orderKey(id: string): string;
 }
 
 export interface Delivery {
@@ -87,7 +89,7 @@ export class WalletActor {
     const entry: WalEntry = { events: decision.events, puts };
     const order = decision.order;
     if (order !== null) {
-      puts.push({ table: 'orders', key: order.id, value: checkOrder(order) });
+      puts.push({ table: 'orders', key: this.ctx.orderKey(order.id), value: checkOrder(order) });
       if (previous !== null) entry.removes = [{ table: 'orderIndex', key: orderIndexKey(previous) }];
       puts.push({ table: 'orderIndex', key: orderIndexKey(order), value: order.account });
       this.pendingOrders.set(order.id, order);

@@ -11,7 +11,7 @@ import { busy, findAccount, invalid, optionalReason, renderAccount, unknownField
 import { deliver } from './deliver.js';
 import { checkOrderInput } from './order-input.js';
 import { send, sendError } from './reply.js';
-import { newOrderId, nextOrderSeq } from '../ids.js';
+import { orderId } from './context.js';
 
 /** Any path segment: a malformed id is answered "no such order", not "no such endpoint". */
 export const ORDER_PARAM = '([^/]{1,200})';
@@ -72,7 +72,7 @@ export const listOrders: AdminHandler = async (ex, ctx, _params, _body, query) =
   for (const { key } of ctx.store.tables.orderIndex.getRange({ start, end: [status, Infinity] })) {
     const id = (key as (string | number)[])[3] as string;
     if (id === after) continue;
-    const order = ctx.store.tables.orders.get(id) as OrderRecord | undefined;
+    const order = ctx.readOrder(id);
     if (order !== undefined) orders.push(order);
     if (orders.length > limit) break;
   }
@@ -84,7 +84,7 @@ export const listOrders: AdminHandler = async (ex, ctx, _params, _body, query) =
 
 export const showOrder: AdminHandler = async (ex, ctx, [id]) => {
   await ctx.wal.flushed();
-  const order = ctx.store.tables.orders.get(id!) as OrderRecord | undefined;
+  const order = ctx.readOrder(id!);
   if (order === undefined) return sendError(ex, errorOutcome('NOT_FOUND', `No order with id ${id}.`));
   send(ex, 200, `{"ok":true,"order":${renderAdminOrder(order)}}`);
 };
@@ -101,7 +101,7 @@ export const setOrderStatus: AdminHandler = async (ex, ctx, [id], body) => {
   const remains = b['remains'] ?? null;
   if (remains !== null && !Number.isSafeInteger(remains)) return sendError(ex, invalid('remains must be an integer.'));
   await ctx.wal.flushed();
-  const stored = ctx.store.tables.orders.get(id!) as OrderRecord | undefined;
+  const stored = ctx.readOrder(id!);
   const account = stored === undefined ? undefined : ctx.registry.get(stored.account);
   if (stored === undefined || account === undefined) return sendError(ex, errorOutcome('NOT_FOUND', `No order with id ${id}.`));
   const delivery = account.actor.send({
@@ -130,8 +130,7 @@ export const placePanelOrder: AdminHandler = async (ex, ctx, [id], body) => {
   const delivery = account.actor.send({
     kind: 'order',
     requestId: ex.requestId,
-    orderId: newOrderId(),
-    seq: nextOrderSeq(),
+    ...orderId(ctx),
     channel: 'panel',
     invalid: null,
     input: checked.input,

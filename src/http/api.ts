@@ -6,12 +6,14 @@
  */
 import type { Account, ForceJoinVerdict, OrderInput } from '../actors/index.js';
 import { errorOutcome, renderError, type ErrorOutcome } from '../errors.js';
-import { newOrderId, newRequestId, nextOrderSeq, ORDER_ID_PATTERN } from '../ids.js';
+import { newRequestId } from '../ids.js';
+import { ORDER_ID_PATTERN } from '../order-ids.js';
 import { renderStatus } from '../render.js';
 import type { OrderRecord } from '../wal/index.js';
 import { readBody, type BodyResult } from './body.js';
 import type { AppContext } from './context.js';
 import { deliver, unavailable } from './deliver.js';
+import { orderId } from './context.js';
 import { orderFingerprint, parseIdempotencyKey } from './idempotency-key.js';
 import { parseJson, TOO_LARGE } from './json-request.js';
 import { newExchange, send, sendError, type Exchange } from './reply.js';
@@ -143,7 +145,7 @@ function orderStatus(ex: Exchange, ctx: AppContext, account: Account, orderQuery
   }
   deliver(ex, ctx, account, delivery, () => {
     if (invalid !== null) return { status: invalid.status, body: renderError(invalid, ex.requestId) };
-    const order = ctx.store.tables.orders.get(orderQuery!) as OrderRecord | undefined;
+    const order = ctx.readOrder(orderQuery!);
     if (order === undefined || order.account !== account.profile.id) {
       return { status: ORDER_NOT_FOUND.status, body: renderError(ORDER_NOT_FOUND, ex.requestId) };
     }
@@ -204,8 +206,7 @@ function sendOrder(
   const delivery = account.actor.send({
     kind: 'order',
     requestId: ex.requestId,
-    orderId: newOrderId(),
-    seq: nextOrderSeq(),
+    ...orderId(ctx),
     channel: 'api',
     invalid,
     input,

@@ -2,7 +2,8 @@
 import type { Logger } from 'pino';
 import type { Account, Catalog, ForceJoinVerdict, Registry } from '../actors/index.js';
 import type { Clock } from '../clock.js';
-import type { Store, Wal } from '../wal/index.js';
+import type { OrderRecord, Store, Wal } from '../wal/index.js';
+import type { OrderIds } from '../order-ids.js';
 import type { Metrics } from '../ops/index.js';
 import type { AuthFailureLimiter } from './auth-failures.js';
 import type { AbuseLog } from './abuse-log.js';
@@ -23,6 +24,9 @@ export interface AppContext {
   abuse: AbuseLog;
   adminToken: string;
   metrics: Metrics;
+  orderIds: OrderIds;
+  /** A durable order by its public id, or undefined (also for text that cannot be an id). */
+  readOrder(id: string): OrderRecord | undefined;
   openapiBody: string;
   /**
    * The force-join verdict for an account's order, or null (synchronously,
@@ -33,4 +37,10 @@ export interface AppContext {
   forceJoinChanged: (accountId: number) => void;
   /** True while the server is shutting down: new requests get 503. */
   draining: () => boolean;
+}
+
+/** A fresh order id and sequence number for a command. */
+export function orderId(ctx: AppContext): { orderId: string; seq: number } {
+  const next = ctx.orderIds.next(ctx.clock.wallMs());
+  return { orderId: next.id, seq: next.seq };
 }

@@ -363,8 +363,9 @@ class LedgerReplay {
     let rows = 0;
     for (const { key, value } of this.store.tables.orders.getRange({ transaction: this.txn })) {
       if (++rows % YIELD_EVERY === 0) yield;
-      const id = String(key);
       const row = (value ?? {}) as Record<string, unknown>;
+      // Rows are stored under an internal key; the public id is in the row.
+      const id = typeof row.id === 'string' ? row.id : String(key);
       const order = this.orders.get(id);
       if (order === undefined) {
         fail('order-charge', null, isInt(row.account) ? row.account : null, id, 'the orders row has no order.placed in the log.');

@@ -26,7 +26,7 @@ import type { Wal, WalStats } from './wal.js';
 
 export const TABLE_NAMES: readonly TableName[] = ['profiles', 'wallets', 'keys', 'services', 'orders', 'orderIndex', 'idempotency', 'meta'];
 
-export type TableKey = string | number | (string | number)[];
+export type TableKey = string | number | Buffer | (string | number)[];
 
 /** What a restarted process finds on disk. Table keys are `tableKeyString(key)`. */
 export interface DurableImage {

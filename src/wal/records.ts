@@ -116,7 +116,7 @@ export type TableName = 'profiles' | 'wallets' | 'keys' | 'services' | 'orders' 
 
 export interface TablePut {
   table: TableName;
-  key: string | number | (string | number)[];
+  key: string | number | Buffer | (string | number)[];
   value: unknown;
 }
 

@@ -296,6 +296,7 @@ class Simulation {
       idempotencyRetentionMs: RETENTION_MS,
       readIdempotency: (key) => wal.get('idempotency', key) as IdempotencyRecord | undefined,
       readOrder: (id) => wal.get('orders', id) as OrderRecord | undefined,
+      orderKey: (id) => id,
     };
     this.actors = new Map();
     for (const id of this.walletIds) {

@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { OrderIds, ORDER_ID_PATTERN } from '../../src/order-ids.js';
+
+describe('order ids: opaque to clients, ordered in storage', () => {
+  const ids = new OrderIds(Buffer.alloc(16, 7));
+
+  it('are 22 url-safe characters, unique, and decrypt to their storage key', () => {
+    const seen = new Set<string>();
+    for (let i = 0; i < 10_000; i++) {
+      const { id } = ids.next(1_800_000_000_000);
+      expect(id).toMatch(ORDER_ID_PATTERN);
+      seen.add(id);
+    }
+    expect(seen.size).toBe(10_000);
+  });
+
+  it('storage keys sort by creation time and sequence, whatever the public ids look like', () => {
+    const made = Array.from({ length: 20 }, (_, i) => ids.next(1_800_000_000_000 + i * 1000));
+    const keys = made.map((m) => ids.storageKey(m.id)!);
+    expect([...keys].sort()).toEqual(keys);
+    expect(keys[0]!.slice(0, 12)).toBe((1_800_000_000_000).toString(16).padStart(12, '0'));
+    // Public ids do not sort like creation order (a chance of 1 in 20! otherwise).
+    expect([...made.map((m) => m.id)].sort()).not.toEqual(made.map((m) => m.id));
+  });
+
+  it('a different secret gives different ids for the same key, and text that cannot be an id has no key', () => {
+    const other = new OrderIds(Buffer.alloc(16, 8));
+    const a = ids.next(5);
+    const key = ids.storageKey(a.id)!;
+    expect(other.storageKey(a.id)).not.toBe(key);
+    expect(ids.storageKey('short')).toBeNull();
+    expect(ids.storageKey('!'.repeat(22))).toBeNull();
+    expect(() => new OrderIds(Buffer.alloc(8))).toThrow(/16 bytes/);
+  });
+});
