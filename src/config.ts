@@ -18,6 +18,7 @@ export interface Config {
   logLevel: string;
   defaultRateLimitPerMinute: number;
   bodyBytesMax: number;
+  headerBytesMax: number;
   mailboxMax: number;
   idempotencyRetentionHours: number;
   authFailuresPerMinute: number;
@@ -38,6 +39,7 @@ export const SETTINGS = [
   { key: 'logLevel', env: 'LOG_LEVEL', def: 'info', kind: 'string', doc: 'pino level: trace, debug, info, warn, error, fatal, silent.' },
   { key: 'defaultRateLimitPerMinute', env: 'RATE_LIMIT_DEFAULT', def: '60', kind: 'rate', doc: 'Requests per minute for new keys.' },
   { key: 'bodyBytesMax', env: 'BODY_BYTES_MAX', def: '16384', kind: 'int', doc: 'Largest request body, bytes.' },
+  { key: 'headerBytesMax', env: 'HEADER_BYTES_MAX', def: '8192', kind: 'int', doc: 'Largest total of request header names and values, bytes (uWS has its own hard limit above this).' },
   { key: 'mailboxMax', env: 'MAILBOX_MAX', def: '1024', kind: 'int', doc: 'Most requests waiting per wallet before 503.' },
   { key: 'idempotencyRetentionHours', env: 'IDEMPOTENCY_RETENTION_HOURS', def: '24', kind: 'int', doc: 'How long an Idempotency-Key is remembered.' },
   { key: 'authFailuresPerMinute', env: 'AUTH_FAILURES_PER_MINUTE', def: '30', kind: 'int', doc: 'Failed authentications allowed per client IP per minute.' },

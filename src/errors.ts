@@ -12,7 +12,7 @@ export const ERRORS = {
   SERVICE: { status: 422, meaning: 'Service unknown or disabled.' },
   QTY: { status: 422, meaning: "Quantity outside the service's min..max." },
   FORCEJOIN: { status: 403, meaning: 'Required Telegram channel not joined.' },
-  VALIDATION: { status: 400, meaning: 'Bad payload, query or header (413 too large, 415 wrong content type).' },
+  VALIDATION: { status: 400, meaning: 'Bad payload, query or header (413 body too large, 415 wrong content type, 431 headers too large).' },
   NOT_FOUND: { status: 404, meaning: "Unknown route, or an order that is not this account's." },
   METHOD: { status: 405, meaning: 'The route exists but not with this HTTP method (Allow lists the right ones).' },
   CONFLICT: { status: 409, meaning: 'Admin API: the order cannot make that move (it is final, or the move goes backwards).' },

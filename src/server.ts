@@ -42,6 +42,8 @@ export interface ServerOptions {
   log?: Logger;
   /** Called when a commit fails; the default logs and exits (fail-stop). */
   onFatal?: (error: unknown) => void;
+  /** How the default fail-stop handler ends the process (tests observe it instead). */
+  exit?: (code: number) => void;
   /** Replace the WAL (fault injection in tests). */
   wal?: (store: ReturnType<typeof openStore>, onFatal: (error: unknown) => void) => Wal;
 }
@@ -94,7 +96,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     options.onFatal ??
     ((error: unknown) => {
       log.fatal({ err: error }, 'a commit failed; stopping so that a restart recovers exactly the durable state');
-      process.exit(1);
+      (options.exit ?? process.exit)(1);
     });
   mkdirSync(config.dataDir, { recursive: true });
   const token = adminToken(config);
@@ -136,7 +138,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     wal,
     clock,
     log,
-    limits: { bodyBytesMax: config.bodyBytesMax },
+    limits: { bodyBytesMax: config.bodyBytesMax, headerBytesMax: config.headerBytesMax },
     authFailures: new AuthFailureLimiter(clock, config.authFailuresPerMinute),
     abuse: new AbuseLog(log, clock),
     adminToken: token.token,

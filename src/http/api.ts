@@ -46,6 +46,14 @@ export function mountApi(app: TemplatedApp, ctx: AppContext): void {
     if (url === '/api/v1/openapi.json') return send(ex, 200, ctx.openapiBody);
     if (ctx.draining()) return unavailable(ex, 'The server is shutting down; retry shortly.', true);
     const seen = countHeaders(req);
+    if (seen.bytes > ctx.limits.headerBytesMax) {
+      return sendError(
+        ex,
+        errorOutcome('VALIDATION', `The request headers are larger than the limit of ${ctx.limits.headerBytesMax} bytes.`, undefined, 431),
+        [],
+        true,
+      );
+    }
     if (seen.contentLength > 1) {
       // Two framings of one body: refuse and close rather than guess which
       // one a proxy in front of us used (request smuggling).
@@ -82,12 +90,15 @@ interface HeaderCounts {
   apiSecret: number;
   idempotencyKey: number;
   contentLength: number;
+  /** Total length of header names and values. */
+  bytes: number;
 }
 
 /** How often each header whose repetition would be ambiguous was sent. */
 function countHeaders(req: HttpRequest): HeaderCounts {
-  const counts: HeaderCounts = { apiKey: 0, apiSecret: 0, idempotencyKey: 0, contentLength: 0 };
-  req.forEach((name) => {
+  const counts: HeaderCounts = { apiKey: 0, apiSecret: 0, idempotencyKey: 0, contentLength: 0, bytes: 0 };
+  req.forEach((name, value) => {
+    counts.bytes += name.length + value.length;
     if (name === 'x-api-key') counts.apiKey++;
     else if (name === 'x-api-secret') counts.apiSecret++;
     else if (name === 'idempotency-key') counts.idempotencyKey++;

@@ -10,6 +10,7 @@ import type { AbuseLog } from './abuse-log.js';
 
 export interface HttpLimits {
   bodyBytesMax: number;
+  headerBytesMax: number;
 }
 
 export interface AppContext {

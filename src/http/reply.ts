@@ -21,6 +21,7 @@ const STATUS_LINES: Record<number, string> = {
   415: '415 Unsupported Media Type',
   422: '422 Unprocessable Content',
   429: '429 Too Many Requests',
+  431: '431 Request Header Fields Too Large',
   500: '500 Internal Server Error',
   503: '503 Service Unavailable',
 };

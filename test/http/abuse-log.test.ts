@@ -1,0 +1,22 @@
+import { Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/clock.js';
+import { AbuseLog } from '../../src/http/abuse-log.js';
+import { createLogger } from '../../src/log.js';
+
+describe('abuse log: once per key per window, with a count', () => {
+  it('logs the first refusal of a window, counts the rest, and reports the count when the next window starts', () => {
+    const lines: Record<string, unknown>[] = [];
+    const log = createLogger('info', new Writable({ write: (c, _e, done) => (lines.push(JSON.parse(String(c))), done()) }) as never);
+    const clock = new ManualClock();
+    const abuse = new AbuseLog(log, clock);
+    for (let i = 0; i < 1000; i++) abuse.refused(7, 60);
+    abuse.refused(8, 60);
+    expect(lines.map((l) => l['account'])).toEqual([7, 8]);
+    clock.advance(60_000);
+    abuse.refused(7, 60);
+    expect(lines).toHaveLength(4);
+    expect(lines[2]).toMatchObject({ account: 7, refused: 1000, msg: 'rate limit abuse in the last window' });
+    expect(lines[3]).toMatchObject({ account: 7, msg: expect.stringContaining('rate limit exceeded') });
+  });
+});
