@@ -23,6 +23,8 @@ export interface Store {
   close(): Promise<void>;
 }
 
+const STRUCTURES_KEY = Symbol.for('structures');
+const RECORD_TABLES: ReadonlySet<TableName> = new Set(['profiles', 'wallets', 'services', 'orders', 'idempotency']);
 const TABLES: TableName[] = ['profiles', 'wallets', 'keys', 'services', 'orders', 'orderIndex', 'idempotency', 'meta'];
 
 export function openStore(path: string, options: { syncMode?: SyncMode; readOnly?: boolean } = {}): Store {
@@ -40,9 +42,13 @@ export function openStore(path: string, options: { syncMode?: SyncMode; readOnly
     compression: false,
     cache: false,
   });
-  const log = root.openDB<LogEvent, number>({ name: 'log', cache: false });
+  // Tables of records keep their msgpack record structures in the table
+  // itself (lmdb-js shared structures): records are encoded about twice as
+  // fast and smaller, and the structures entry is invisible to reads.
+  const structured = { sharedStructuresKey: STRUCTURES_KEY };
+  const log = root.openDB<LogEvent, number>({ name: 'log', cache: false, ...structured });
   const tables = {} as Record<TableName, Database<any, any>>;
-  for (const name of TABLES) tables[name] = root.openDB({ name, cache: false });
+  for (const name of TABLES) tables[name] = root.openDB({ name, cache: false, ...(RECORD_TABLES.has(name) ? structured : {}) });
   let nextSeq = 1;
   for (const key of log.getKeys({ reverse: true, limit: 1 })) nextSeq = Number(key) + 1;
   return {
