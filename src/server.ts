@@ -154,6 +154,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   mountApi(api, context);
   const admin = createApp();
   mountAdmin(admin, context);
+  registry.startEviction(60_000);
   const sweeper = new IdempotencySweeper(store, wal, clock, actorContext.idempotencyRetentionMs);
   sweeper.start(10 * 60_000, (error) => log.error({ err: error }, 'idempotency sweep failed'));
   const apiSocket = await listen(api, config.host, config.port);
@@ -176,6 +177,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
         // done, then drop the remaining connections and close LMDB.
         draining = true;
         sweeper.stop();
+        registry.stopEviction();
         closeListenSocket(apiSocket);
         closeListenSocket(adminSocket);
         await wal.close();

@@ -1,5 +1,5 @@
 export { decide, initialState, isUnlimited, PLAN_MONTHS_MAX, type Command, type Decision, type ForceJoinVerdict, type Now, type OrderInput, type Outcome, type WalletState } from './wallet-logic.js';
 export { takeToken, fullBucket, RATE_LIMIT_MAX, type BucketState, type BucketVerdict } from './token-bucket.js';
 export { WalletActor, idempotencyTableKey, type ActorContext, type Delivery } from './wallet-actor.js';
-export { Registry, type Account } from './registry.js';
+export { Registry, ACCOUNT_IDLE_EVICT_MS, type Account, type AccountView } from './registry.js';
 export { Catalog } from './catalog.js';

@@ -1,28 +1,54 @@
 /**
- * All accounts: their profiles (name, API key, secret hash) and their wallet
- * actors, found by id or by API key. Loaded from the tables at start-up;
- * new accounts are added once their creation is durable.
+ * All accounts, found by id or by API key. Accounts live in LMDB; an
+ * account's profile and wallet actor are loaded into memory on first use
+ * and dropped again after a long idle spell, so memory and start-up time do
+ * not grow with the number of accounts, only with the number in use.
+ *
+ * Dropping is safe because a wallet's row is written in the same commit as
+ * each of its events: an actor with nothing in flight holds exactly the
+ * durable row. Its token bucket is forgotten too, which changes nothing
+ * after an idle spell longer than a minute (the bucket is full again).
  */
+import { timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import { hashSecret, newApiKey, newApiSecret } from '../ids.js';
 import type { AccountProfile, Store, Wal, WalletRecord } from '../wal/index.js';
 import { checkWallet } from '../wal/index.js';
 import { WalletActor, type ActorContext } from './wallet-actor.js';
-import { timingSafeEqual } from 'node:crypto';
 
 export interface Account {
   profile: AccountProfile;
   secretHash: Buffer;
   actor: WalletActor;
+  /** Monotonic time of the last look-up, for idle eviction. */
+  usedMs: number;
 }
+
+/** What a listing shows of an account, loaded or not. */
+export interface AccountView {
+  profile: AccountProfile;
+  wallet: WalletRecord;
+}
+
+/** Issued keys are 36 characters; anything much longer is unknown without a look-up. */
+const API_KEY_CHARS_MAX = 128;
 
 /** Compared against when the key is unknown, so both failures cost the same. */
 const DECOY_HASH = hashSecret('decoy');
 
+/**
+ * Longer than any await a handler can make while holding an account (the
+ * force-join timeout is at most 60 s), so an account in use is never dropped
+ * and loaded twice.
+ */
+export const ACCOUNT_IDLE_EVICT_MS = 5 * 60_000;
+
 export class Registry {
-  private readonly byId = new Map<number, Account>();
-  private readonly byKey = new Map<string, Account>();
+  private readonly active = new Map<number, Account>();
+  private readonly activeByKey = new Map<string, Account>();
   private nextId = 1;
+  private count: number;
+  private timer: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly store: Store,
@@ -31,24 +57,45 @@ export class Registry {
     private readonly actorContext: ActorContext,
     private readonly defaultRateLimitPerMinute: number,
   ) {
-    for (const { key, value } of store.tables.profiles.getRange()) {
-      const profile = value as AccountProfile;
-      const wallet = store.tables.wallets.get(key) as WalletRecord | undefined;
-      if (wallet === undefined) throw new Error(`invariant: account ${String(key)} has a profile but no wallet`);
-      this.add(profile, wallet);
-    }
+    this.count = store.tables.profiles.getCount();
+    for (const key of store.tables.profiles.getKeys({ reverse: true, limit: 1 })) this.nextId = Number(key) + 1;
   }
 
+  /** Number of accounts (loaded or not). */
   get size(): number {
-    return this.byId.size;
+    return this.count;
+  }
+
+  /** Accounts loaded in memory now. */
+  loaded(): IterableIterator<Account> {
+    return this.active.values();
   }
 
   get(id: number): Account | undefined {
-    return this.byId.get(id);
+    const cached = this.active.get(id);
+    if (cached !== undefined) {
+      cached.usedMs = this.clock.monotonicMs();
+      return cached;
+    }
+    if (!Number.isSafeInteger(id)) return undefined;
+    const profile = this.store.tables.profiles.get(id) as AccountProfile | undefined;
+    if (profile === undefined) return undefined;
+    const wallet = this.store.tables.wallets.get(id) as WalletRecord | undefined;
+    if (wallet === undefined) throw new Error(`invariant: account ${id} has a profile but no wallet`);
+    return this.add(profile, wallet);
   }
 
-  all(): IterableIterator<Account> {
-    return this.byId.values();
+  /**
+   * Every account for a listing, in id order: loaded ones as their actor
+   * holds them, the others straight from the tables (without loading them).
+   */
+  *list(): Generator<AccountView> {
+    for (const { key, value } of this.store.tables.profiles.getRange()) {
+      const id = key as number;
+      const loaded = this.active.get(id);
+      if (loaded !== undefined) yield { profile: loaded.profile, wallet: loaded.actor.state.wallet };
+      else yield { profile: value as AccountProfile, wallet: this.store.tables.wallets.get(id) as WalletRecord };
+    }
   }
 
   /**
@@ -56,7 +103,14 @@ export class Registry {
    * wrong secret run the same comparison and give the same answer.
    */
   authenticate(apiKey: string, apiSecret: string): Account | null {
-    const account = this.byKey.get(apiKey);
+    let account = this.activeByKey.get(apiKey);
+    if (account === undefined && apiKey.length <= API_KEY_CHARS_MAX) {
+      // (A longer key cannot exist, and LMDB refuses keys over 1,978 bytes.)
+      const id = this.store.tables.keys.get(apiKey) as number | undefined;
+      account = id === undefined ? undefined : this.get(id);
+    } else if (account !== undefined) {
+      account.usedMs = this.clock.monotonicMs();
+    }
     const presented = hashSecret(apiSecret);
     const matches = timingSafeEqual(presented, account?.secretHash ?? DECOY_HASH);
     return account !== undefined && matches ? account : null;
@@ -89,6 +143,7 @@ export class Registry {
         { table: 'keys', key: profile.apiKey, value: id },
       ],
     });
+    this.count++;
     return { account: this.add(profile, wallet), apiSecret };
   }
 
@@ -124,14 +179,39 @@ export class Registry {
     account.profile = profile;
   }
 
+  /** Drops accounts idle for longer than `idleMs` with nothing in flight. Returns how many. */
+  evictIdle(idleMs: number = ACCOUNT_IDLE_EVICT_MS): number {
+    const now = this.clock.monotonicMs();
+    let evicted = 0;
+    for (const [id, account] of this.active) {
+      if (now - account.usedMs < idleMs || !account.actor.idle) continue;
+      this.active.delete(id);
+      this.activeByKey.delete(account.profile.apiKey);
+      evicted++;
+    }
+    return evicted;
+  }
+
+  startEviction(intervalMs: number): void {
+    this.timer = setInterval(() => this.evictIdle(), intervalMs);
+    // Eviction alone must not keep the process alive.
+    this.timer.unref();
+  }
+
+  stopEviction(): void {
+    if (this.timer !== null) clearInterval(this.timer);
+    this.timer = null;
+  }
+
   private add(profile: AccountProfile, wallet: WalletRecord): Account {
     const account: Account = {
       profile,
       secretHash: Buffer.from(profile.secretHash, 'hex'),
       actor: WalletActor.fresh(wallet, this.actorContext),
+      usedMs: this.clock.monotonicMs(),
     };
-    this.byId.set(profile.id, account);
-    this.byKey.set(profile.apiKey, account);
+    this.active.set(profile.id, account);
+    this.activeByKey.set(profile.apiKey, account);
     if (profile.id >= this.nextId) this.nextId = profile.id + 1;
     return account;
   }

@@ -43,9 +43,10 @@ export class WalletActor {
   private waiting = 0;
   private lastWrite: Promise<void> | null = null;
   /** Idempotency records applied in memory but not yet durable. */
-  private readonly pendingKeys = new Map<string, IdempotencyRecord>();
+  /** Created on first use: most wallets are idle, and an empty Map costs memory per wallet. */
+  private pendingKeys: Map<string, IdempotencyRecord> | null = null;
   /** Orders changed in memory but not yet durable, so a second move sees the first. */
-  private readonly pendingOrders = new Map<string, OrderRecord>();
+  private pendingOrders: Map<string, OrderRecord> | null = null;
 
   constructor(
     readonly id: number,
@@ -64,6 +65,11 @@ export class WalletActor {
     return this.waiting;
   }
 
+  /** Nothing in flight: the in-memory wallet is exactly the durable row. */
+  get idle(): boolean {
+    return this.waiting === 0 && this.lastWrite === null;
+  }
+
   /** Resolves when every event this wallet has applied so far is durable. */
   settled(): Promise<void> {
     return this.lastWrite ?? Promise.resolve();
@@ -79,7 +85,7 @@ export class WalletActor {
     }
     let previous: OrderRecord | null = null;
     if (command.kind === 'set-status') {
-      previous = this.pendingOrders.get(command.orderId) ?? this.ctx.readOrder(command.orderId) ?? null;
+      previous = this.pendingOrders?.get(command.orderId) ?? this.ctx.readOrder(command.orderId) ?? null;
       command.order = previous;
     }
     const decision = decide(this.state, command, now);
@@ -92,20 +98,20 @@ export class WalletActor {
       puts.push({ table: 'orders', key: this.ctx.orderKey(order.id), value: checkOrder(order) });
       if (previous !== null) entry.removes = [{ table: 'orderIndex', key: orderIndexKey(previous) }];
       puts.push({ table: 'orderIndex', key: orderIndexKey(order), value: order.account });
-      this.pendingOrders.set(order.id, order);
+      (this.pendingOrders ??= new Map()).set(order.id, order);
     }
     const idem = decision.idempotency;
     if (idem !== null) {
       puts.push({ table: 'idempotency', key: idempotencyTableKey(this.id, idem.key), value: idem.record });
-      this.pendingKeys.set(idem.key, idem.record);
+      (this.pendingKeys ??= new Map()).set(idem.key, idem.record);
     }
     const durable = this.ctx.wal.append(entry);
     this.lastWrite = durable;
     durable.then(
       () => {
         if (this.lastWrite === durable) this.lastWrite = null;
-        if (idem !== null && this.pendingKeys.get(idem.key) === idem.record) this.pendingKeys.delete(idem.key);
-        if (order !== null && this.pendingOrders.get(order.id) === order) this.pendingOrders.delete(order.id);
+        if (idem !== null && this.pendingKeys?.get(idem.key) === idem.record) this.pendingKeys.delete(idem.key);
+        if (order !== null && this.pendingOrders?.get(order.id) === order) this.pendingOrders.delete(order.id);
       },
       () => {},
     );
@@ -124,7 +130,7 @@ export class WalletActor {
   }
 
   private findKey(key: string, wallMs: number): IdempotencyRecord | null {
-    const record = this.pendingKeys.get(key) ?? this.ctx.readIdempotency(idempotencyTableKey(this.id, key));
+    const record = this.pendingKeys?.get(key) ?? this.ctx.readIdempotency(idempotencyTableKey(this.id, key));
     if (record === undefined) return null;
     // Past retention a key is forgotten, as if it had never been used.
     if (wallMs - record.atMs > this.ctx.idempotencyRetentionMs) return null;

@@ -1,5 +1,6 @@
 /** Pieces every admin handler shares: errors, account lookup and rendering. */
 import type { Account } from '../actors/index.js';
+import type { AccountProfile, WalletRecord } from '../wal/index.js';
 import { errorOutcome, type ErrorOutcome } from '../errors.js';
 import { formatMicro } from '../money/index.js';
 import type { AppContext } from './context.js';
@@ -40,15 +41,18 @@ export function busy(ex: Exchange): void {
 }
 
 export function renderAccount(account: Account, wallMs: number): string {
-  const w = account.actor.state.wallet;
+  return renderAccountView(account.profile, account.actor.state.wallet, wallMs);
+}
+
+export function renderAccountView(profile: AccountProfile, w: WalletRecord, wallMs: number): string {
   const active = w.unlimitedExpiresMs !== null && wallMs < w.unlimitedExpiresMs;
   return (
-    `{"id":${w.id},"name":${JSON.stringify(account.profile.name)},"credits":${formatMicro(w.credits)},` +
+    `{"id":${w.id},"name":${JSON.stringify(profile.name)},"credits":${formatMicro(w.credits)},` +
     `"banned":${w.banned},"rate_limit_per_minute":${w.rateLimitPerMinute},"unlimited":${active},` +
     `"unlimited_expires":${w.unlimitedExpiresMs === null ? 'null' : `"${new Date(w.unlimitedExpiresMs).toISOString()}"`},` +
-    `"telegram_user_id":${account.profile.telegramUserId ?? null},"forcejoin_verified":${account.profile.forceJoinVerified ?? false},` +
-    `"forcejoin_exempt":${account.profile.forceJoinExempt ?? false},` +
-    `"created_at":"${new Date(account.profile.createdAtMs).toISOString()}"}`
+    `"telegram_user_id":${profile.telegramUserId ?? null},"forcejoin_verified":${profile.forceJoinVerified ?? false},` +
+    `"forcejoin_exempt":${profile.forceJoinExempt ?? false},` +
+    `"created_at":"${new Date(profile.createdAtMs).toISOString()}"}`
   );
 }
 

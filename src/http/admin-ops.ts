@@ -57,7 +57,7 @@ export const verify: AdminHandler = async (ex, ctx) => {
 /** GET /metrics: Prometheus text format. */
 export const metrics: AdminHandler = (ex, ctx) => {
   let deepest = 0;
-  for (const account of ctx.registry.all()) deepest = Math.max(deepest, account.actor.depth);
+  for (const account of ctx.registry.loaded()) deepest = Math.max(deepest, account.actor.depth);
   const text = ctx.metrics.render({
     accounts: ctx.registry.size,
     deepestMailbox: deepest,

@@ -204,7 +204,7 @@ export function ordersByStatus(ctx: Parameters<AdminHandler>[1]): Record<string,
 
 export const stats: AdminHandler = (ex, ctx) => {
   let deepest = 0;
-  for (const account of ctx.registry.all()) deepest = Math.max(deepest, account.actor.depth);
+  for (const account of ctx.registry.loaded()) deepest = Math.max(deepest, account.actor.depth);
   const w = ctx.wal.stats();
   const wal = {
     batches: w.batches,

@@ -12,12 +12,12 @@ import { formatMicro, microFromJson, multiplyMicro } from '../money/index.js';
 import { renderAdminService } from '../render.js';
 import type { ServiceRecord } from '../wal/index.js';
 import { readBody } from './body.js';
-import { busy, findAccount, invalid, optionalReason, renderAccount, unknownField, type AdminHandler } from './admin-common.js';
+import { busy, findAccount, invalid, optionalReason, renderAccount, renderAccountView, unknownField, type AdminHandler } from './admin-common.js';
 import { grantPlan, listOrders, ORDER_PARAM, placePanelOrder, setForceJoin, setOrderStatus, showOrder, stats } from './admin-orders.js';
 import { metrics, snapshot, verify } from './admin-ops.js';
 import type { AppContext } from './context.js';
 import { parseJson, TOO_LARGE } from './json-request.js';
-import { newExchange, send, sendError, type Exchange } from './reply.js';
+import { guarded, newExchange, send, sendError, type Exchange } from './reply.js';
 import type { HttpRequest, HttpResponse, TemplatedApp } from './uws.js';
 
 type Handler = AdminHandler;
@@ -62,45 +62,49 @@ export function mountAdmin(app: TemplatedApp, ctx: AppContext): void {
   const tokenHash = sha256(`Bearer ${ctx.adminToken}`);
   app.any('/*', (res: HttpResponse, req: HttpRequest) => {
     const ex = newExchange(res, newRequestId(), ctx.metrics);
-    const url = req.getUrl();
-    const method = req.getMethod();
-    ex.head = method === 'head';
-    if (url === '/healthz') {
-      if (method !== 'get') return sendError(ex, errorOutcome('METHOD', '/healthz accepts only GET.'), ['Allow', 'GET']);
-      return send(ex, 200, '{"ok":true}');
-    }
-    const matching = ROUTES.filter((r) => r.pattern.test(url));
-    if (matching.length === 0) return sendError(ex, errorOutcome('NOT_FOUND', 'No such admin endpoint.'));
-    const match = matching.find((r) => r.method === method);
-    if (match === undefined) {
-      const allow = matching.map((r) => r.method.toUpperCase()).join(', ');
-      return sendError(ex, errorOutcome('METHOD', `${url} accepts only ${allow}.`), ['Allow', allow]);
-    }
-    if (!timingSafeEqual(sha256(req.getHeader('authorization')), tokenHash)) {
-      return sendError(ex, errorOutcome('AUTH', 'Send the admin token as Authorization: Bearer <token>.'));
-    }
-    ex.route = match.path;
-    const params = match.pattern.exec(url)!.slice(1);
-    const query = new URLSearchParams(req.getQuery() ?? '');
-    const run = (body: unknown): void => {
-      Promise.resolve(match.handler(ex, ctx, params, body, query)).catch((error: unknown) => {
-        ctx.log.error({ err: error, url }, 'admin request failed');
-        sendError(ex, errorOutcome('INTERNAL', 'The server failed to complete this request.'));
-      });
-    };
-    if (!match.withBody) return run(undefined);
-    const contentType = req.getHeader('content-type');
-    readBody(res, req.getHeader('content-length'), ctx.limits.bodyBytesMax, (body) => {
-      if (body.kind === 'too-large') return sendError(ex, TOO_LARGE(ctx.limits.bodyBytesMax), [], true);
-      if (body.bytes.length === 0) return run({});
-      const parsed = parseJson(contentType, body.bytes);
-      if (!parsed.ok) return sendError(ex, parsed.error);
-      if (typeof parsed.value !== 'object' || parsed.value === null || Array.isArray(parsed.value)) {
-        return sendError(ex, invalid('The request body must be a JSON object.'));
-      }
-      run(parsed.value);
-    });
+    guarded(ctx, ex, () => handleAdmin(ctx, ex, res, req, tokenHash));
   });
+}
+
+function handleAdmin(ctx: AppContext, ex: Exchange, res: HttpResponse, req: HttpRequest, tokenHash: Buffer): void {
+  const url = req.getUrl();
+  const method = req.getMethod();
+  ex.head = method === 'head';
+  if (url === '/healthz') {
+    if (method !== 'get') return sendError(ex, errorOutcome('METHOD', '/healthz accepts only GET.'), ['Allow', 'GET']);
+    return send(ex, 200, '{"ok":true}');
+  }
+  const matching = ROUTES.filter((r) => r.pattern.test(url));
+  if (matching.length === 0) return sendError(ex, errorOutcome('NOT_FOUND', 'No such admin endpoint.'));
+  const match = matching.find((r) => r.method === method);
+  if (match === undefined) {
+    const allow = matching.map((r) => r.method.toUpperCase()).join(', ');
+    return sendError(ex, errorOutcome('METHOD', `${url} accepts only ${allow}.`), ['Allow', allow]);
+  }
+  if (!timingSafeEqual(sha256(req.getHeader('authorization')), tokenHash)) {
+    return sendError(ex, errorOutcome('AUTH', 'Send the admin token as Authorization: Bearer <token>.'));
+  }
+  ex.route = match.path;
+  const params = match.pattern.exec(url)!.slice(1);
+  const query = new URLSearchParams(req.getQuery() ?? '');
+  const run = (body: unknown): void => {
+    Promise.resolve(match.handler(ex, ctx, params, body, query)).catch((error: unknown) => {
+      ctx.log.error({ err: error, url }, 'admin request failed');
+      sendError(ex, errorOutcome('INTERNAL', 'The server failed to complete this request.'));
+    });
+  };
+  if (!match.withBody) return run(undefined);
+  const contentType = req.getHeader('content-type');
+  readBody(res, req.getHeader('content-length'), ctx.limits.bodyBytesMax, (body) => guarded(ctx, ex, () => {
+    if (body.kind === 'too-large') return sendError(ex, TOO_LARGE(ctx.limits.bodyBytesMax), [], true);
+    if (body.bytes.length === 0) return run({});
+    const parsed = parseJson(contentType, body.bytes);
+    if (!parsed.ok) return sendError(ex, parsed.error);
+    if (typeof parsed.value !== 'object' || parsed.value === null || Array.isArray(parsed.value)) {
+      return sendError(ex, invalid('The request body must be a JSON object.'));
+    }
+    run(parsed.value);
+  }));
 }
 
 function sha256(text: string): Buffer {
@@ -126,7 +130,7 @@ async function listAccounts(ex: Exchange, ctx: AppContext): Promise<void> {
   await ctx.wal.flushed();
   const now = ctx.clock.wallMs();
   const parts: string[] = [];
-  for (const account of ctx.registry.all()) parts.push(renderAccount(account, now));
+  for (const view of ctx.registry.list()) parts.push(renderAccountView(view.profile, view.wallet, now));
   send(ex, 200, `{"ok":true,"accounts":[${parts.join(',')}]}`);
 }
 

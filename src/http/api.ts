@@ -16,7 +16,7 @@ import { deliver, unavailable } from './deliver.js';
 import { orderId } from './context.js';
 import { orderFingerprint, parseIdempotencyKey } from './idempotency-key.js';
 import { parseJson, TOO_LARGE } from './json-request.js';
-import { newExchange, send, sendError, type Exchange } from './reply.js';
+import { guarded, newExchange, send, sendError, type Exchange } from './reply.js';
 import { checkOrderInput } from './order-input.js';
 import type { HttpRequest, HttpResponse, TemplatedApp } from './uws.js';
 
@@ -34,55 +34,61 @@ const ORDER_NOT_FOUND = errorOutcome('NOT_FOUND', 'No order with this id exists 
 export function mountApi(app: TemplatedApp, ctx: AppContext): void {
   app.any('/*', (res: HttpResponse, req: HttpRequest) => {
     const ex = newExchange(res, newRequestId(), ctx.metrics);
-    const url = req.getUrl();
-    const method = req.getMethod();
-    ex.head = method === 'head';
-    const allowed = ROUTES[url];
-    if (allowed === undefined) return sendError(ex, NOT_FOUND);
-    ex.route = url;
-    if (allowed !== method) {
-      return sendError(ex, errorOutcome('METHOD', `${url} accepts only ${allowed.toUpperCase()}.`), ['Allow', allowed.toUpperCase()]);
-    }
-    if (url === '/api/v1/openapi.json') return send(ex, 200, ctx.openapiBody);
-    if (ctx.draining()) return unavailable(ex, 'The server is shutting down; retry shortly.', true);
-    const seen = countHeaders(req);
-    if (seen.bytes > ctx.limits.headerBytesMax) {
-      return sendError(
-        ex,
-        errorOutcome('VALIDATION', `The request headers are larger than the limit of ${ctx.limits.headerBytesMax} bytes.`, undefined, 431),
-        [],
-        true,
-      );
-    }
-    if (seen.contentLength > 1) {
-      // Two framings of one body: refuse and close rather than guess which
-      // one a proxy in front of us used (request smuggling).
-      return sendError(ex, errorOutcome('VALIDATION', 'Send exactly one Content-Length header.'), [], true);
-    }
-    const apiKey = seen.apiKey > 1 ? '' : req.getHeader('x-api-key');
-    const apiSecret = seen.apiSecret > 1 ? '' : req.getHeader('x-api-secret');
-    const ip = Buffer.from(res.getRemoteAddressAsText()).toString();
+    guarded(ctx, ex, () => handleApi(ctx, ex, res, req));
+  });
+}
 
-    if (method === 'post') {
-      const contentType = req.getHeader('content-type');
-      // uWS returns '' for a missing header and for an empty one; the count tells them apart.
-      const idempotencyHeader = seen.idempotencyKey === 0 ? null : seen.idempotencyKey > 1 ? '\n' : req.getHeader('idempotency-key');
-      readBody(res, req.getHeader('content-length'), ctx.limits.bodyBytesMax, (body) => {
+function handleApi(ctx: AppContext, ex: Exchange, res: HttpResponse, req: HttpRequest): void {
+  const url = req.getUrl();
+  const method = req.getMethod();
+  ex.head = method === 'head';
+  const allowed = ROUTES[url];
+  if (allowed === undefined) return sendError(ex, NOT_FOUND);
+  ex.route = url;
+  if (allowed !== method) {
+    return sendError(ex, errorOutcome('METHOD', `${url} accepts only ${allowed.toUpperCase()}.`), ['Allow', allowed.toUpperCase()]);
+  }
+  if (url === '/api/v1/openapi.json') return send(ex, 200, ctx.openapiBody);
+  if (ctx.draining()) return unavailable(ex, 'The server is shutting down; retry shortly.', true);
+  const seen = countHeaders(req);
+  if (seen.bytes > ctx.limits.headerBytesMax) {
+    return sendError(
+      ex,
+      errorOutcome('VALIDATION', `The request headers are larger than the limit of ${ctx.limits.headerBytesMax} bytes.`, undefined, 431),
+      [],
+      true,
+    );
+  }
+  if (seen.contentLength > 1) {
+    // Two framings of one body: refuse and close rather than guess which
+    // one a proxy in front of us used (request smuggling).
+    return sendError(ex, errorOutcome('VALIDATION', 'Send exactly one Content-Length header.'), [], true);
+  }
+  const apiKey = seen.apiKey > 1 ? '' : req.getHeader('x-api-key');
+  const apiSecret = seen.apiSecret > 1 ? '' : req.getHeader('x-api-secret');
+  const ip = Buffer.from(res.getRemoteAddressAsText()).toString();
+
+  if (method === 'post') {
+    const contentType = req.getHeader('content-type');
+    // uWS returns '' for a missing header and for an empty one; the count tells them apart.
+    const idempotencyHeader = seen.idempotencyKey === 0 ? null : seen.idempotencyKey > 1 ? '\n' : req.getHeader('idempotency-key');
+    readBody(res, req.getHeader('content-length'), ctx.limits.bodyBytesMax, (body) =>
+      guarded(ctx, ex, () => {
         const account = authenticate(ex, ctx, ip, apiKey, apiSecret, body.kind === 'too-large');
         if (account !== null) placeOrder(ex, ctx, account, body, contentType, idempotencyHeader);
-      });
-      return;
-    }
+      }),
+    );
+    return;
+  }
 
-    const orderQuery = url === '/api/v1/status' ? statusQuery(req.getQuery() ?? '') : undefined;
-    const account = authenticate(ex, ctx, ip, apiKey, apiSecret, false);
-    if (account === null) return;
-    if (url === '/api/v1/balance') return deliver(ex, ctx, account, account.actor.send({ kind: 'balance' }));
-    if (url === '/api/v1/services') {
-      return deliver(ex, ctx, account, account.actor.send({ kind: 'touch' }), () => ({ status: 200, body: ctx.catalog.publicListBody() }));
-    }
-    return orderStatus(ex, ctx, account, orderQuery);
-  });
+  const orderQuery = url === '/api/v1/status' ? statusQuery(req.getQuery() ?? '') : undefined;
+  const account = authenticate(ex, ctx, ip, apiKey, apiSecret, false);
+  if (account === null) return;
+  if (url === '/api/v1/balance') return deliver(ex, ctx, account, account.actor.send({ kind: 'balance' }));
+  if (url === '/api/v1/services') {
+    return deliver(ex, ctx, account, account.actor.send({ kind: 'touch' }), () => ({ status: 200, body: ctx.catalog.publicListBody() }));
+  }
+  return orderStatus(ex, ctx, account, orderQuery);
 }
 
 interface HeaderCounts {
@@ -195,7 +201,7 @@ function placeOrder(
   const pending = input === null ? null : ctx.forceJoinVerdict(account);
   if (pending === null) return sendOrder(ex, ctx, account, invalid, input, idempotency, null, body.kind === 'too-large');
   pending.then(
-    (verdict) => sendOrder(ex, ctx, account, invalid, input, idempotency, verdict, false),
+    (verdict) => guarded(ctx, ex, () => sendOrder(ex, ctx, account, invalid, input, idempotency, verdict, false)),
     (error: unknown) => {
       ctx.log.error({ err: error }, 'force-join check failed');
       sendError(ex, errorOutcome('INTERNAL', 'The server failed to check the Telegram channel membership.'));

@@ -7,7 +7,7 @@ import type { Account, Delivery } from '../actors/index.js';
 import type { BucketVerdict } from '../actors/index.js';
 import { errorOutcome } from '../errors.js';
 import type { AppContext } from './context.js';
-import { send, sendError, type Exchange } from './reply.js';
+import { guarded, send, sendError, type Exchange } from './reply.js';
 
 export type PassHandler = () => { status: number; body: string } | null;
 
@@ -69,5 +69,5 @@ export function deliver(
   if (delivery.durable === null) finish();
   // A rejected promise means the commit failed: the process is stopping
   // (fail-stop) and this request must not be answered.
-  else delivery.durable.then(finish, () => {});
+  else delivery.durable.then(() => guarded(ctx, ex, finish), () => {});
 }

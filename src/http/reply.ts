@@ -73,3 +73,17 @@ export function send(ex: Exchange, status: number, body: string, extraHeaders: s
 export function sendError(ex: Exchange, error: ErrorOutcome, extraHeaders: string[] = [], close = false): void {
   send(ex, error.status, renderError(error, ex.requestId), extraHeaders, close, error.code);
 }
+
+/**
+ * Runs a handler step so that a thrown error (a bug, or a storage error)
+ * answers 500 INTERNAL and is logged, instead of leaving the client hanging
+ * or, in a promise callback, stopping the process.
+ */
+export function guarded(log: { log: { error: (obj: object, msg: string) => void } }, ex: Exchange, step: () => void): void {
+  try {
+    step();
+  } catch (error) {
+    log.log.error({ err: error, requestId: ex.requestId, route: ex.route }, 'request failed');
+    sendError(ex, { code: 'INTERNAL', status: 500, message: 'The server failed to complete this request.' });
+  }
+}

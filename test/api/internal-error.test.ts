@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { order, startTestServer } from '../helpers/server.js';
+
+describe('a fault inside a handler answers 500 INTERNAL and the server keeps serving', () => {
+  it('turns a thrown storage error into 500 INTERNAL, synchronously and after a durability wait', async () => {
+    const t = await startTestServer();
+    try {
+      const service = await t.createService({ rate: '1', min: 1, max: 10 });
+      const creds = await t.createAccount('i', '10');
+      const placed = await t.api('POST', '/api/v1/order', creds, order(service, 1));
+      const ctx = t.server.context;
+      const readOrder = ctx.readOrder;
+      ctx.readOrder = () => {
+        throw new Error('injected storage fault');
+      };
+      const status = await t.api('GET', `/api/v1/status?order=${placed.body.order}`, creds);
+      expect(status.status).toBe(500);
+      expect(status.body).toMatchObject({ ok: false, error: 'INTERNAL' });
+      const show = await t.admin('GET', `/admin/v1/orders/${placed.body.order}`);
+      expect(show.status).toBe(500);
+      ctx.readOrder = readOrder;
+      expect((await t.api('GET', `/api/v1/status?order=${placed.body.order}`, creds)).status).toBe(200);
+      expect((await t.api('POST', '/api/v1/order', creds, order(service, 1))).status).toBe(201);
+    } finally {
+      await t.close();
+    }
+  });
+});
