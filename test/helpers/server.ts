@@ -99,7 +99,7 @@ export async function startTestServer(
       return request(`http://127.0.0.1:${server.adminPort}${path}`, method, body, { authorization: `Bearer ${ADMIN_TOKEN}`, ...headers });
     },
     api(method, path, creds, body, headers = {}) {
-      const auth = creds === null ? {} : { 'x-api-key': creds.key, 'x-api-secret': creds.secret };
+      const auth: Record<string, string> = creds === null ? {} : { 'x-api-key': creds.key, 'x-api-secret': creds.secret };
       return request(`http://127.0.0.1:${server.port}${path}`, method, body, { ...auth, ...headers });
     },
     async createAccount(name = 'reseller', credits) {
