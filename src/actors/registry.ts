@@ -13,7 +13,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import { hashSecret, newApiKey, newApiSecret } from '../ids.js';
 import type { AccountProfile, Store, Wal, WalletRecord } from '../wal/index.js';
-import { checkWallet } from '../wal/index.js';
+import { checkWallet, STRUCTURES_KEY } from '../wal/index.js';
 import { WalletActor, type ActorContext } from './wallet-actor.js';
 
 export interface Account {
@@ -43,6 +43,16 @@ const DECOY_HASH = hashSecret('decoy');
  */
 export const ACCOUNT_IDLE_EVICT_MS = 5 * 60_000;
 
+/**
+ * Rows in a record table, read from LMDB's statistics: counting by iterating
+ * would map the whole file into memory at start-up. The table's shared
+ * msgpack structures take one entry of their own once written.
+ */
+function countEntries(table: Store['tables']['profiles']): number {
+  const entries = (table.getStats() as { entryCount: number }).entryCount;
+  return table.getBinary(STRUCTURES_KEY) === undefined ? entries : entries - 1;
+}
+
 export class Registry {
   private readonly active = new Map<number, Account>();
   private readonly activeByKey = new Map<string, Account>();
@@ -57,7 +67,7 @@ export class Registry {
     private readonly actorContext: ActorContext,
     private readonly defaultRateLimitPerMinute: number,
   ) {
-    this.count = store.tables.profiles.getCount();
+    this.count = countEntries(store.tables.profiles);
     for (const key of store.tables.profiles.getKeys({ reverse: true, limit: 1 })) this.nextId = Number(key) + 1;
   }
 

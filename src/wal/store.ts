@@ -23,7 +23,7 @@ export interface Store {
   close(): Promise<void>;
 }
 
-const STRUCTURES_KEY = Symbol.for('structures');
+export const STRUCTURES_KEY = Symbol.for('structures');
 const RECORD_TABLES: ReadonlySet<TableName> = new Set(['profiles', 'wallets', 'services', 'orders', 'idempotency']);
 const TABLES: TableName[] = ['profiles', 'wallets', 'keys', 'services', 'orders', 'orderIndex', 'idempotency', 'meta'];
 

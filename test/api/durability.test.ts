@@ -30,6 +30,8 @@ describe('restart recovers exactly the durable state', () => {
       const statuses = await Promise.all(ids.map((id, i) => t.api('GET', `/api/v1/status?order=${id}`, i % 2 ? b : a).then((r) => r.body)));
       expect(statuses).toEqual(before.statuses);
       expect((await t.api('GET', '/api/v1/balance', a)).body.credits).toBe(9.1);
+      // The account count survives a restart without loading any account.
+      expect((await t.admin('GET', '/admin/v1/stats')).body.accounts).toBe(2);
       // New ids do not collide with old ones after a restart.
       const c = await t.createAccount('c');
       expect(c.id).toBe(3);
