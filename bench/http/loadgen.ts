@@ -1,7 +1,7 @@
 /**
  * Starting the load generator (runner.js) and talking to it, shared by the
- * order benchmark (order.ts) and the load generator's ceiling check
- * (ceiling.ts).
+ * scenarios (scenario.ts), the load generator's ceiling check (ceiling.ts)
+ * and the scaling runs (scaling.ts).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
@@ -27,7 +27,8 @@ export function freePort(): Promise<number> {
 export interface Runner {
   child: ChildProcess;
   pid: number;
-  run(label: string, durationS: number): Promise<LoadResult>;
+  /** One autocannon run; connections defaults to the configuration's. */
+  run(label: string, durationS: number, connections?: number): Promise<LoadResult>;
   close(): Promise<void>;
 }
 
@@ -58,9 +59,9 @@ export function startRunner(configFile: string): Promise<Runner> {
     return {
       child,
       pid: child.pid!,
-      async run(label, durationS) {
+      async run(label, durationS, connections) {
         const reply = next();
-        send({ cmd: 'run', label, durationS });
+        send(connections === undefined ? { cmd: 'run', label, durationS } : { cmd: 'run', label, durationS, connections });
         const message = await reply;
         if (message.type === 'error') throw new Error(`load generator: ${message.message}`);
         if (message.type !== 'result') throw new Error('load generator: unexpected message');

@@ -1,6 +1,6 @@
 /**
  * A do-nothing order endpoint for the load generator's ceiling check
- * (ceiling.ts): uWebSockets.js (through the server's own wrapper), reading
+ * (ceiling.ts, run-all.ts): uWebSockets.js (through the server's own wrapper), reading
  * the body and answering 201 with the same headers and about the same body
  * as the real POST /api/v1/order, without any work. Run as a child process
  * with the port as its argument; says 'ready' over IPC once listening.

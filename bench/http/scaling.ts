@@ -1,0 +1,297 @@
+/**
+ * How the server scales with the size of its data set. For 0 accounts (the
+ * baseline) and each size N: a fresh data directory seeded directly into
+ * LMDB (seed.ts: the same records as the admin API writes), then
+ *  - start time: spawn → admin /healthz 200, against the data directory's size;
+ *  - idle memory a few seconds after start (VmRSS and RssAnon, the private
+ *    part, from /proc/PID/status); memory per never-used wallet =
+ *    (RSS with N accounts − RSS with 0) / N;
+ *  - one GET /api/v1/balance for each of up to --touch-accounts accounts
+ *    (spread evenly: loads their profile and wallet actor, writes nothing),
+ *    in two halves with the idle memory read after each; memory per loaded
+ *    idle wallet = (RSS after all − RSS after half) / (accounts in the
+ *    second half). (The server loads an
+ *    account on first use and drops it after minutes idle; a server that
+ *    loads every account at start-up shows its cost in the first figure.)
+ *  - short order runs (64 connections over up to --load-accounts accounts
+ *    spread evenly over all N): durable orders/s, p99, entries per commit;
+ *  - GET /admin/v1/verify (full replay of the log against the tables: it
+ *    also proves the directly seeded data is what the server would write);
+ *  - SIGTERM, then a restart on the now larger directory: restart time.
+ *
+ *   node dist/bench/http/scaling.js [--sizes 1000,100000,1000000] [--runs 1] [--duration 5] [--warmup 2]
+ *        [--connections 64] [--load-accounts 100000] [--touch-accounts 100000] [--quiet-wait S]
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { many } from './client.js';
+import { startRunner, type Runner } from './loadgen.js';
+import { describeRun, measureRun, type RunReport } from './measure.js';
+import { memory, type Memory } from './procstat.js';
+import type { RunnerConfig } from './protocol.js';
+import { RATE_MICRO, seedDirect, spreadIndexes } from './seed.js';
+import { killServer, startServer, stopServer, verifyLedger, type ServerProcess } from './server-process.js';
+import { dirBytes, f0, f1, intList, log, MiB, onInterrupt, positiveInt, sleep, type QuietOptions } from './util.js';
+
+export interface ScalingOptions extends QuietOptions {
+  sizes: number[];
+  /** Measured order runs per size (after one warm-up). */
+  runs: number;
+  durationS: number;
+  warmupS: number;
+  connections: number;
+  /** Most accounts the load generator uses (spread evenly over the data set). */
+  loadAccountsMax: number;
+  quantity: number;
+  /** Cross-check the run against every wallet's balance up to this many accounts (the listing of a million is slow). */
+  ledgerMaxAccounts: number;
+  /** Seconds between ready and the idle memory reading. */
+  settleS: number;
+  /** Most accounts loaded with a balance request for the loaded-wallet memory figure (0 skips). */
+  touchAccountsMax: number;
+}
+
+export interface StartFigure {
+  /** Data directory size on disk when started, bytes. */
+  dataBytes: number;
+  readyMs: number;
+}
+
+export interface ScalingStep {
+  accounts: number;
+  seedS: number;
+  /** First start right after seeding (page cache warm: the files were just written). */
+  start: StartFigure;
+  idleMemory: Memory | null;
+  /** Accounts loaded by one balance request each, and the idle memory after that. */
+  touched: number;
+  touchS: number;
+  touchedMemory: Memory | null;
+  /** The same after the first half of them. */
+  halfTouched?: number;
+  halfMemory?: Memory | null;
+  /** The measured order runs (none for 0 accounts). */
+  runs: RunReport[];
+  verify: { ok: boolean; ms: number; detail: string } | null;
+  /** Restart after the run, on the directory with the run's orders in it. */
+  restart: StartFigure | null;
+  restartIdleMemory: Memory | null;
+  stopMs: number;
+}
+
+export interface ScalingResult {
+  options: ScalingOptions;
+  baseline: ScalingStep;
+  steps: ScalingStep[];
+}
+
+export interface PerWallet {
+  /** (RSS with N − RSS with 0) / N, bytes: a wallet that exists but was not used since start. */
+  cold: { rssBytes: number; privateBytes: number } | null;
+  /**
+   * A wallet loaded by a request, now idle, bytes: (RSS after loading K −
+   * after loading K/2) / (K/2), which leaves out the one-off costs of the
+   * first requests; (RSS after K − before) / K when there is no half reading.
+   */
+  loaded: { rssBytes: number; privateBytes: number } | null;
+}
+
+export function perWallet(step: ScalingStep, baseline: ScalingStep): PerWallet {
+  const per = (a: Memory | null, b: Memory | null, n: number): { rssBytes: number; privateBytes: number } | null =>
+    a === null || b === null || n === 0 ? null : { rssBytes: ((a.rssMiB - b.rssMiB) * 2 ** 20) / n, privateBytes: ((a.anonMiB - b.anonMiB) * 2 ** 20) / n };
+  const half = step.halfTouched ?? 0;
+  const loaded =
+    half > 0 && step.halfMemory !== undefined && step.halfMemory !== null
+      ? per(step.touchedMemory, step.halfMemory, step.touched - half)
+      : per(step.touchedMemory, step.idleMemory, step.touched);
+  return { cold: per(step.idleMemory, baseline.idleMemory, step.accounts), loaded };
+}
+
+async function stepFor(accounts: number, options: ScalingOptions): Promise<ScalingStep> {
+  const dataDir = mkdtempSync(join(tmpdir(), `credit-order-scale-${accounts}-`));
+  let server: ServerProcess | null = null;
+  let runner: Runner | null = null;
+  const configFile = `${dataDir}-runner.json`;
+  const unregister = onInterrupt(() => {
+    runner?.child.kill('SIGKILL');
+    server?.child.kill('SIGKILL');
+    rmSync(configFile, { force: true });
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+  // Start-up of a million accounts takes seconds; allow plenty.
+  const readyTimeoutMs = 60_000 + accounts / 10;
+  try {
+    let lastReport = performance.now();
+    const seeded = await seedDirect(dataDir, accounts, {
+      progress: (written) => {
+        if (performance.now() - lastReport > 5000) {
+          lastReport = performance.now();
+          log(`[scaling] seeding: ${f0(written)} of ${f0(accounts)} accounts`);
+        }
+      },
+    });
+    const seededBytes = dirBytes(dataDir).allocated;
+    server = await startServer(dataDir, { readyTimeoutMs });
+    const start = { dataBytes: seededBytes, readyMs: server.readyMs };
+    await sleep(options.settleS * 1000);
+    const idleMemory = memory(server.pid);
+    log(
+      `[scaling] ${f0(accounts)} accounts: seeded in ${f1(seeded.seconds)} s, ${f1(MiB(seededBytes))} MiB on disk; ready in ${f0(start.readyMs)} ms; ` +
+        `idle RSS ${f0(idleMemory?.rssMiB ?? NaN)} MiB (${f0(idleMemory?.anonMiB ?? NaN)} private)`,
+    );
+    let touched = 0;
+    let touchS = 0;
+    let touchedMemory: Memory | null = null;
+    let halfTouched = 0;
+    let halfMemory: Memory | null = null;
+    if (accounts > 0 && options.touchAccountsMax > 0) {
+      const indexes = spreadIndexes(accounts, options.touchAccountsMax);
+      const live = server;
+      const touch = async (from: number, to: number): Promise<void> => {
+        await many(
+          to - from,
+          (j) => {
+            const a = seeded.account(indexes[from + j]!);
+            return { method: 'GET', url: `${live.baseUrl}/api/v1/balance`, headers: { 'X-API-Key': a.key, 'X-API-Secret': a.secret } };
+          },
+          (_j, reply) => {
+            if (reply.status !== 200) throw new Error(`GET /api/v1/balance answered ${reply.status}: ${reply.text.slice(0, 300)}`);
+          },
+        );
+      };
+      // In two halves with a reading after each: the second half's growth
+      // per wallet leaves out what the first requests cost once (a larger
+      // heap, JIT code, buffers).
+      const started = performance.now();
+      halfTouched = Math.floor(indexes.length / 2);
+      await touch(0, halfTouched);
+      await sleep(options.settleS * 1000);
+      halfMemory = memory(server.pid);
+      await touch(halfTouched, indexes.length);
+      touchS = (performance.now() - started) / 1000 - options.settleS;
+      touched = indexes.length;
+      await sleep(options.settleS * 1000);
+      touchedMemory = memory(server.pid);
+      log(
+        `[scaling] ${f0(accounts)} accounts: after one balance request to each of ${f0(halfTouched)} and ${f0(touched)} idle RSS ` +
+          `${f0(halfMemory?.rssMiB ?? NaN)} and ${f0(touchedMemory?.rssMiB ?? NaN)} MiB (${f0(halfMemory?.anonMiB ?? NaN)} and ${f0(touchedMemory?.anonMiB ?? NaN)} private)`,
+      );
+    }
+    const runs: RunReport[] = [];
+    let verify: ScalingStep['verify'] = null;
+    if (accounts > 0) {
+      const indexes = spreadIndexes(accounts, options.loadAccountsMax);
+      const config: RunnerConfig = {
+        baseUrl: server.baseUrl,
+        connections: options.connections,
+        serviceId: seeded.serviceId,
+        quantity: options.quantity,
+        mode: 'prebuilt',
+        scenario: 'order',
+        accounts: indexes.map((i) => {
+          const a = seeded.account(i);
+          return { key: a.key, secret: a.secret };
+        }),
+      };
+      writeFileSync(configFile, JSON.stringify(config), { mode: 0o600 });
+      runner = await startRunner(configFile);
+      if (options.warmupS > 0) await runner.run('warm-up', options.warmupS);
+      for (let i = 1; i <= options.runs; i++) {
+        const run = await measureRun(server, runner, {
+          ...options,
+          label: `${f0(accounts)} accounts, run ${i}`,
+          scenario: 'order',
+          durationS: options.durationS,
+          connections: options.connections,
+          chargeMicro: accounts <= options.ledgerMaxAccounts ? BigInt(options.quantity) * RATE_MICRO : null,
+        });
+        process.stdout.write(`${describeRun(run)}\n\n`);
+        runs.push(run);
+      }
+      await runner.close();
+      runner = null;
+      const v = await verifyLedger(server);
+      verify = { ok: v.ok, ms: v.ms, detail: v.ok ? '' : v.text.slice(0, 300) };
+      log(`[scaling] ${f0(accounts)} accounts: GET /admin/v1/verify ${v.ok ? 'passed' : `FAILED: ${v.text.slice(0, 300)}`} in ${f0(v.ms)} ms`);
+    }
+    const stopped = await stopServer(server);
+    server = null;
+    if (stopped.code !== 0) throw new Error(`the server exited with code ${stopped.code} on SIGTERM`);
+    const afterBytes = dirBytes(dataDir).allocated;
+    server = await startServer(dataDir, { readyTimeoutMs });
+    const restart = { dataBytes: afterBytes, readyMs: server.readyMs };
+    await sleep(options.settleS * 1000);
+    const restartIdleMemory = memory(server.pid);
+    const stoppedAgain = await stopServer(server);
+    server = null;
+    log(`[scaling] ${f0(accounts)} accounts: restart on ${f1(MiB(afterBytes))} MiB ready in ${f0(restart.readyMs)} ms; SIGTERM → ${stoppedAgain.code} in ${stoppedAgain.ms} ms`);
+    return { accounts, seedS: seeded.seconds, start, idleMemory, touched, touchS, touchedMemory, halfTouched, halfMemory, runs, verify, restart, restartIdleMemory, stopMs: stopped.ms };
+  } finally {
+    if (runner !== null) runner.child.kill('SIGKILL');
+    if (server !== null) await killServer(server);
+    rmSync(configFile, { force: true });
+    rmSync(dataDir, { recursive: true, force: true });
+    unregister();
+  }
+}
+
+export async function runScaling(options: ScalingOptions, onStep?: (step: ScalingStep) => void): Promise<ScalingResult> {
+  const baseline = await stepFor(0, options);
+  onStep?.(baseline);
+  const steps: ScalingStep[] = [];
+  for (const size of options.sizes) {
+    const step = await stepFor(size, options);
+    steps.push(step);
+    onStep?.(step);
+    const per = perWallet(step, baseline);
+    const text = (x: { rssBytes: number; privateBytes: number } | null): string => (x === null ? 'n/a' : `${f0(x.rssBytes)} B RSS (${f0(x.privateBytes)} B private)`);
+    log(`[scaling] ${f0(size)} accounts: per never-used wallet ${text(per.cold)}; per loaded idle wallet ${text(per.loaded)}`);
+  }
+  return { options, baseline, steps };
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      sizes: { type: 'string', default: '1000,100000' },
+      runs: { type: 'string', default: '1' },
+      duration: { type: 'string', default: '5' },
+      warmup: { type: 'string', default: '2' },
+      connections: { type: 'string', default: '64' },
+      'load-accounts': { type: 'string', default: '100000' },
+      'ledger-max-accounts': { type: 'string', default: '200000' },
+      quantity: { type: 'string', default: '1000' },
+      settle: { type: 'string', default: '2' },
+      'touch-accounts': { type: 'string', default: '100000' },
+      'quiet-wait': { type: 'string', default: '0' },
+      'quiet-below': { type: 'string', default: '10' },
+      json: { type: 'string' },
+    },
+  });
+  const options: ScalingOptions = {
+    sizes: intList('sizes', values.sizes),
+    runs: positiveInt('runs', values.runs),
+    durationS: positiveInt('duration', values.duration),
+    warmupS: positiveInt('warmup', values.warmup, 0),
+    connections: positiveInt('connections', values.connections),
+    loadAccountsMax: positiveInt('load-accounts', values['load-accounts']),
+    ledgerMaxAccounts: positiveInt('ledger-max-accounts', values['ledger-max-accounts'], 0),
+    quantity: positiveInt('quantity', values.quantity),
+    settleS: positiveInt('settle', values.settle, 0),
+    touchAccountsMax: positiveInt('touch-accounts', values['touch-accounts'], 0),
+    quietWait: positiveInt('quiet-wait', values['quiet-wait'], 0),
+    quietBelow: positiveInt('quiet-below', values['quiet-below']),
+  };
+  const result = await runScaling(options);
+  if (values.json !== undefined) writeFileSync(values.json, JSON.stringify(result, null, 2) + '\n');
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main().catch((error: unknown) => {
+    log(`failed: ${(error as Error).stack ?? String(error)}`);
+    process.exitCode = 1;
+  });
+}
