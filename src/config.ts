@@ -19,6 +19,7 @@ export interface Config {
   defaultRateLimitPerMinute: number;
   bodyBytesMax: number;
   headerBytesMax: number;
+  targetCharsMax: number;
   mailboxMax: number;
   idempotencyRetentionHours: number;
   authFailuresPerMinute: number;
@@ -40,6 +41,7 @@ export const SETTINGS = [
   { key: 'defaultRateLimitPerMinute', env: 'RATE_LIMIT_DEFAULT', def: '60', kind: 'rate', doc: 'Requests per minute for new keys.' },
   { key: 'bodyBytesMax', env: 'BODY_BYTES_MAX', def: '16384', kind: 'int', doc: 'Largest request body, bytes.' },
   { key: 'headerBytesMax', env: 'HEADER_BYTES_MAX', def: '8192', kind: 'int', doc: 'Largest total of request header names and values, bytes (uWS has its own hard limit above this).' },
+  { key: 'targetCharsMax', env: 'TARGET_CHARS_MAX', def: '2048', kind: 'target', doc: 'Longest order target URL, characters (at most 2048).' },
   { key: 'mailboxMax', env: 'MAILBOX_MAX', def: '1024', kind: 'int', doc: 'Most requests waiting per wallet before 503.' },
   { key: 'idempotencyRetentionHours', env: 'IDEMPOTENCY_RETENTION_HOURS', def: '24', kind: 'int', doc: 'How long an Idempotency-Key is remembered.' },
   { key: 'authFailuresPerMinute', env: 'AUTH_FAILURES_PER_MINUTE', def: '30', kind: 'int', doc: 'Failed authentications allowed per client IP per minute.' },
@@ -76,6 +78,10 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Config {
         break;
       case 'rate':
         if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > RATE_LIMIT_MAX) bad(`an integer from 1 to ${RATE_LIMIT_MAX}`);
+        out[s.key] = Number(raw);
+        break;
+      case 'target':
+        if (!/^\d+$/.test(raw) || Number(raw) < 10 || Number(raw) > 2048) bad('an integer from 10 to 2048');
         out[s.key] = Number(raw);
         break;
       case 'sync':

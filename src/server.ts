@@ -138,7 +138,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     wal,
     clock,
     log,
-    limits: { bodyBytesMax: config.bodyBytesMax, headerBytesMax: config.headerBytesMax },
+    limits: { bodyBytesMax: config.bodyBytesMax, headerBytesMax: config.headerBytesMax, targetCharsMax: config.targetCharsMax },
     authFailures: new AuthFailureLimiter(clock, config.authFailuresPerMinute),
     abuse: new AbuseLog(log, clock),
     adminToken: token.token,

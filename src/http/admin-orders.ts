@@ -124,7 +124,7 @@ export const setOrderStatus: AdminHandler = async (ex, ctx, [id], body) => {
 export const placePanelOrder: AdminHandler = async (ex, ctx, [id], body) => {
   const account = findAccount(ex, ctx, id!);
   if (account === null) return;
-  const checked = checkOrderInput(body);
+  const checked = checkOrderInput(body, ctx.limits.targetCharsMax);
   if (!checked.ok) return sendError(ex, checked.error);
   const forceJoin = await (ctx.forceJoinVerdict(account) ?? Promise.resolve(null));
   const delivery = account.actor.send({

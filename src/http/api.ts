@@ -188,7 +188,7 @@ function placeOrder(
     const parsed = parseJson(contentType, body.bytes);
     if (!parsed.ok) invalid = parsed.error;
     else {
-      const checked = checkOrderInput(parsed.value);
+      const checked = checkOrderInput(parsed.value, ctx.limits.targetCharsMax);
       if (!checked.ok) invalid = checked.error;
       else input = checked.input;
     }

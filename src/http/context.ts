@@ -11,6 +11,7 @@ import type { AbuseLog } from './abuse-log.js';
 export interface HttpLimits {
   bodyBytesMax: number;
   headerBytesMax: number;
+  targetCharsMax: number;
 }
 
 export interface AppContext {

@@ -18,16 +18,20 @@ const validator = compile(OrderBody);
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 const TARGET_FORBIDDEN = /[\x00-\x20\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/;
 
-export function checkOrderInput(value: unknown): { ok: true; input: OrderInput } | { ok: false; error: ErrorOutcome } {
+/** `targetCharsMax` is the operator's limit (TARGET_CHARS_MAX), at most the contract's 2,048. */
+export function checkOrderInput(
+  value: unknown,
+  targetCharsMax: number = TARGET_CHARS_MAX,
+): { ok: true; input: OrderInput } | { ok: false; error: ErrorOutcome } {
   const checked = validator.check(value);
   if (!checked.ok) return checked;
   const { service, target, quantity } = checked.value;
-  if (!/^https?:\/\//i.test(target) || TARGET_FORBIDDEN.test(target) || LONE_SURROGATE.test(target)) {
+  if (target.length > targetCharsMax || !/^https?:\/\//i.test(target) || TARGET_FORBIDDEN.test(target) || LONE_SURROGATE.test(target)) {
     return {
       ok: false,
       error: errorOutcome(
         'VALIDATION',
-        `Field 'target' must be an http or https URL of at most ${TARGET_CHARS_MAX} characters, without spaces or control characters.`,
+        `Field 'target' must be an http or https URL of at most ${targetCharsMax} characters, without spaces or control characters.`,
       ),
     };
   }

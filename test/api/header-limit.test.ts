@@ -19,3 +19,27 @@ describe('request header size limit (HEADER_BYTES_MAX)', () => {
     expect(fine.status).toBe(200);
   });
 });
+
+describe('order target length limit (TARGET_CHARS_MAX)', () => {
+  it('refuses targets longer than the configured limit and accepts one at the limit', async () => {
+    const t = await startTestServer({ config: { targetCharsMax: 40 } });
+    try {
+      const service = await t.createService({ rate: '1', min: 1, max: 10 });
+      const creds = await t.createAccount('t', '10');
+      const atLimit = 'https://example.com/' + 'a'.repeat(20);
+      expect(atLimit.length).toBe(40);
+      expect((await t.api('POST', '/api/v1/order', creds, { service, target: atLimit, quantity: 1 })).status).toBe(201);
+      const over = await t.api('POST', '/api/v1/order', creds, { service, target: atLimit + 'b', quantity: 1 });
+      expect(over.status).toBe(400);
+      expect(over.body.message).toContain('at most 40 characters');
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('is checked once at start-up: out of range is refused with a sentence naming the variable', async () => {
+    const { loadConfig } = await import('../../src/config.js');
+    expect(() => loadConfig([], { TARGET_CHARS_MAX: '5000' })).toThrow(/TARGET_CHARS_MAX/);
+    expect(loadConfig([], {}).targetCharsMax).toBe(2048);
+  });
+});
