@@ -35,6 +35,7 @@ import { cpuModel, cpuUse, machineTimes, machineUse, memory, processTimes, type 
 import type { LatencySummary, LoadResult, RunnerConfig } from '../../http/protocol.js';
 import { killCluster, startCluster, type Cluster } from './cluster.js';
 import { createAndSeed } from './schema.js';
+import { waitForQuiet } from '../../http/util.js';
 
 const SERVER = fileURLToPath(new URL('./server.js', import.meta.url));
 const RATE_MICRO = 1000n; // 0.001 credits, as bench:http
@@ -383,26 +384,6 @@ async function settledSnapshot(db: pg.Client, chargeMicro: bigint): Promise<Snap
 
 // ------------------------------------------------------------ the benchmark
 
-/** Waits (up to maxS) until the machine has been at most thresholdPct busy for `seconds` consecutive seconds. */
-async function waitForQuiet(maxS: number, thresholdPct: number, seconds: number, log: (line: string) => void): Promise<void> {
-  const deadline = Date.now() + maxS * 1000;
-  let said = false;
-  let quiet = 0;
-  for (;;) {
-    const before = machineTimes();
-    await sleep(1000);
-    const busy = machineUse(before, machineTimes()).busyPct;
-    quiet = busy <= thresholdPct ? quiet + 1 : 0;
-    if (quiet >= seconds) return;
-    if (Date.now() >= deadline) {
-      log(`the machine is still ${f0(busy)}% busy after waiting ${maxS} s; measuring anyway`);
-      return;
-    }
-    if (!said && quiet === 0) log(`the machine is ${f0(busy)}% busy (other processes); waiting up to ${maxS} s for ${seconds} s below ${thresholdPct}%`);
-    if (quiet === 0) said = true;
-  }
-}
-
 function packageVersion(name: string): string {
   try {
     return (createRequire(import.meta.url)(`${name}/package.json`) as { version: string }).version;
@@ -505,7 +486,7 @@ export async function runFastifyPostgresPeer(partial: Partial<PeerOptions> = {})
     const runs: PeerRun[] = [];
     for (let i = 1; i <= options.runs; i++) {
       const label = `run ${i}`;
-      if (options.quietWait > 0) await waitForQuiet(options.quietWait, options.quietBelow, options.quietSeconds, log);
+      await waitForQuiet({ quietWait: options.quietWait, quietBelow: options.quietBelow, quietSeconds: options.quietSeconds });
       const before = await settledSnapshot(db, chargeMicro);
       const machine0 = machineTimes();
       const server0 = processTimes(server.pid);
