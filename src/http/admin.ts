@@ -4,11 +4,10 @@
  * is serialised with the customer's orders and logged as an event.
  */
 import { timingSafeEqual, createHash } from 'node:crypto';
-import type { Account } from '../actors/index.js';
 import { RATE_LIMIT_MAX } from '../actors/index.js';
 import { errorOutcome, type ErrorOutcome } from '../errors.js';
 import { newRequestId } from '../ids.js';
-import { formatMicro, microFromJson, multiplyMicro } from '../money/index.js';
+import { microFromJson, multiplyMicro } from '../money/index.js';
 import { renderAdminService } from '../render.js';
 import type { ServiceRecord } from '../wal/index.js';
 import { readBody } from './body.js';

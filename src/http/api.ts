@@ -9,7 +9,6 @@ import { errorOutcome, renderError, type ErrorOutcome } from '../errors.js';
 import { newRequestId } from '../ids.js';
 import { ORDER_ID_PATTERN } from '../order-ids.js';
 import { renderStatus } from '../render.js';
-import type { OrderRecord } from '../wal/index.js';
 import { readBody, type BodyResult } from './body.js';
 import type { AppContext } from './context.js';
 import { deliver, unavailable } from './deliver.js';
