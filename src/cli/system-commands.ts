@@ -20,6 +20,9 @@ function reportFields(report: JsonObject): [string, unknown][] {
   return [...Object.entries(objectAt(report, 'counts')), ...Object.entries(objectAt(report, 'totals'))];
 }
 
+/** Sizes are shown with one decimal (a display of bytes, not money). */
+const ONE_DECIMAL = new Intl.NumberFormat('en', { minimumFractionDigits: 1, maximumFractionDigits: 1, useGrouping: false });
+
 function size(bytes: unknown): string {
   if (typeof bytes !== 'number') return formatCell(bytes);
   const units = ['KiB', 'MiB', 'GiB', 'TiB'];
@@ -30,7 +33,7 @@ function size(bytes: unknown): string {
     value /= 1024;
     unit = next;
   }
-  return unit === '' ? `${bytes} bytes` : `${bytes} bytes (${value.toFixed(1)} ${unit})`;
+  return unit === '' ? `${bytes} bytes` : `${bytes} bytes (${ONE_DECIMAL.format(value)} ${unit})`;
 }
 
 function snapshotFailure(body: JsonObject): string | undefined {

@@ -6,7 +6,9 @@
  * fsync inside the commit, so a write's promise resolves only once the data
  * is on disk; the other lmdb-js mode (overlapping sync, awaiting `flushed`)
  * is selectable for measurement with `syncMode: 'overlapping'`.
- * noSync, useWritemap and mapAsync are never set: they give up durability.
+ * The lmdb-js options that trade durability for speed (skipping the sync,
+ * writable memory maps, asynchronous map flushes) are never set; they are
+ * off by default.
  */
 import { open, type Database, type RootDatabase } from 'lmdb';
 import type { LogEvent, TableName } from './records.js';
@@ -35,8 +37,6 @@ export function openStore(path: string, options: { syncMode?: SyncMode; readOnly
     readOnly: options.readOnly ?? false,
     overlappingSync: syncMode === 'overlapping',
     separateFlushed: syncMode === 'overlapping',
-    noSync: false,
-    useWritemap: false,
     commitDelay: 0,
     eventTurnBatching: true,
     compression: false,
