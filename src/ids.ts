@@ -1,7 +1,7 @@
 /**
  * Identifiers: API keys, secrets and request ids. (Order ids: order-ids.ts.)
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 
 export function newApiKey(): string {
   return 'key_' + randomBytes(16).toString('hex');
@@ -21,10 +21,6 @@ export function hashSecret(secret: string): Buffer {
   return createHash('sha256').update(secret).digest();
 }
 
-/** Constant-time comparison of a presented secret against a stored hash. */
-export function secretMatches(secret: string, storedHash: Buffer): boolean {
-  return timingSafeEqual(hashSecret(secret), storedHash);
-}
 
 const REQUEST_PREFIX = randomBytes(4).toString('hex');
 let requestCounter = 0;

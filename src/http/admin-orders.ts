@@ -6,7 +6,7 @@
 import { PLAN_MONTHS_MAX } from '../actors/index.js';
 import { errorOutcome } from '../errors.js';
 import { formatMicro } from '../money/index.js';
-import { ORDER_STATUSES, orderIndexKey, type OrderRecord, type OrderStatus } from '../wal/index.js';
+import { ORDER_STATUSES, type OrderRecord, type OrderStatus } from '../wal/index.js';
 import { busy, findAccount, invalid, optionalReason, renderAccount, unknownField, type AdminHandler } from './admin-common.js';
 import { deliver } from './deliver.js';
 import { checkOrderInput } from './order-input.js';
@@ -221,4 +221,3 @@ export const stats: AdminHandler = (ex, ctx) => {
   );
 };
 
-export { orderIndexKey };
