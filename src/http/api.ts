@@ -65,7 +65,9 @@ function handleApi(ctx: AppContext, ex: Exchange, res: HttpResponse, req: HttpRe
   }
   const apiKey = seen.apiKey > 1 ? '' : req.getHeader('x-api-key');
   const apiSecret = seen.apiSecret > 1 ? '' : req.getHeader('x-api-secret');
-  const ip = Buffer.from(res.getRemoteAddressAsText()).toString();
+  // The address is read only when needed (a failure to count or check):
+  // most requests never need it.
+  const ip = (): string => Buffer.from(res.getRemoteAddressAsText()).toString();
 
   if (method === 'post') {
     const contentType = req.getHeader('content-type');
@@ -126,8 +128,8 @@ function statusQuery(query: string): string | null {
 }
 
 /** AUTH (after the per-IP failure limit). Sends the error and returns null on failure. */
-function authenticate(ex: Exchange, ctx: AppContext, ip: string, apiKey: string, apiSecret: string, close: boolean): Account | null {
-  const blockedS = ctx.authFailures.blockedForS(ip);
+function authenticate(ex: Exchange, ctx: AppContext, ip: () => string, apiKey: string, apiSecret: string, close: boolean): Account | null {
+  const blockedS = ctx.authFailures.tracking ? ctx.authFailures.blockedForS(ip()) : 0;
   if (blockedS > 0) {
     sendError(
       ex,
@@ -139,7 +141,7 @@ function authenticate(ex: Exchange, ctx: AppContext, ip: string, apiKey: string,
   }
   const account = apiKey === '' || apiSecret === '' ? null : ctx.registry.authenticate(apiKey, apiSecret);
   if (account === null) {
-    ctx.authFailures.recordFailure(ip);
+    ctx.authFailures.recordFailure(ip());
     const message =
       apiKey === '' || apiSecret === ''
         ? 'Send your API key and secret in the X-API-Key and X-API-Secret headers.'

@@ -16,11 +16,19 @@ export class AuthFailureLimiter {
     private readonly ipsMax = 100_000,
   ) {}
 
+  /** False while no failure is remembered: then no address needs checking. */
+  get tracking(): boolean {
+    return this.buckets.size > 0;
+  }
+
   /** Seconds to wait when this IP has used up its failures, else 0. */
   blockedForS(ip: string): number {
     const bucket = this.buckets.get(ip);
     if (bucket === undefined) return 0;
     const { verdict } = takeToken(bucket, this.failuresPerMinute, this.clock.monotonicMs());
+    // A bucket that has refilled completely carries no memory: forget it, so
+    // the table (and the per-request check) shrinks back once attacks stop.
+    if (verdict.allowed && verdict.remaining >= this.failuresPerMinute - 1) this.buckets.delete(ip);
     return verdict.allowed ? 0 : verdict.retryAfterS;
   }
 

@@ -20,3 +20,22 @@ describe('abuse log: once per key per window, with a count', () => {
     expect(lines[3]).toMatchObject({ account: 7, msg: expect.stringContaining('rate limit exceeded') });
   });
 });
+
+describe('failed-authentication limiter per IP', () => {
+  it('blocks an IP after its failures, recovers, and forgets it once its bucket is full again', async () => {
+    const { AuthFailureLimiter } = await import('../../src/http/auth-failures.js');
+    const clock = new ManualClock();
+    const limiter = new AuthFailureLimiter(clock, 3);
+    expect(limiter.tracking).toBe(false);
+    for (let i = 0; i < 3; i++) limiter.recordFailure('10.0.0.1');
+    expect(limiter.tracking).toBe(true);
+    expect(limiter.blockedForS('10.0.0.1')).toBe(20);
+    expect(limiter.blockedForS('10.0.0.2')).toBe(0);
+    clock.advance(20_000);
+    expect(limiter.blockedForS('10.0.0.1')).toBe(0);
+    expect(limiter.tracking).toBe(true);
+    clock.advance(40_000);
+    expect(limiter.blockedForS('10.0.0.1')).toBe(0);
+    expect(limiter.tracking).toBe(false);
+  });
+});
