@@ -102,6 +102,11 @@ function refused(state: WalletState, error: ErrorOutcome, rate: BucketVerdict | 
   return result(state, { kind: 'error', error }, rate);
 }
 
+/** An accepted operator change: new state, its one event, and (for status moves) the order. */
+function changed(state: WalletState, event: LogEvent, body = '', order: OrderRecord | null = null): Decision {
+  return { state, events: [event], outcome: { kind: 'ok', status: 200, body }, rate: null, order, idempotency: null };
+}
+
 export function decide(state: WalletState, command: Command, now: Now): Decision {
   switch (command.kind) {
     case 'credit':
@@ -298,16 +303,11 @@ function decideCredit(state: WalletState, command: Extract<Command, { kind: 'cre
     );
   }
   const wallet = { ...state.wallet, credits };
-  return {
-    state: { wallet, bucket: state.bucket },
-    events: [
-      { type: 'credits.adjusted', atMs: now.wallMs, account: wallet.id, amount: command.amount, reason: command.reason, balance: credits },
-    ],
-    outcome: { kind: 'ok', status: 200, body: `{"ok":true,"credits":${formatMicro(credits)}}` },
-    rate: null,
-    order: null,
-    idempotency: null,
-  };
+  return changed(
+    { wallet, bucket: state.bucket },
+    { type: 'credits.adjusted', atMs: now.wallMs, account: wallet.id, amount: command.amount, reason: command.reason, balance: credits },
+    `{"ok":true,"credits":${formatMicro(credits)}}`,
+  );
 }
 
 function decideUpdate(state: WalletState, command: Extract<Command, { kind: 'update' }>, now: Now): Decision {
@@ -329,14 +329,7 @@ function decideUpdate(state: WalletState, command: Extract<Command, { kind: 'upd
       bucket = fullBucket(command.rateLimitPerMinute, now.monotonicMs);
     }
   }
-  return {
-    state: { wallet, bucket },
-    events: [event],
-    outcome: { kind: 'ok', status: 200, body: '' },
-    rate: null,
-    order: null,
-    idempotency: null,
-  };
+  return changed({ wallet, bucket }, event);
 }
 
 
@@ -376,27 +369,23 @@ function decideStatus(state: WalletState, command: Extract<Command, { kind: 'set
   if (credits === null || refund > order.debit) throw new Error(`invariant: refund ${refund} of order ${order.id} is impossible`);
   const wallet: WalletRecord = { ...state.wallet, credits };
   const updated: OrderRecord = { ...order, status: to, remains };
-  return {
-    state: { wallet, bucket: state.bucket },
-    events: [
-      {
-        type: 'order.status',
-        atMs: now.wallMs,
-        account: wallet.id,
-        order: order.id,
-        from: order.status,
-        to,
-        remains,
-        refund,
-        balance: credits,
-        ...(command.reason === undefined ? {} : { reason: command.reason }),
-      },
-    ],
-    outcome: { kind: 'ok', status: 200, body: '' },
-    rate: null,
-    order: updated,
-    idempotency: null,
-  };
+  return changed(
+    { wallet, bucket: state.bucket },
+    {
+      type: 'order.status',
+      atMs: now.wallMs,
+      account: wallet.id,
+      order: order.id,
+      from: order.status,
+      to,
+      remains,
+      refund,
+      balance: credits,
+      ...(command.reason === undefined ? {} : { reason: command.reason }),
+    },
+    '',
+    updated,
+  );
 }
 
 /** Adds calendar months in UTC (31 Jan + 1 month = 3 Mar, as Date does). */
@@ -415,22 +404,16 @@ function decideGrant(state: WalletState, command: Extract<Command, { kind: 'gran
   const from = Math.max(now.wallMs, state.wallet.unlimitedExpiresMs ?? 0);
   const expiresMs = addMonthsUtc(from, months);
   const wallet: WalletRecord = { ...state.wallet, unlimitedExpiresMs: expiresMs };
-  return {
-    state: { wallet, bucket: state.bucket },
-    events: [
-      {
-        type: 'plan.granted',
-        atMs: now.wallMs,
-        account: wallet.id,
-        months,
-        priceInr: months * PLAN_PRICE_INR_PER_MONTH,
-        expiresMs,
-        ...(command.reason === undefined ? {} : { reason: command.reason }),
-      },
-    ],
-    outcome: { kind: 'ok', status: 200, body: '' },
-    rate: null,
-    order: null,
-    idempotency: null,
-  };
+  return changed(
+    { wallet, bucket: state.bucket },
+    {
+      type: 'plan.granted',
+      atMs: now.wallMs,
+      account: wallet.id,
+      months,
+      priceInr: months * PLAN_PRICE_INR_PER_MONTH,
+      expiresMs,
+      ...(command.reason === undefined ? {} : { reason: command.reason }),
+    },
+  );
 }

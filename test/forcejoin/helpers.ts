@@ -1,6 +1,7 @@
 /** Shared by the force-join tests: a config pointing at a FakeBotApi. */
 import type { ForceJoinConfig } from '../../src/forcejoin/index.js';
-import type { FakeBotApi } from './fake-bot-api.js';
+import { afterAll, afterEach, beforeAll } from 'vitest';
+import { FakeBotApi } from './fake-bot-api.js';
 
 export function configFor(bot: FakeBotApi, overrides: Partial<ForceJoinConfig> = {}): ForceJoinConfig {
   return {
@@ -13,4 +14,25 @@ export function configFor(bot: FakeBotApi, overrides: Partial<ForceJoinConfig> =
     notJoinedCacheMs: 30_000,
     ...overrides,
   };
+}
+
+/**
+ * Starts one fake Bot API for a test file and resets its faults, delays and
+ * call log after each test. Returns a getter, since the server starts in
+ * beforeAll.
+ */
+export function useFakeBot(): () => FakeBotApi {
+  let bot: FakeBotApi;
+  beforeAll(async () => {
+    bot = await FakeBotApi.start();
+  });
+  afterAll(async () => {
+    await bot.close();
+  });
+  afterEach(() => {
+    bot.failWith(null);
+    bot.setDelayMs(0);
+    bot.resetCalls();
+  });
+  return () => bot;
 }

@@ -1,22 +1,14 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { getChatMember, TelegramUnavailable } from '../../src/forcejoin/index.js';
-import { FakeBotApi } from './fake-bot-api.js';
-import { configFor } from './helpers.js';
+import type { FakeBotApi } from './fake-bot-api.js';
+import { configFor, useFakeBot } from './helpers.js';
 
+const fakeBot = useFakeBot();
 let bot: FakeBotApi;
-
-beforeAll(async () => {
-  bot = await FakeBotApi.start();
-});
-afterAll(async () => {
-  await bot.close();
-});
-afterEach(() => {
-  bot.failWith(null);
-  bot.setDelayMs(0);
-  bot.resetCalls();
+beforeAll(() => {
+  bot = fakeBot();
 });
 
 /** Resolves the TelegramUnavailable that `promise` rejects with (fails the test otherwise). */

@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import {
   ForceJoinVerifier,
@@ -7,23 +7,15 @@ import {
   type ForceJoinConfig,
   type ForceJoinVerifierOptions,
 } from '../../src/forcejoin/index.js';
-import { FakeBotApi } from './fake-bot-api.js';
-import { configFor } from './helpers.js';
+import type { FakeBotApi } from './fake-bot-api.js';
+import { configFor, useFakeBot } from './helpers.js';
 
 const UNAVAILABLE_MESSAGE = 'Could not verify your Telegram channel membership right now; try again shortly. Join: https://t.me/fakechannel';
 
+const fakeBot = useFakeBot();
 let bot: FakeBotApi;
-
-beforeAll(async () => {
-  bot = await FakeBotApi.start();
-});
-afterAll(async () => {
-  await bot.close();
-});
-afterEach(() => {
-  bot.failWith(null);
-  bot.setDelayMs(0);
-  bot.resetCalls();
+beforeAll(() => {
+  bot = fakeBot();
 });
 
 function account(id: number, telegramUserId: number | null = id + 1000, marks: Partial<ForceJoinAccount> = {}): ForceJoinAccount {
