@@ -407,7 +407,7 @@ function scenarioRows(name: string, runs: RunReport[]): string[] {
     const o = r.orderLatency;
     return (
       `| ${name} | ${r.label} | ${f0(r.requestsPerS)} | ${f0(r.durableOrdersPerS)} | ${f2(o.p50)} | ${f2(o.p90)} | ${f2(o.p99)} | ${f2(o.p999)} | ` +
-      `${f2(r.load.latency.p99)} | ${f1(r.batch.perBatch)} | ${msc(r)} | ${pct(r.serverCpu)} | ${pct(r.loadgenCpu)} | ${other(r.otherPct)} | ${mib(r.serverMemory)} | ` +
+      `${f2(r.load.latency.p99)} | ${f1(r.batch.perCommit)} | ${msc(r)} | ${pct(r.serverCpu)} | ${pct(r.loadgenCpu)} | ${other(r.otherPct)} | ${mib(r.serverMemory)} | ` +
       `${f0(r.load.byKind.order?.ok2xx ?? 0)} / ${r.ledger === null ? 'n/a' : f0(r.ledger.durableOrders)} | ${failures(r)} |`
     );
   });
@@ -549,7 +549,7 @@ function render(results: Results): string {
         .map(
           (r) =>
             `| ${r.connections} | ${r.label.replace(/.*pass /, '')} | ${f0(r.durableOrdersPerS)} | ${f2(r.orderLatency.p50)} | ${f2(r.orderLatency.p99)} | ${f2(r.orderLatency.p999)} | ` +
-            `${f1(r.batch.perBatch)} | ${msc(r)} | ${pct(r.serverCpu)} | ${pct(r.loadgenCpu)} | ${other(r.otherPct)} |`,
+            `${f1(r.batch.perCommit)} | ${msc(r)} | ${pct(r.serverCpu)} | ${pct(r.loadgenCpu)} | ${other(r.otherPct)} |`,
         ),
       '',
       'Passes alternate ascending and descending connection counts, so the slow drift as the orders table grows does not always favour the same end.',
@@ -604,7 +604,7 @@ function renderScaling(s: ScalingResult): string[] {
       runsOf(st).map(
         (r) =>
           `| ${f0(st.accounts)} | ${r.label.replace(/.*, /, '')} | ${f0(r.durableOrdersPerS)} | ${f2(r.orderLatency.p50)} | ${f2(r.orderLatency.p99)} | ${f2(r.orderLatency.p999)} | ` +
-          `${f1(r.batch.perBatch)} | ${msc(r)} | ${pct(r.serverCpu)} | ${pct(r.loadgenCpu)} | ${other(r.otherPct)} |`,
+          `${f1(r.batch.perCommit)} | ${msc(r)} | ${pct(r.serverCpu)} | ${pct(r.loadgenCpu)} | ${other(r.otherPct)} |`,
       ),
     ),
     '',

@@ -21,6 +21,13 @@ export class OrderIds {
   private seq = 0;
   private pool = Buffer.alloc(0);
   private poolOffset = 0;
+  /**
+   * The id made last and its storage key: an order is stored right after
+   * its id is made, and this spares decrypting the id back (a memo, not a
+   * table: any other id is decrypted).
+   */
+  private lastId = '';
+  private lastKey = '';
 
   constructor(secret: Buffer) {
     if (secret.length !== 16) throw new Error('invariant: the order id secret must be 16 bytes');
@@ -47,7 +54,10 @@ export class OrderIds {
     }
     this.pool.copy(key, 10, this.poolOffset, this.poolOffset + 6);
     this.poolOffset += 6;
-    return { id: this.cipher.update(key).toString('base64url'), seq };
+    const id = this.cipher.update(key).toString('base64url');
+    this.lastId = id;
+    this.lastKey = key.toString('hex');
+    return { id, seq };
   }
 
   /**
@@ -55,6 +65,7 @@ export class OrderIds {
    * null when the text cannot be an order id.
    */
   storageKey(id: string): string | null {
+    if (id === this.lastId) return this.lastKey;
     if (!ORDER_ID_PATTERN.test(id)) return null;
     const block = Buffer.from(id, 'base64url');
     if (block.length !== 16) return null;

@@ -9,7 +9,7 @@ import { assertLedger, balances, ledgerCheck, type LedgerCheck } from './ledger.
 import type { Runner } from './loadgen.js';
 import { cpuUse, machineTimes, machineUse, memory, processTimes, type CpuUse, type Memory } from './procstat.js';
 import type { LoadResult, Scenario } from './protocol.js';
-import { batchBetween, walCounters, type ServerProcess } from './server-process.js';
+import { batchBetween, walCounters, type BatchFigures, type ServerProcess } from './server-process.js';
 import { f0, f1, f2, waitForQuiet, type QuietOptions } from './util.js';
 
 export interface RunReport {
@@ -33,16 +33,17 @@ export interface RunReport {
   busyBeforePct: number;
   serverMemory: Memory | null;
   /** Group-commit batches during the run and entries per batch. */
-  batch: { batches: number; entries: number; perBatch: number };
+  batch: BatchFigures;
 }
 
 /**
- * Wall time per group commit, ms: the run's duration ÷ commits. The WAL
- * writes one batch at a time and is busy almost all the time under load, so
- * this is close to the time one commit (write + fsync) takes.
+ * Wall time per LMDB commit, ms: the run's duration ÷ commits. LMDB's write
+ * thread starts the next commit as soon as one is synced whenever batches
+ * are waiting, so under load this is close to the time one commit (write +
+ * fsync) takes.
  */
 export function msPerCommit(r: RunReport): number | null {
-  return r.batch.batches === 0 ? null : (1000 * r.load.durationS) / r.batch.batches;
+  return r.batch.commits === 0 ? null : (1000 * r.load.durationS) / r.batch.commits;
 }
 
 export interface MeasureOptions extends QuietOptions {
@@ -145,8 +146,8 @@ export function describeRun(r: RunReport): string {
   lines.push(
     `  autocannon latency  p50 ${l.autocannonLatencyMs.p50} ms, p90 ${l.autocannonLatencyMs.p90} ms, p99 ${l.autocannonLatencyMs.p99} ms (1 ms buckets)`,
     `  status codes        ${codes || 'none'}; non-2xx ${f0(l.non2xx)}, errors ${f0(l.errors)}, timeouts ${f0(l.timeouts)}, resets ${f0(l.resets)}`,
-    `  group commit        ${f0(r.batch.batches)} batches, ${f0(r.batch.entries)} entries: ${f1(r.batch.perBatch)} entries per batch` +
-      (r.batch.batches === 0 ? '' : `; ${f0(r.batch.batches / r.load.durationS)} commits/s (${f2(msPerCommit(r)!)} ms each)`),
+    `  group commit        ${f0(r.batch.entries)} entries in ${f0(r.batch.batches)} batches (${f1(r.batch.perBatch)} each) and ${f0(r.batch.commits)} LMDB commits (${f1(r.batch.perCommit)} entries each)` +
+      (r.batch.commits === 0 ? '' : `; ${f0(r.batch.commits / r.load.durationS)} commits/s (${f2(msPerCommit(r)!)} ms each)`),
     `  server CPU          ${describeCpu(r.serverCpu)}`,
     `  load generator CPU  ${describeCpu(r.loadgenCpu)}`,
     `  machine             ${f0(r.machine.busyPct)}% busy of ${cpus().length} cores, iowait ${f1(r.machine.iowaitPct)}%; ` +

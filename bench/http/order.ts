@@ -203,7 +203,7 @@ function markdown(env: Environment, options: Options, session: Session, runs: Ru
     const cpu = (c: RunReport['serverCpu']): string => (c === null ? 'n/a' : `${f0(c.pct)}%`);
     return (
       `| ${r.label} | ${f0(r.requestsPerS)} | ${f0(r.durableOrdersPerS)} | ${f0(l.byKind.order?.ok2xx ?? 0)} / ${r.ledger === null ? 'n/a' : f0(r.ledger.durableOrders)} | ` +
-      `${f2(o.p50)} | ${f2(o.p90)} | ${f2(o.p99)} | ${f2(o.p999)} | ${f2(o.max)} | ${failures(r)} | ${f1(r.batch.perBatch)} | ${msPerCommit(r) === null ? 'n/a' : f2(msPerCommit(r)!)} | ` +
+      `${f2(o.p50)} | ${f2(o.p90)} | ${f2(o.p99)} | ${f2(o.p999)} | ${f2(o.max)} | ${failures(r)} | ${f1(r.batch.perCommit)} | ${msPerCommit(r) === null ? 'n/a' : f2(msPerCommit(r)!)} | ` +
       `${cpu(r.serverCpu)} | ${cpu(r.loadgenCpu)} | ${f0(r.otherPct)}% | ` +
       `${r.serverMemory === null ? 'n/a' : `${f0(r.serverMemory.rssMiB)} (${f0(r.serverMemory.anonMiB)} private)`} |`
     );

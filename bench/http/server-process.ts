@@ -116,6 +116,8 @@ export async function admin(server: ServerProcess, method: string, path: string,
 /** The group commit's cumulative counters (GET /admin/v1/stats). */
 export interface WalCounters {
   batches: number;
+  /** LMDB commits (one sync each); several batches may share one. */
+  commits: number;
   entries: number;
   events: number;
 }
@@ -126,14 +128,23 @@ export async function walCounters(server: ServerProcess): Promise<WalCounters> {
   if (w === undefined || typeof w.batches !== 'number' || typeof w.entries !== 'number') {
     throw new Error('GET /admin/v1/stats has no wal.batches / wal.entries; did its format change?');
   }
-  return { batches: w.batches, entries: w.entries, events: w.events ?? 0 };
+  return { batches: w.batches, commits: w.commits ?? w.batches, entries: w.entries, events: w.events ?? 0 };
 }
 
-/** Entries per commit between two readings of the counters. */
-export function batchBetween(before: WalCounters, after: WalCounters): { batches: number; entries: number; perBatch: number } {
+export interface BatchFigures {
+  batches: number;
+  commits: number;
+  entries: number;
+  perBatch: number;
+  perCommit: number;
+}
+
+/** Entries per batch and per commit between two readings of the counters. */
+export function batchBetween(before: WalCounters, after: WalCounters): BatchFigures {
   const batches = after.batches - before.batches;
+  const commits = after.commits - before.commits;
   const entries = after.entries - before.entries;
-  return { batches, entries, perBatch: batches === 0 ? 0 : entries / batches };
+  return { batches, commits, entries, perBatch: batches === 0 ? 0 : entries / batches, perCommit: commits === 0 ? 0 : entries / commits };
 }
 
 /** GET /admin/v1/verify: replays the whole log against the tables. */

@@ -15,8 +15,20 @@ export interface ServerProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-export async function spawnServer(dataDir: string, adminToken: string, env: Record<string, string> = {}): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [MAIN], {
+export interface SpawnOptions {
+  /**
+   * Limit on the size of any file the server writes (RLIMIT_FSIZE, set with
+   * util-linux `prlimit`): once LMDB's data file would grow past it, its
+   * writes fail as on a full disk (Node ignores SIGXFSZ).
+   */
+  fileSizeLimitBytes?: number;
+}
+
+export async function spawnServer(dataDir: string, adminToken: string, env: Record<string, string> = {}, options: SpawnOptions = {}): Promise<ServerProcess> {
+  const limit = options.fileSizeLimitBytes;
+  if (limit !== undefined && !(Number.isSafeInteger(limit) && limit > 0)) throw new Error(`fileSizeLimitBytes must be a positive integer, not ${limit}`);
+  const [command, args] = limit === undefined ? [process.execPath, [MAIN]] : ['prlimit', [`--fsize=${limit}`, '--', process.execPath, MAIN]];
+  const child = spawn(command, args, {
     env: {
       ...process.env,
       DATA_DIR: dataDir,

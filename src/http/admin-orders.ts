@@ -208,6 +208,7 @@ export const stats: AdminHandler = (ex, ctx) => {
   const w = ctx.wal.stats();
   const wal = {
     batches: w.batches,
+    commits: w.commits,
     entries: w.entries,
     events: w.events,
     last_batch_entries: w.lastBatchEntries,

@@ -1,40 +1,70 @@
 /**
- * Group commit on LMDB. Entries from many actors accumulate in a batch; one
- * LMDB write transaction writes the batch's log events and table rows, and
- * one sync makes them durable; then every waiter of the batch is released.
- * While one batch is being written the next one fills up, so batches grow
- * with load and the cost of a sync is shared by everything that waited.
+ * Group commit on LMDB. Entries from many actors accumulate in a batch for
+ * one event-loop turn; the batch is then queued to lmdb-js's write thread,
+ * which puts everything queued so far into one LMDB transaction, commits it
+ * and syncs it (`overlappingSync: false`), then starts the next transaction
+ * with whatever was queued meanwhile. Batches therefore grow with load, the
+ * cost of a sync is shared by everything that waited for it, and the write
+ * thread never waits for the busy main thread between two commits.
  *
- * A failed commit is fail-stop: `onFatal` is called and nothing in the
- * failed batch (or after it) is ever acknowledged.
+ * Each batch's promise resolves, in order, only once its transaction is
+ * synced. A failed commit is fail-stop: `onFatal` is called and nothing in
+ * the failed batch or after it is ever acknowledged. Since several batches
+ * may be queued at once, a later one must also never *land* after an
+ * earlier one failed (its wallet rows were computed on top of the failed
+ * one): every batch is queued on condition that the chain row's version is
+ * the one its predecessor wrote, and writes the next version itself. A
+ * batch whose predecessor did not land therefore writes nothing.
  */
+import { asBinary, type Database, type Key } from 'lmdb';
 import { newBatch, type Batch } from './batch.js';
-import type { Store } from './store.js';
+import { CHAIN_KEY, type Store } from './store.js';
 import type { WalEntry } from './records.js';
 import type { Wal, WalStats } from './wal.js';
 
 
 export interface GroupCommitOptions {
-  /** Most entries in one transaction. */
+  /** Most entries in one batch. */
   batchEntriesMax?: number;
   /** Most entries waiting in total; beyond it the server answers 503. */
   pendingEntriesMax?: number;
+  /** Most batches queued to LMDB and not yet synced. */
+  batchesInFlightMax?: number;
   onFatal: (error: unknown) => void;
   onBatch?: (entries: number, syncMs: number) => void;
 }
 
+interface Write {
+  db: Database<any, any>;
+  key: Key;
+  /** The encoded record, or undefined for a remove. */
+  value: unknown;
+}
+
+interface Queued {
+  batch: Batch;
+  startedMs: number;
+  events: number;
+  done: boolean;
+}
 
 export class LmdbGroupCommit implements Wal {
   private readonly batchEntriesMax: number;
   private readonly pendingEntriesMax: number;
+  private readonly batchesInFlightMax: number;
+  /** The batch taking entries in this event-loop turn. */
   private current: Batch | null = null;
-  private readonly full: Batch[] = [];
-  private writing: Batch | null = null;
+  /** Closed batches not yet handed to LMDB, oldest first. */
+  private readonly waiting: Batch[] = [];
+  /** Batches handed to LMDB, not yet acknowledged, oldest first. */
+  private readonly inFlight: Queued[] = [];
+  /** The chain version the last queued batch writes. */
+  private chainVersion: number;
   private scheduled = false;
   private failed: unknown = null;
   private closed = false;
   private pendingEntries = 0;
-  private readonly counters = { batches: 0, entries: 0, events: 0, lastBatchEntries: 0, lastSyncMs: 0 };
+  private readonly counters = { batches: 0, commits: 0, entries: 0, events: 0, lastBatchEntries: 0, lastSyncMs: 0 };
 
   constructor(
     private readonly store: Store,
@@ -42,6 +72,13 @@ export class LmdbGroupCommit implements Wal {
   ) {
     this.batchEntriesMax = options.batchEntriesMax ?? 4096;
     this.pendingEntriesMax = options.pendingEntriesMax ?? 200_000;
+    this.batchesInFlightMax = options.batchesInFlightMax ?? 64;
+    const entry = store.chain.getEntry(CHAIN_KEY);
+    if (entry === undefined) store.chain.putSync(CHAIN_KEY, 0, 0);
+    this.chainVersion = entry?.version ?? 0;
+    store.root.on('aftercommit', () => {
+      this.counters.commits++;
+    });
   }
 
   append(entry: WalEntry): Promise<void> {
@@ -49,7 +86,7 @@ export class LmdbGroupCommit implements Wal {
     if (this.closed) throw new Error('invariant: append after the WAL was closed');
     let batch = this.current;
     if (batch === null || batch.entries.length >= this.batchEntriesMax) {
-      if (batch !== null) this.full.push(batch);
+      if (batch !== null) this.waiting.push(batch);
       batch = newBatch();
       this.current = batch;
     }
@@ -60,9 +97,8 @@ export class LmdbGroupCommit implements Wal {
   }
 
   flushed(): Promise<void> {
-    if (this.current !== null) return this.current.promise;
-    const last = this.full[this.full.length - 1] ?? this.writing;
-    return last === null ? Promise.resolve() : last.promise;
+    const last = this.current ?? this.waiting[this.waiting.length - 1] ?? this.inFlight[this.inFlight.length - 1]?.batch;
+    return last === undefined ? Promise.resolve() : last.promise;
   }
 
   overloaded(): boolean {
@@ -79,67 +115,204 @@ export class LmdbGroupCommit implements Wal {
   }
 
   private kick(): void {
-    if (this.writing !== null || this.scheduled) return;
+    if (this.scheduled) return;
     this.scheduled = true;
     // setImmediate lets every request that arrived in this event-loop turn
-    // join the batch before it is written.
+    // join the batch before it is queued.
     setImmediate(() => {
       this.scheduled = false;
-      this.writeNext();
+      if (this.current !== null) {
+        this.waiting.push(this.current);
+        this.current = null;
+      }
+      this.queueWaiting();
     });
   }
 
-  private writeNext(): void {
-    const batch = this.full.shift() ?? this.current;
-    if (batch === undefined || batch === null || this.failed !== null) return;
-    if (batch === this.current) this.current = null;
-    this.writing = batch;
+  private queueWaiting(): void {
+    while (this.failed === null && this.waiting.length > 0 && this.inFlight.length < this.batchesInFlightMax) {
+      const batch = this.waiting[0]!;
+      const fast = queueable(batch.entries);
+      // A batch that must be written by a callback is queued alone, once
+      // everything before it is acknowledged (it is rare: see `queueable`).
+      if (!fast && this.inFlight.length > 0) return;
+      this.waiting.shift();
+      this.queue(batch, fast);
+    }
+  }
+
+  private queue(batch: Batch, fast: boolean): void {
     const { store } = this;
-    const startedMs = performance.now();
-    let events = 0;
-    // A child transaction, so that if any write of the batch throws, the
-    // whole batch is rolled back: lmdb-js commits whatever a plain
-    // transaction callback wrote before it threw.
-    const txn = store.root.childTransaction(() => {
-      for (const entry of batch.entries) {
-        for (const event of entry.events) {
-          store.log.put(store.nextSeq++, event);
-          events++;
-        }
-        if (entry.removes !== undefined) {
-          for (const r of entry.removes) {
-            if (r.ifAtMsBefore !== undefined) {
-              const row = store.tables[r.table].get(r.key) as { atMs?: number } | undefined;
-              if (row === undefined || row.atMs === undefined || row.atMs >= r.ifAtMsBefore) continue;
-            }
-            store.tables[r.table].remove(r.key);
+    const item: Queued = { batch, startedMs: performance.now(), events: 0, done: false };
+    const expected = this.chainVersion;
+    const next = expected + 1;
+    this.chainVersion = next;
+    this.inFlight.push(item);
+    let written: Promise<boolean>;
+    try {
+      if (fast) {
+        // Everything that can throw (encoding every record) happens first;
+        // then the batch is queued as one conditional lmdb-js write block,
+        // which cannot throw halfway. The write thread inserts, commits and
+        // syncs on its own; an error there aborts the whole transaction, so
+        // the block lands whole or not at all, and only if the chain version
+        // is still `expected`.
+        const writes = this.encode(batch.entries, item);
+        written = store.chain.ifVersion(CHAIN_KEY, expected, () => {
+          for (const w of writes) {
+            if (w.value === undefined) w.db.remove(w.key);
+            else w.db.put(w.key, w.value);
           }
-        }
-        for (const put of entry.puts) store.tables[put.table].put(put.key, put.value);
+          store.chain.put(CHAIN_KEY, next, next);
+        });
+      } else {
+        // A callback in a child transaction rolls back entirely if any write
+        // throws (lmdb-js commits whatever a plain transaction callback wrote
+        // before it threw), and can read inside the commit.
+        written = store.root.childTransaction(() => {
+          this.writeInTransaction(batch.entries, item);
+          store.chain.put(CHAIN_KEY, next, next);
+          return true;
+        });
       }
-    });
-    const durable = store.syncMode === 'overlapping' ? txn.then(() => store.root.flushed) : txn;
+    } catch (error) {
+      // Nothing of this batch was queued (or the child transaction never
+      // started): stop, so that nothing is acknowledged from here on.
+      this.fail(error);
+      return;
+    }
+    const durable = store.syncMode === 'overlapping' ? written.then((landed) => store.root.flushed.then(() => landed)) : written;
     durable.then(
-      () => {
-        const syncMs = performance.now() - startedMs;
-        this.writing = null;
-        this.pendingEntries -= batch.entries.length;
-        this.counters.batches++;
-        this.counters.entries += batch.entries.length;
-        this.counters.events += events;
-        this.counters.lastBatchEntries = batch.entries.length;
-        this.counters.lastSyncMs = syncMs;
-        this.options.onBatch?.(batch.entries.length, syncMs);
-        batch.resolve();
-        if (this.full.length > 0 || this.current !== null) this.writeNext();
+      (landed) => {
+        if (this.failed !== null) return;
+        if (landed !== true) {
+          this.fail(new Error(`group commit ${next} was not written: the commit before it did not land`));
+          return;
+        }
+        item.done = true;
+        this.acknowledge();
       },
-      (error: unknown) => {
-        this.failed = error;
-        batch.reject(error);
-        for (const b of this.full) b.reject(error);
-        this.current?.reject(error);
-        this.options.onFatal(error);
-      },
+      (error: unknown) => this.fail(error),
     );
   }
+
+  /** The batch's writes with every value already encoded (a remove has no value). */
+  private encode(entries: readonly WalEntry[], item: Queued): Write[] {
+    const { store } = this;
+    const writes: Write[] = [];
+    let seq = store.nextSeq;
+    for (const entry of entries) {
+      for (const event of entry.events) {
+        writes.push({ db: store.log, key: seq++, value: encoded(store.log, event) });
+        item.events++;
+      }
+      if (entry.removes !== undefined) {
+        for (const r of entry.removes) writes.push({ db: store.tables[r.table], key: r.key, value: undefined });
+      }
+      for (const put of entry.puts) {
+        const db = store.tables[put.table];
+        writes.push({ db, key: put.key, value: encoded(db, put.value) });
+      }
+    }
+    store.nextSeq = seq;
+    return writes;
+  }
+
+  private writeInTransaction(entries: readonly WalEntry[], item: Queued): void {
+    const { store } = this;
+    for (const entry of entries) {
+      for (const event of entry.events) {
+        store.log.put(store.nextSeq++, event);
+        item.events++;
+      }
+      if (entry.removes !== undefined) {
+        for (const r of entry.removes) {
+          if (r.ifAtMsBefore !== undefined) {
+            const row = store.tables[r.table].get(r.key) as { atMs?: number } | undefined;
+            if (row === undefined || row.atMs === undefined || row.atMs >= r.ifAtMsBefore) continue;
+          }
+          store.tables[r.table].remove(r.key);
+        }
+      }
+      for (const put of entry.puts) store.tables[put.table].put(put.key, put.value);
+    }
+  }
+
+  /** Acknowledges synced batches in order, then queues what waited. */
+  private acknowledge(): void {
+    while (this.inFlight.length > 0 && this.inFlight[0]!.done) {
+      const { batch, startedMs, events } = this.inFlight.shift()!;
+      const syncMs = performance.now() - startedMs;
+      this.pendingEntries -= batch.entries.length;
+      this.counters.batches++;
+      this.counters.entries += batch.entries.length;
+      this.counters.events += events;
+      this.counters.lastBatchEntries = batch.entries.length;
+      this.counters.lastSyncMs = syncMs;
+      this.options.onBatch?.(batch.entries.length, syncMs);
+      batch.resolve();
+    }
+    this.queueWaiting();
+  }
+
+  private fail(error: unknown): void {
+    if (this.failed !== null) return;
+    this.failed = error;
+    for (const { batch } of this.inFlight) batch.reject(error);
+    for (const batch of this.waiting) batch.reject(error);
+    this.current?.reject(error);
+    this.options.onFatal(error);
+  }
+}
+
+/**
+ * A record encoded by its table's own msgpack encoder (with the table's
+ * shared structures), wrapped so that lmdb-js stores the bytes as they are.
+ * Encoding may throw (and may save new shared structures in a transaction
+ * of its own), so it is done before any write of the batch is queued.
+ */
+function encoded(db: Database<any, any>, value: unknown): unknown {
+  const { encoder } = db as unknown as { encoder?: { encode(value: unknown): Uint8Array } };
+  return encoder === undefined ? value : asBinary(encoder.encode(value));
+}
+
+/** Longest string in a key that is surely within LMDB's 1,978-byte key limit (3 bytes per UTF-16 unit). */
+const KEY_CHARS_MAX = 600;
+
+function keyPart(part: unknown): number {
+  if (typeof part === 'number') return Number.isFinite(part) ? 0 : -1;
+  if (typeof part === 'string') return part.length === 0 ? -1 : part.length;
+  return -1;
+}
+
+/** A key lmdb-js surely accepts: a finite number, a non-empty short string, or a short non-empty array of those. */
+function keyFits(key: unknown): boolean {
+  if (Array.isArray(key)) {
+    if (key.length === 0 || key.length > 8) return false;
+    let chars = 0;
+    for (const part of key) {
+      const n = keyPart(part);
+      if (n < 0) return false;
+      chars += n;
+    }
+    return chars <= KEY_CHARS_MAX;
+  }
+  const n = keyPart(key);
+  return n >= 0 && n <= KEY_CHARS_MAX;
+}
+
+/**
+ * Whether a batch can be queued as asynchronous lmdb-js writes: no
+ * conditional removes (they read inside the commit) and no key that could
+ * make a put throw halfway through queueing the batch. Values are the
+ * service's own records, which msgpack always encodes.
+ */
+export function queueable(entries: readonly WalEntry[]): boolean {
+  for (const entry of entries) {
+    if (entry.removes !== undefined) {
+      for (const r of entry.removes) if (r.ifAtMsBefore !== undefined || !keyFits(r.key)) return false;
+    }
+    for (const put of entry.puts) if (!keyFits(put.key)) return false;
+  }
+  return true;
 }

@@ -1,4 +1,4 @@
-export { openStore, STRUCTURES_KEY, type Store, type SyncMode } from './store.js';
+export { openStore, STRUCTURES_KEY, CHAIN_KEY, type Store, type SyncMode } from './store.js';
 export { LmdbGroupCommit, type GroupCommitOptions } from './group-commit.js';
 export { IdempotencySweeper, type SweepResult } from './idempotency-sweeper.js';
 export { MemoryWal } from './memory-wal.js';

@@ -93,7 +93,7 @@ export class MemoryWal implements Wal {
   private crashedFlag = false;
   private closed = false;
   private pendingEntries = 0;
-  private readonly counters = { batches: 0, entries: 0, events: 0, lastBatchEntries: 0, lastSyncMs: 0 };
+  private readonly counters = { batches: 0, commits: 0, entries: 0, events: 0, lastBatchEntries: 0, lastSyncMs: 0 };
 
   constructor(private readonly options: MemoryWalOptions) {
     this.batchEntriesMax = options.batchEntriesMax ?? 4096;
@@ -198,6 +198,7 @@ export class MemoryWal implements Wal {
     const events = this.apply(batch);
     this.pendingEntries -= batch.entries.length;
     this.counters.batches++;
+    this.counters.commits++;
     this.counters.entries += batch.entries.length;
     this.counters.events += events;
     this.counters.lastBatchEntries = batch.entries.length;

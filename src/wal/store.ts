@@ -18,6 +18,13 @@ export type SyncMode = 'commit' | 'overlapping';
 export interface Store {
   root: RootDatabase;
   log: Database<LogEvent, number>;
+  /**
+   * One versioned row (`CHAIN_KEY`) whose version counts the group commits
+   * written. Each commit is queued on condition that the version is still
+   * the one its predecessor wrote, so no commit can land after one that
+   * failed (see group-commit.ts).
+   */
+  chain: Database<number, string>;
   tables: Record<TableName, Database<any, any>>;
   syncMode: SyncMode;
   /** The key the next log event will get. */
@@ -26,6 +33,7 @@ export interface Store {
 }
 
 export const STRUCTURES_KEY = Symbol.for('structures');
+export const CHAIN_KEY = 'commits';
 const RECORD_TABLES: ReadonlySet<TableName> = new Set(['profiles', 'wallets', 'services', 'orders', 'idempotency']);
 const TABLES: TableName[] = ['profiles', 'wallets', 'keys', 'services', 'orders', 'orderIndex', 'idempotency', 'meta'];
 
@@ -47,6 +55,7 @@ export function openStore(path: string, options: { syncMode?: SyncMode; readOnly
   // fast and smaller, and the structures entry is invisible to reads.
   const structured = { sharedStructuresKey: STRUCTURES_KEY };
   const log = root.openDB<LogEvent, number>({ name: 'log', cache: false, ...structured });
+  const chain = root.openDB<number, string>({ name: 'chain', cache: false, useVersions: true });
   const tables = {} as Record<TableName, Database<any, any>>;
   for (const name of TABLES) tables[name] = root.openDB({ name, cache: false, ...(RECORD_TABLES.has(name) ? structured : {}) });
   let nextSeq = 1;
@@ -54,6 +63,7 @@ export function openStore(path: string, options: { syncMode?: SyncMode; readOnly
   return {
     root,
     log,
+    chain,
     tables,
     syncMode,
     nextSeq,

@@ -8,6 +8,8 @@ import type { WalEntry } from './records.js';
 
 export interface WalStats {
   batches: number;
+  /** Storage commits (each one sync); LMDB may put several batches in one. */
+  commits: number;
   entries: number;
   events: number;
   lastBatchEntries: number;

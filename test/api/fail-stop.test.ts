@@ -4,12 +4,13 @@ import { createLogger } from '../../src/log.js';
 import { order, startTestServer, tempDir } from '../helpers/server.js';
 
 /**
- * A commit that fails (here LMDB refusing a write, as a full map or a
- * failing disk would) stops the process with one clear log line, the
+ * A commit that fails stops the process with one clear log line, the
  * request in that batch is never answered, and a restart recovers exactly
- * the durable state.
+ * the durable state. Here the failure is injected in-process: the orders
+ * table can no longer store a record. (A real failing disk under load, on
+ * LMDB's write thread, is test/crash/disk-full.test.ts.)
  */
-describe('fail-stop on a failed commit (injected LMDB write failure)', () => {
+describe('fail-stop on a failed commit (injected: a record cannot be stored)', () => {
   it('logs one fatal line, exits 1, never answers the failed batch, and a restart has only durable state', async () => {
     const dir = tempDir();
     const lines: string[] = [];
@@ -20,10 +21,10 @@ describe('fail-stop on a failed commit (injected LMDB write failure)', () => {
     const creds = await t.createAccount('victim', '10');
     expect((await t.api('POST', '/api/v1/order', creds, order(service, 1))).status).toBe(201);
 
-    // From now on LMDB refuses to write orders, as it would with MDB_MAP_FULL.
-    const orders = t.server.context.store.tables.orders;
-    orders.put = () => {
-      throw new Error('MDB_MAP_FULL: Environment mapsize limit reached (injected)');
+    // From now on the orders table refuses to store a record.
+    const orders = t.server.context.store.tables.orders as unknown as { encoder: { encode(value: unknown): Uint8Array } };
+    orders.encoder.encode = () => {
+      throw new Error('the orders table cannot store this record (injected)');
     };
     let answered = false;
     const pending = t.api('POST', '/api/v1/order', creds, order(service, 2)).then(

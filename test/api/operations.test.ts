@@ -97,7 +97,7 @@ describe('operations over the admin API: verify, snapshot under load, restore, m
     const t = await startTestServer();
     try {
       const stats = await t.admin('GET', '/admin/v1/stats');
-      expect(Object.keys(stats.body.wal)).toEqual(['batches', 'entries', 'events', 'last_batch_entries', 'last_sync_ms', 'pending_entries']);
+      expect(Object.keys(stats.body.wal)).toEqual(['batches', 'commits', 'entries', 'events', 'last_batch_entries', 'last_sync_ms', 'pending_entries']);
       const bad = await t.admin('GET', '/admin/v1/orders/not-an-id');
       expect(bad.status).toBe(404);
       expect(bad.body.message).toContain('No order with id');

@@ -73,7 +73,7 @@ export const STATS = {
   services: 1,
   orders: { pending: 3, processing: 0, in_progress: 1, completed: 4, partial: 0, canceled: 2 },
   deepest_mailbox: 5,
-  wal: { batches: 10, entries: 12, events: 12, lastBatchEntries: 1, lastSyncMs: 0.25, pendingEntries: 0 },
+  wal: { batches: 10, commits: 9, entries: 12, events: 12, lastBatchEntries: 1, lastSyncMs: 0.25, pendingEntries: 0 },
 };
 
 function ordersPage(url: URL): Reply {

@@ -1,0 +1,135 @@
+/**
+ * What only the LMDB group commit does: several batches queued to LMDB's
+ * write thread at once, the chain version that keeps a batch from landing
+ * after one that did not, and the choice between the queued way and the
+ * child-transaction way of writing a batch.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CHAIN_KEY, LmdbGroupCommit, openStore, type LogEvent, type Store, type WalEntry } from '../../src/wal/index.js';
+import { queueable } from '../../src/wal/group-commit.js';
+
+const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+let counter = 0;
+function entry(account: number, amount: number): WalEntry {
+  counter++;
+  const event: LogEvent = { type: 'credits.adjusted', atMs: counter, account, amount, reason: `r${counter}`, balance: amount };
+  return { events: [event], puts: [{ table: 'wallets', key: account, value: { id: account, credits: amount } }] };
+}
+
+function amounts(store: Store): number[] {
+  return [...store.log.getRange({})].map(({ value }) => (value as { amount: number }).amount);
+}
+
+const dirs: string[] = [];
+const stores: Store[] = [];
+function open(dir?: string): { store: Store; dir: string } {
+  const d = dir ?? mkdtempSync(join(tmpdir(), 'group-commit-'));
+  if (dir === undefined) dirs.push(d);
+  const store = openStore(d);
+  stores.push(store);
+  return { store, dir: d };
+}
+
+afterEach(async () => {
+  for (const s of stores.splice(0)) await s.close().catch(() => {});
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+describe('LMDB group commit', () => {
+  it('queues batches from many turns while earlier ones are being written, and acknowledges them in order', async () => {
+    const { store, dir } = open();
+    const fatals: unknown[] = [];
+    const wal = new LmdbGroupCommit(store, { onFatal: (e) => fatals.push(e) });
+    const acknowledged: number[] = [];
+    const all: Promise<void>[] = [];
+    for (let t = 0; t < 50; t++) {
+      for (let i = 0; i < 5; i++) {
+        const amount = t * 5 + i;
+        const p = wal.append(entry(1 + (amount % 7), amount));
+        all.push(p.then(() => void acknowledged.push(amount)));
+      }
+      await turn();
+    }
+    await Promise.all(all);
+    expect(fatals).toEqual([]);
+    const expected = Array.from({ length: 250 }, (_, i) => i);
+    expect(acknowledged).toEqual(expected);
+    const stats = wal.stats();
+    expect(stats.batches).toBe(50);
+    expect(stats.entries).toBe(250);
+    // LMDB's write thread took several waiting batches into one commit.
+    expect(stats.commits).toBeLessThan(stats.batches);
+    await store.close();
+    const reopened = open(dir).store;
+    expect(amounts(reopened)).toEqual(expected);
+    expect(reopened.chain.getEntry(CHAIN_KEY)?.version).toBe(50);
+  });
+
+  it('a batch whose predecessor did not land writes nothing, stops the WAL, and nothing after it is acknowledged', async () => {
+    const { store, dir } = open();
+    const fatals: unknown[] = [];
+    const wal = new LmdbGroupCommit(store, { onFatal: (e) => fatals.push(e) });
+    await wal.append(entry(1, 10));
+    // As if the commit before the next one had failed: the chain version is
+    // not the one the next batch was queued after.
+    store.chain.putSync(CHAIN_KEY, 99, 99);
+    const lost = wal.append(entry(1, 20));
+    await expect(lost).rejects.toThrow(/did not land/);
+    expect(fatals).toHaveLength(1);
+    await expect(wal.append(entry(1, 30))).rejects.toBe(fatals[0]);
+    await store.close();
+    const reopened = open(dir).store;
+    expect(amounts(reopened)).toEqual([10]);
+    expect(reopened.tables.wallets.get(1)).toEqual({ id: 1, credits: 10 });
+  });
+
+  it('a restart continues the chain where the last commit left it', async () => {
+    const { store, dir } = open();
+    const first = new LmdbGroupCommit(store, { onFatal: (e) => { throw e; } });
+    await first.append(entry(1, 1));
+    await turn();
+    await first.append(entry(1, 2));
+    await first.close();
+    await store.close();
+    const { store: again } = open(dir);
+    const fatals: unknown[] = [];
+    const second = new LmdbGroupCommit(again, { onFatal: (e) => fatals.push(e) });
+    await second.append(entry(1, 3));
+    expect(fatals).toEqual([]);
+    expect(amounts(again)).toEqual([1, 2, 3]);
+    expect(again.chain.getEntry(CHAIN_KEY)?.version).toBe(3);
+  });
+
+  // lmdb-js throws while queueing a put with a key like [] after the puts
+  // before it were queued: such a batch must go the child-transaction way,
+  // or the first half of it would land.
+  it('a batch with a key that could throw while queued is written whole or not at all', async () => {
+    const { store, dir } = open();
+    const fatals: unknown[] = [];
+    const wal = new LmdbGroupCommit(store, { onFatal: (e) => fatals.push(e) });
+    await wal.append(entry(1, 10));
+    const bad: WalEntry = { ...entry(1, 20), puts: [{ table: 'wallets', key: 1, value: { id: 1, credits: 20 } }, { table: 'meta', key: [] as unknown as string, value: 1 }] };
+    await expect(wal.append(bad)).rejects.toThrow();
+    expect(fatals).toHaveLength(1);
+    await store.close();
+    const reopened = open(dir).store;
+    expect(amounts(reopened)).toEqual([10]);
+    expect(reopened.tables.wallets.get(1)).toEqual({ id: 1, credits: 10 });
+  });
+
+  it('only batches whose keys surely fit and that need no read inside the commit are queued', () => {
+    const plain = entry(1, 1);
+    expect(queueable([plain])).toBe(true);
+    expect(queueable([{ ...plain, puts: [{ table: 'orderIndex', key: ['pending', 1, 2, 'id'], value: 1 }] }])).toBe(true);
+    expect(queueable([{ ...plain, puts: [{ table: 'meta', key: 'k'.repeat(3_000), value: 1 }] }])).toBe(false);
+    expect(queueable([{ ...plain, puts: [{ table: 'meta', key: '', value: 1 }] }])).toBe(false);
+    expect(queueable([{ ...plain, puts: [{ table: 'meta', key: [] as unknown as string, value: 1 }] }])).toBe(false);
+    expect(queueable([{ ...plain, puts: [{ table: 'meta', key: Number.NaN, value: 1 }] }])).toBe(false);
+    expect(queueable([{ ...plain, removes: [{ table: 'idempotency', key: '1:a' }] }])).toBe(true);
+    expect(queueable([plain, { ...plain, removes: [{ table: 'idempotency', key: '1:a', ifAtMsBefore: 5 }] }])).toBe(false);
+  });
+});
