@@ -11,14 +11,20 @@ import { guarded, send, sendError, type Exchange } from './reply.js';
 
 export type PassHandler = () => { status: number; body: string } | null;
 
-function rateHeaders(limit: number, verdict: BucketVerdict): string[] {
-  return [
-    'RateLimit-Policy', `"default";q=${limit};w=60`,
-    'RateLimit', `"default";r=${verdict.remaining};t=${verdict.resetS}`,
-    'X-RateLimit-Limit', String(limit),
-    'X-RateLimit-Remaining', String(verdict.remaining),
-    'X-RateLimit-Reset', String(verdict.resetS),
-  ];
+/** The policy header values of the last limit seen: limits rarely change, so they are not rebuilt per request. */
+let policyFor = { limit: -1, policy: '', limitText: '' };
+
+function pushRateHeaders(headers: string[], limit: number, verdict: BucketVerdict): void {
+  if (policyFor.limit !== limit) policyFor = { limit, policy: `"default";q=${limit};w=60`, limitText: String(limit) };
+  const remaining = String(verdict.remaining);
+  const reset = String(verdict.resetS);
+  headers.push(
+    'RateLimit-Policy', policyFor.policy,
+    'RateLimit', `"default";r=${remaining};t=${reset}`,
+    'X-RateLimit-Limit', policyFor.limitText,
+    'X-RateLimit-Remaining', remaining,
+    'X-RateLimit-Reset', reset,
+  );
 }
 
 export function unavailable(ex: Exchange, message: string, close = false): void {
@@ -38,7 +44,7 @@ export function deliver(
     return;
   }
   const { decision } = delivery;
-  if (decision.rate !== null) ex.headers.push(...rateHeaders(account.actor.state.wallet.rateLimitPerMinute, decision.rate));
+  if (decision.rate !== null) pushRateHeaders(ex.headers, account.actor.state.wallet.rateLimitPerMinute, decision.rate);
   const finish = (): void => {
     const outcome = decision.outcome;
     switch (outcome.kind) {
