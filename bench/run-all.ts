@@ -13,8 +13,11 @@
  *  5. connections 16 / 64 / 128 / 256 on one server: durable orders/s, p99
  *     and entries per group commit (the chart);
  *  6. scaling with the data set: 1,000 / 100,000 (/ 1,000,000 with --full)
- *     accounts seeded directly into LMDB: start time, memory per wallet,
- *     a short order run, verify, restart time against the data size.
+ *     accounts seeded directly into LMDB, and accounts with already-placed
+ *     orders stored (100,000 with 1,000,000; --full: 1,000,000 with 1 and
+ *     10 million): start time, memory per wallet, a short order run, verify,
+ *     restart time against the data size, and issue 5's target (orders/s at
+ *     1,000,000 accounts and 10,000,000 orders ≥ 0.8 × at 1,000 and none).
  *
  * Everything outside the hand-written analysis markers of RESULTS.md is
  * regenerated; the analysis section (and the bench:http block inside it)
@@ -31,15 +34,17 @@ import { describeCeiling, startCeiling, type Ceiling, type CeilingReport } from 
 import { describeRun, failures, msPerCommit, type RunReport } from './http/measure.js';
 import { cpuModel } from './http/procstat.js';
 import type { Scenario } from './http/protocol.js';
-import { perWallet, runScaling, type ScalingResult, type ScalingStep } from './http/scaling.js';
+import { perWallet, pointList, pointName, runScaling, type ScalingPoint, type ScalingResult, type ScalingStep } from './http/scaling.js';
 import { openSession, type Session } from './http/scenario.js';
 import { diskOf, f0, f1, f2, filesystemOf, intList, log, MiB, positiveInt, REPO_ROOT, setLogPrefix, shellArgs, sourceVersion, type QuietOptions } from './http/util.js';
 
 const HELP = `Usage: npm run bench -- [options]
 
   --quick               about 3 minutes: one run of each figure, short runs, scaling to 100,000
-                        accounts (default: two runs of each, 10 s runs; about 6 minutes)
-  --full                add 1,000,000 accounts to the scaling (about 1.5 minutes more)
+                        accounts (default: two runs of each, 10 s runs, and 100,000 accounts with 1,000,000 stored
+                        orders; about 7 minutes)
+  --full                add 1,000,000 accounts, and 1,000,000 accounts with 1,000,000 and with 10,000,000
+                        stored orders, to the scaling (about 5 minutes more: seeding 10,000,000 orders takes about a minute)
   --runs N              measured runs of each figure (default 2; --quick 1)
   --duration S          seconds per measured run of the ceiling, order path, scenarios, peer (default 10; --quick 5)
   --warmup S            seconds of unmeasured load before them (default 3; --quick 2)
@@ -47,7 +52,9 @@ const HELP = `Usage: npm run bench -- [options]
   --connections N       connections for the ceiling, scenarios and peer (default 64)
   --sweep LIST          connection counts for the chart (default 16,64,128,256)
   --sweep-duration S    seconds per connection count (default 8; --quick 4)
-  --sizes LIST          scaling sizes (default 1000,100000; --full adds 1000000)
+  --sizes LIST          scaling sizes: accounts with no stored orders (default 1000,100000; --full adds 1000000)
+  --steps LIST          scaling steps with stored orders, accounts:orders, run after the sizes
+                        (default 100000:1000000; --full 1000000:1000000,1000000:10000000; --quick none)
   --scaling-duration S  seconds of load per scaling size (default 5; --quick 4)
   --load-accounts N     most accounts the scaling load spreads over (default 100000)
   --touch-accounts N    accounts loaded with a balance request for the memory-per-wallet figure
@@ -70,6 +77,10 @@ const MICRO = here('./micro/run.js');
 const PEER = here('./peers/fastify-postgres/run.js');
 const TARGET_ORDERS = 25_000;
 const TARGET_P99 = 10;
+/** Issue 5: orders/s at TARGET_SCALED ≥ TARGET_SCALED_RATIO × at TARGET_SCALED_BASE. */
+const TARGET_SCALED: ScalingPoint = { accounts: 1_000_000, orders: 10_000_000 };
+const TARGET_SCALED_BASE: ScalingPoint = { accounts: 1000, orders: 0 };
+const TARGET_SCALED_RATIO = 0.8;
 const QUANTITY = 1000;
 
 interface Options extends QuietOptions {
@@ -83,6 +94,7 @@ interface Options extends QuietOptions {
   sweep: number[];
   sweepDuration: number;
   sizes: number[];
+  steps: ScalingPoint[];
   scalingDuration: number;
   loadAccounts: number;
   touchAccounts: number;
@@ -108,6 +120,7 @@ function parseOptions(argv: string[]): Options {
       sweep: { type: 'string', default: '16,64,128,256' },
       'sweep-duration': { type: 'string' },
       sizes: { type: 'string' },
+      steps: { type: 'string' },
       'scaling-duration': { type: 'string' },
       'load-accounts': { type: 'string', default: '100000' },
       'touch-accounts': { type: 'string' },
@@ -131,6 +144,9 @@ function parseOptions(argv: string[]): Options {
     skip.add(name as Section);
   }
   const sizes = values.sizes !== undefined ? intList('sizes', values.sizes) : [1000, 100_000, ...(values.full ? [1_000_000] : [])];
+  const defaultSteps = values.full ? '1000000:1000000,1000000:10000000' : quick ? '' : '100000:1000000';
+  const stepsText = values.steps ?? defaultSteps;
+  const steps = stepsText === '' ? [] : pointList('steps', stepsText);
   return {
     quick,
     full: values.full,
@@ -142,6 +158,7 @@ function parseOptions(argv: string[]): Options {
     sweep: intList('sweep', values.sweep),
     sweepDuration: positiveInt('sweep-duration', values['sweep-duration'] ?? (quick ? '4' : '8')),
     sizes,
+    steps,
     scalingDuration: positiveInt('scaling-duration', values['scaling-duration'] ?? (quick ? '4' : '5')),
     loadAccounts: positiveInt('load-accounts', values['load-accounts']),
     touchAccounts: positiveInt('touch-accounts', values['touch-accounts'] ?? '100000', 0),
@@ -451,10 +468,11 @@ function render(results: Results): string {
     `- micro-benchmarks: \`node dist/bench/micro/run.js\``,
     `- one scenario alone: \`node dist/bench/http/order.js --scenario order|mixed|idempotent --seed direct --accounts ${options.accounts} --connections ${options.connections} --duration ${options.duration} --warmup ${options.warmup} --runs ${options.runs}\``,
     `- the ceiling alone (fake accounts): \`node dist/bench/http/ceiling.js --connections ${options.connections} --duration ${options.duration}\``,
-    `- scaling alone: \`node dist/bench/http/scaling.js --sizes ${options.sizes.join(',')} --duration ${options.scalingDuration} --load-accounts ${options.loadAccounts} --touch-accounts ${options.touchAccounts}\``,
+    `- scaling alone: \`node dist/bench/http/scaling.js --sizes ${options.sizes.join(',')}${stepsArg(options.steps)} --duration ${options.scalingDuration} --load-accounts ${options.loadAccounts} --touch-accounts ${options.touchAccounts}\``,
     `- the peer alone: \`node dist/bench/peers/fastify-postgres/run.js --duration ${options.duration} --runs ${options.runs}\``,
-    '- the full run: `npm run bench -- --full --quiet-wait 120 --quiet-below 15` (two runs of everything and a million accounts: about 7 minutes here plus the waits for a quiet machine); ' +
-      'the quick one: `npm run bench -- --quick` (about 3 minutes); without either, the same as full without the million.',
+    '- the full run: `npm run bench -- --full --quiet-wait 120 --quiet-below 15` (two runs of everything, a million accounts, and a million accounts with 1 and 10 million stored orders: ' +
+      'about 11 minutes here plus the waits for a quiet machine); the quick one: `npm run bench -- --quick` (about 3 minutes, no stored orders); ' +
+      'without either, the same as full without the million accounts but with 100,000 accounts and 1,000,000 stored orders.',
     '',
     'Every HTTP figure: the real server (`dist/src/main.js`, `WAL_SYNC_MODE` default `commit`: fsync inside every group commit) as a child process on a fresh ' +
       `temp data directory, accounts seeded directly into LMDB (\`bench/http/seed.ts\`: the records of the admin API, verified by \`GET /admin/v1/verify\` in the scaling runs), ` +
@@ -578,59 +596,96 @@ function runsOf(step: ScalingStep): RunReport[] {
   return step.runs ?? (old.run === undefined || old.run === null ? [] : [old.run]);
 }
 
+/** " --steps 1000000:10000000,…", or nothing when there are no steps (older JSON has none). */
+function stepsArg(steps: ScalingPoint[] | undefined): string {
+  return steps === undefined || steps.length === 0 ? '' : ` --steps ${steps.map((p) => `${p.accounts}:${p.orders}`).join(',')}`;
+}
+
+/** Stored orders of a step (JSON from before stored orders: 0). */
+const ordersOf = (st: ScalingStep): number => st.orders ?? 0;
+
+/** Mean durable orders/s of the step at `point`, or null when no such step ran (with runs). */
+function scaledOrdersPerS(s: ScalingResult, point: ScalingPoint): number | null {
+  const runs = s.steps.filter((st) => st.accounts === point.accounts && ordersOf(st) === point.orders).flatMap(runsOf);
+  return runs.length === 0 ? null : meanOf(runs.map((r) => r.durableOrdersPerS));
+}
+
+/** "1,000 accounts and no stored orders". */
+const storedName = (p: ScalingPoint): string => `${f0(p.accounts)} accounts and ${p.orders === 0 ? 'no' : f0(p.orders)} stored orders`;
+
+/** Issue 5's target as one sentence: the ratio, met or NOT met, or why it is not there. */
+function scaledTarget(s: ScalingResult): string {
+  const what = `durable orders/s at ${storedName(TARGET_SCALED)} ÷ at ${storedName(TARGET_SCALED_BASE)}`;
+  const at = scaledOrdersPerS(s, TARGET_SCALED);
+  const base = scaledOrdersPerS(s, TARGET_SCALED_BASE);
+  const missing = [at === null ? pointName(TARGET_SCALED) : null, base === null ? pointName(TARGET_SCALED_BASE) : null].filter((m) => m !== null);
+  if (at === null || base === null) {
+    return `**Target (issue 5)**: ${what} ≥ ${TARGET_SCALED_RATIO}: not measured, the ${missing.join(' and the ')} step did not run (--full runs both).`;
+  }
+  const ratio = at / base;
+  return `**Target (issue 5)**: ${what} = ${f0(at)} ÷ ${f0(base)} = **${f2(ratio)}** (target ≥ ${TARGET_SCALED_RATIO}): ${ratio >= TARGET_SCALED_RATIO ? 'met' : '**NOT met**'}.`;
+}
+
 function renderScaling(s: ScalingResult): string[] {
   const all: ScalingStep[] = [s.baseline, ...s.steps];
   const bytes = (n: number): string => `${f0(n)} B`;
+  const base = scaledOrdersPerS(s, TARGET_SCALED_BASE);
   const out = [
-    `Each size: a fresh data directory seeded directly into LMDB, the server started on it (spawn → admin \`/healthz\` 200), idle memory read ${s.options.settleS} s later, ` +
+    `Each size: a fresh data directory seeded directly into LMDB (the accounts, then the stored orders: already placed, round-robin over the accounts, ` +
+      'written as the order path writes them), the server started on it (spawn → admin `/healthz` 200), ' +
+      `idle memory read ${s.options.settleS} s later, ` +
       `then one \`GET /api/v1/balance\` for each of up to ${f0(s.options.touchAccountsMax)} accounts (spread evenly; loads them, writes nothing) in two halves, memory read after each, ` +
       `a ${s.options.warmupS} s warm-up and ${s.options.runs ?? 1} run(s) of ${s.options.durationS} s of orders over up to ${f0(s.options.loadAccountsMax)} accounts spread evenly over all of them, ` +
       '`GET /admin/v1/verify` (full replay), SIGTERM, and a restart on the now larger directory. Page cache warm throughout (the files were just written).',
     '',
-    '| accounts | seed s | data dir MiB | start → ready ms | idle RSS MiB (private) | idle RSS after loading K wallets, MiB (private) | verify (full replay) | data dir after the runs MiB | restart → ready ms |',
-    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| accounts | stored orders | seed s | data dir MiB | start → ready ms | idle RSS MiB (private) | idle RSS after loading K wallets, MiB (private) | verify (full replay) | data dir after the runs MiB | restart → ready ms |',
+    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...all.map(
       (st) =>
-        `| ${f0(st.accounts)} | ${f1(st.seedS)} | ${f1(MiB(st.start.dataBytes))} | ${f0(st.start.readyMs)} | ${mib(st.idleMemory)} | ` +
+        `| ${f0(st.accounts)} | ${f0(ordersOf(st))} | ${f1(st.seedS)} | ${f1(MiB(st.start.dataBytes))} | ${f0(st.start.readyMs)} | ${mib(st.idleMemory)} | ` +
         `${st.touched === 0 ? 'n/a' : `${mib(st.touchedMemory)} with K = ${f0(st.touched)}`} | ` +
         `${st.verify === null ? 'n/a' : `${st.verify.ok ? 'ok' : 'FAILED'} in ${f0(st.verify.ms)} ms`} | ${st.restart === null ? 'n/a' : f1(MiB(st.restart.dataBytes))} | ${st.restart === null ? 'n/a' : f0(st.restart.readyMs)} |`,
     ),
     '',
-    `Order load at each size (${s.options.connections} connections):`,
+    `Order load at each size (${s.options.connections} connections; the last column: the run's durable orders/s ÷ the mean at ${storedName(TARGET_SCALED_BASE)}):`,
     '',
-    '| accounts | run | durable orders/s | p50 ms | p99 ms | p99.9 ms | entries per commit | run time ÷ commits, ms | server CPU | loadgen CPU | other CPU |',
-    '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    `| accounts | stored orders | run | durable orders/s | p50 ms | p99 ms | p99.9 ms | entries per commit | run time ÷ commits, ms | server CPU | loadgen CPU | other CPU | ÷ ${f0(TARGET_SCALED_BASE.accounts)} accounts, no orders |`,
+    '|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...s.steps.flatMap((st) =>
       runsOf(st).map(
         (r) =>
-          `| ${f0(st.accounts)} | ${r.label.replace(/.*, /, '')} | ${f0(r.durableOrdersPerS)} | ${f2(r.orderLatency.p50)} | ${f2(r.orderLatency.p99)} | ${f2(r.orderLatency.p999)} | ` +
-          `${f1(r.batch.perCommit)} | ${msc(r)} | ${pct(r.serverCpu)} | ${pct(r.loadgenCpu)} | ${other(r.otherPct)} |`,
+          `| ${f0(st.accounts)} | ${f0(ordersOf(st))} | ${r.label.replace(/.*, /, '')} | ${f0(r.durableOrdersPerS)} | ${f2(r.orderLatency.p50)} | ${f2(r.orderLatency.p99)} | ${f2(r.orderLatency.p999)} | ` +
+          `${f1(r.batch.perCommit)} | ${msc(r)} | ${pct(r.serverCpu)} | ${pct(r.loadgenCpu)} | ${other(r.otherPct)} | ${base === null ? 'n/a' : f2(r.durableOrdersPerS / base)} |`,
       ),
     ),
     '',
-    'Memory per wallet (bytes; RSS is VmRSS, private is RssAnon, both from /proc/PID/status):',
+    scaledTarget(s),
     '',
-    '| accounts | never used since start: (idle RSS with N − with 0) ÷ N | loaded by one request, now idle: (RSS after loading K − after loading K/2) ÷ K/2 |',
-    '|---:|---:|---:|',
+    'Memory per wallet (bytes; RSS is VmRSS, private is RssAnon, both from /proc/PID/status; with stored orders, "never used" is still measured against the baseline ' +
+      'of 0 accounts and 0 orders, so it also holds the share of the order data the idle server keeps in memory):',
+    '',
+    '| accounts | stored orders | never used since start: (idle RSS with N − with 0) ÷ N | loaded by one request, now idle: (RSS after loading K − after loading K/2) ÷ K/2 |',
+    '|---:|---:|---:|---:|',
     ...s.steps.map((st) => {
       const per = perWallet(st, s.baseline);
       // A few MiB come and go with garbage collection: below that the difference says nothing.
       const text = (x: { rssBytes: number; privateBytes: number } | null, n: number): string =>
         x === null ? 'n/a' : `${bytes(x.rssBytes)} (${bytes(x.privateBytes)} private)${Math.abs(x.rssBytes * n) < 4 * 2 ** 20 ? ', within noise: under 4 MiB in all' : ''}`;
-      return `| ${f0(st.accounts)} | ${text(per.cold, st.accounts)} | ${text(per.loaded, st.touched - (st.halfTouched ?? 0))} |`;
+      const cold = text(per.cold, st.accounts) + (per.storedOrders > 0 && per.cold !== null ? ', includes order data' : '');
+      return `| ${f0(st.accounts)} | ${f0(ordersOf(st))} | ${cold} | ${text(per.loaded, st.touched - (st.halfTouched ?? 0))} |`;
     }),
     '',
     'Start time against the size of the data directory (every start above, smallest first):',
     '',
-    '| data dir MiB | accounts | start → ready ms |',
-    '|---:|---:|---:|',
+    '| data dir MiB | accounts | stored orders | start → ready ms |',
+    '|---:|---:|---:|---:|',
     ...all
       .flatMap((st) => [
-        { mib: MiB(st.start.dataBytes), accounts: st.accounts, ms: st.start.readyMs, what: 'first start' },
-        ...(st.restart === null ? [] : [{ mib: MiB(st.restart.dataBytes), accounts: st.accounts, ms: st.restart.readyMs, what: 'restart after the run' }]),
+        { mib: MiB(st.start.dataBytes), st, ms: st.start.readyMs, what: 'first start' },
+        ...(st.restart === null ? [] : [{ mib: MiB(st.restart.dataBytes), st, ms: st.restart.readyMs, what: 'restart after the run' }]),
       ])
       .sort((a, b) => a.mib - b.mib)
-      .map((x) => `| ${f1(x.mib)} | ${f0(x.accounts)} (${x.what}) | ${f0(x.ms)} |`),
+      .map((x) => `| ${f1(x.mib)} | ${f0(x.st.accounts)} (${x.what}) | ${f0(ordersOf(x.st))} | ${f0(x.ms)} |`),
   ];
   return out;
 }
@@ -759,6 +814,7 @@ async function main(): Promise<void> {
   const scaling = await section('scaling', options, () =>
     runScaling({
       sizes: options.sizes,
+      steps: options.steps,
       runs: options.runs,
       durationS: options.scalingDuration,
       warmupS: options.quick ? 1 : 2,
@@ -772,6 +828,7 @@ async function main(): Promise<void> {
       quietBelow: options.quietBelow,
     }),
   );
+  if (scaling.ok === true) log(scaledTarget(scaling.value).replaceAll('**', ''));
 
   const results: Results = {
     env,

@@ -1,7 +1,9 @@
 /**
  * How the server scales with the size of its data set. For 0 accounts (the
- * baseline) and each size N: a fresh data directory seeded directly into
- * LMDB (seed.ts: the same records as the admin API writes), then
+ * baseline) and each step (N accounts, M stored orders; --sizes N means M =
+ * 0): a fresh data directory seeded directly into LMDB (seed.ts: the same
+ * records as the admin API writes, then M already-placed orders round-robin
+ * over the accounts, as the order path writes them), then
  *  - start time: spawn → admin /healthz 200, against the data directory's size;
  *  - idle memory a few seconds after start (VmRSS and RssAnon, the private
  *    part, from /proc/PID/status); memory per never-used wallet =
@@ -19,8 +21,11 @@
  *    also proves the directly seeded data is what the server would write);
  *  - SIGTERM, then a restart on the now larger directory: restart time.
  *
- *   node dist/bench/http/scaling.js [--sizes 1000,100000,1000000] [--runs 1] [--duration 5] [--warmup 2]
- *        [--connections 64] [--load-accounts 100000] [--touch-accounts 100000] [--quiet-wait S]
+ *   node dist/bench/http/scaling.js [--sizes 1000,100000,1000000] [--steps 1000000:1000000,1000000:10000000]
+ *        [--runs 1] [--duration 5] [--warmup 2] [--connections 64] [--load-accounts 100000] [--touch-accounts 100000] [--quiet-wait S]
+ *
+ * The steps run in the order given: every --sizes entry (N:0), then every
+ * --steps entry.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -36,8 +41,17 @@ import { RATE_MICRO, seedDirect, spreadIndexes } from './seed.js';
 import { killServer, startServer, stopServer, verifyLedger, type ServerProcess } from './server-process.js';
 import { dirBytes, f0, f1, intList, log, MiB, onInterrupt, positiveInt, sleep, type QuietOptions } from './util.js';
 
+/** One data set: accounts, and already-placed orders stored before the server starts. */
+export interface ScalingPoint {
+  accounts: number;
+  orders: number;
+}
+
 export interface ScalingOptions extends QuietOptions {
+  /** Account counts with no stored orders. */
   sizes: number[];
+  /** (accounts, stored orders) pairs, run after the sizes (absent in JSON from before stored orders). */
+  steps?: ScalingPoint[];
   /** Measured order runs per size (after one warm-up). */
   runs: number;
   durationS: number;
@@ -62,6 +76,10 @@ export interface StartFigure {
 
 export interface ScalingStep {
   accounts: number;
+  /** Already-placed orders seeded before the first start (absent in JSON from before stored orders: 0). */
+  orders?: number;
+  /** Seconds of seedS spent writing those orders. */
+  ordersSeedS?: number;
   seedS: number;
   /** First start right after seeding (page cache warm: the files were just written). */
   start: StartFigure;
@@ -89,8 +107,16 @@ export interface ScalingResult {
 }
 
 export interface PerWallet {
-  /** (RSS with N − RSS with 0) / N, bytes: a wallet that exists but was not used since start. */
+  /**
+   * (RSS with N − RSS with 0) / N, bytes: a wallet that exists but was not
+   * used since start. The baseline has no orders, so for a step with stored
+   * orders this also holds whatever of the order data the idle server has
+   * in memory (mapped LMDB pages): reported, but flagged by `storedOrders`,
+   * not a per-wallet cost alone.
+   */
   cold: { rssBytes: number; privateBytes: number } | null;
+  /** The step's stored orders; when > 0, `cold` includes order data (above). */
+  storedOrders: number;
   /**
    * A wallet loaded by a request, now idle, bytes: (RSS after loading K −
    * after loading K/2) / (K/2), which leaves out the one-off costs of the
@@ -107,11 +133,34 @@ export function perWallet(step: ScalingStep, baseline: ScalingStep): PerWallet {
     half > 0 && step.halfMemory !== undefined && step.halfMemory !== null
       ? per(step.touchedMemory, step.halfMemory, step.touched - half)
       : per(step.touchedMemory, step.idleMemory, step.touched);
-  return { cold: per(step.idleMemory, baseline.idleMemory, step.accounts), loaded };
+  return { cold: per(step.idleMemory, baseline.idleMemory, step.accounts), storedOrders: step.orders ?? 0, loaded };
 }
 
-async function stepFor(accounts: number, options: ScalingOptions): Promise<ScalingStep> {
-  const dataDir = mkdtempSync(join(tmpdir(), `credit-order-scale-${accounts}-`));
+/** "1,000 accounts" or "1,000,000 accounts, 10,000,000 orders". */
+export function pointName(p: ScalingPoint): string {
+  return p.orders === 0 ? `${f0(p.accounts)} accounts` : `${f0(p.accounts)} accounts, ${f0(p.orders)} orders`;
+}
+
+/** Every step in run order: the sizes (N:0), then the (accounts, orders) steps. */
+export function scalingPoints(options: Pick<ScalingOptions, 'sizes' | 'steps'>): ScalingPoint[] {
+  return [...options.sizes.map((accounts) => ({ accounts, orders: 0 })), ...(options.steps ?? [])];
+}
+
+/** "1000:0,1000000:10000000" → (accounts, orders) pairs; accounts ≥ 1, orders ≥ 0. */
+export function pointList(name: string, raw: string): ScalingPoint[] {
+  const parts = raw.split(',').map((part) => part.trim()).filter((part) => part !== '');
+  if (parts.length === 0) throw new Error(`--${name} needs at least one accounts:orders pair`);
+  return parts.map((part) => {
+    const m = /^([\d_]+):([\d_]+)$/.exec(part);
+    if (m === null) throw new Error(`--${name}: ${JSON.stringify(part)} is not accounts:orders (e.g. 1000000:10000000)`);
+    return { accounts: positiveInt(name, m[1]!.replace(/_/g, '')), orders: positiveInt(name, m[2]!.replace(/_/g, ''), 0) };
+  });
+}
+
+async function stepFor(point: ScalingPoint, options: ScalingOptions): Promise<ScalingStep> {
+  const { accounts, orders } = point;
+  const name = pointName(point);
+  const dataDir = mkdtempSync(join(tmpdir(), `credit-order-scale-${accounts}-${orders}-`));
   let server: ServerProcess | null = null;
   let runner: Runner | null = null;
   const configFile = `${dataDir}-runner.json`;
@@ -126,10 +175,11 @@ async function stepFor(accounts: number, options: ScalingOptions): Promise<Scali
   try {
     let lastReport = performance.now();
     const seeded = await seedDirect(dataDir, accounts, {
-      progress: (written) => {
+      orders,
+      progress: (written, what) => {
         if (performance.now() - lastReport > 5000) {
           lastReport = performance.now();
-          log(`[scaling] seeding: ${f0(written)} of ${f0(accounts)} accounts`);
+          log(`[scaling] seeding: ${f0(written)} of ${f0(what === 'orders' ? orders : accounts)} ${what}`);
         }
       },
     });
@@ -139,7 +189,9 @@ async function stepFor(accounts: number, options: ScalingOptions): Promise<Scali
     await sleep(options.settleS * 1000);
     const idleMemory = memory(server.pid);
     log(
-      `[scaling] ${f0(accounts)} accounts: seeded in ${f1(seeded.seconds)} s, ${f1(MiB(seededBytes))} MiB on disk; ready in ${f0(start.readyMs)} ms; ` +
+      `[scaling] ${name}: seeded in ${f1(seeded.seconds)} s` +
+        (orders === 0 ? '' : ` (the orders in ${f1(seeded.ordersSeconds)} s, ${f0(orders / seeded.ordersSeconds)} orders/s)`) +
+        `, ${f1(MiB(seededBytes))} MiB on disk; ready in ${f0(start.readyMs)} ms; ` +
         `idle RSS ${f0(idleMemory?.rssMiB ?? NaN)} MiB (${f0(idleMemory?.anonMiB ?? NaN)} private)`,
     );
     let touched = 0;
@@ -176,7 +228,7 @@ async function stepFor(accounts: number, options: ScalingOptions): Promise<Scali
       await sleep(options.settleS * 1000);
       touchedMemory = memory(server.pid);
       log(
-        `[scaling] ${f0(accounts)} accounts: after one balance request to each of ${f0(halfTouched)} and ${f0(touched)} idle RSS ` +
+        `[scaling] ${name}: after one balance request to each of ${f0(halfTouched)} and ${f0(touched)} idle RSS ` +
           `${f0(halfMemory?.rssMiB ?? NaN)} and ${f0(touchedMemory?.rssMiB ?? NaN)} MiB (${f0(halfMemory?.anonMiB ?? NaN)} and ${f0(touchedMemory?.anonMiB ?? NaN)} private)`,
       );
     }
@@ -202,7 +254,7 @@ async function stepFor(accounts: number, options: ScalingOptions): Promise<Scali
       for (let i = 1; i <= options.runs; i++) {
         const run = await measureRun(server, runner, {
           ...options,
-          label: `${f0(accounts)} accounts, run ${i}`,
+          label: `${name}, run ${i}`,
           scenario: 'order',
           durationS: options.durationS,
           connections: options.connections,
@@ -215,7 +267,9 @@ async function stepFor(accounts: number, options: ScalingOptions): Promise<Scali
       runner = null;
       const v = await verifyLedger(server);
       verify = { ok: v.ok, ms: v.ms, detail: v.ok ? '' : v.text.slice(0, 300) };
-      log(`[scaling] ${f0(accounts)} accounts: GET /admin/v1/verify ${v.ok ? 'passed' : `FAILED: ${v.text.slice(0, 300)}`} in ${f0(v.ms)} ms`);
+      // The replay holds one record per order: the peak shows what a large log costs it.
+      const peak = memory(server.pid)?.peakMiB ?? NaN;
+      log(`[scaling] ${name}: GET /admin/v1/verify ${v.ok ? 'passed' : `FAILED: ${v.text.slice(0, 300)}`} in ${f0(v.ms)} ms (server peak RSS so far ${f0(peak)} MiB)`);
     }
     const stopped = await stopServer(server);
     server = null;
@@ -227,8 +281,8 @@ async function stepFor(accounts: number, options: ScalingOptions): Promise<Scali
     const restartIdleMemory = memory(server.pid);
     const stoppedAgain = await stopServer(server);
     server = null;
-    log(`[scaling] ${f0(accounts)} accounts: restart on ${f1(MiB(afterBytes))} MiB ready in ${f0(restart.readyMs)} ms; SIGTERM → ${stoppedAgain.code} in ${stoppedAgain.ms} ms`);
-    return { accounts, seedS: seeded.seconds, start, idleMemory, touched, touchS, touchedMemory, halfTouched, halfMemory, runs, verify, restart, restartIdleMemory, stopMs: stopped.ms };
+    log(`[scaling] ${name}: restart on ${f1(MiB(afterBytes))} MiB ready in ${f0(restart.readyMs)} ms; SIGTERM → ${stoppedAgain.code} in ${stoppedAgain.ms} ms`);
+    return { accounts, orders, ordersSeedS: seeded.ordersSeconds, seedS: seeded.seconds, start, idleMemory, touched, touchS, touchedMemory, halfTouched, halfMemory, runs, verify, restart, restartIdleMemory, stopMs: stopped.ms };
   } finally {
     if (runner !== null) runner.child.kill('SIGKILL');
     if (server !== null) await killServer(server);
@@ -239,16 +293,17 @@ async function stepFor(accounts: number, options: ScalingOptions): Promise<Scali
 }
 
 export async function runScaling(options: ScalingOptions, onStep?: (step: ScalingStep) => void): Promise<ScalingResult> {
-  const baseline = await stepFor(0, options);
+  const baseline = await stepFor({ accounts: 0, orders: 0 }, options);
   onStep?.(baseline);
   const steps: ScalingStep[] = [];
-  for (const size of options.sizes) {
-    const step = await stepFor(size, options);
+  for (const point of scalingPoints(options)) {
+    const step = await stepFor(point, options);
     steps.push(step);
     onStep?.(step);
     const per = perWallet(step, baseline);
     const text = (x: { rssBytes: number; privateBytes: number } | null): string => (x === null ? 'n/a' : `${f0(x.rssBytes)} B RSS (${f0(x.privateBytes)} B private)`);
-    log(`[scaling] ${f0(size)} accounts: per never-used wallet ${text(per.cold)}; per loaded idle wallet ${text(per.loaded)}`);
+    const cold = per.storedOrders === 0 ? 'per never-used wallet' : `per never-used wallet, including the ${f0(per.storedOrders)} stored orders' share,`;
+    log(`[scaling] ${pointName(point)}: ${cold} ${text(per.cold)}; per loaded idle wallet ${text(per.loaded)}`);
   }
   return { options, baseline, steps };
 }
@@ -257,6 +312,7 @@ async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
       sizes: { type: 'string', default: '1000,100000' },
+      steps: { type: 'string' },
       runs: { type: 'string', default: '1' },
       duration: { type: 'string', default: '5' },
       warmup: { type: 'string', default: '2' },
@@ -272,7 +328,8 @@ async function main(): Promise<void> {
     },
   });
   const options: ScalingOptions = {
-    sizes: intList('sizes', values.sizes),
+    sizes: values.sizes === '' ? [] : intList('sizes', values.sizes),
+    steps: values.steps === undefined ? [] : pointList('steps', values.steps),
     runs: positiveInt('runs', values.runs),
     durationS: positiveInt('duration', values.duration),
     warmupS: positiveInt('warmup', values.warmup, 0),

@@ -42,7 +42,9 @@ interface Ack {
 }
 
 
-const INITIAL_CREDITS = 1_000;
+// Enough for every cycle of a long run to place orders (at about 0.5 credits an
+// order, some 20,000 orders per wallet) rather than hit BALANCE halfway.
+const INITIAL_CREDITS = 10_000;
 const RATE_MICRO = 1_000; // 0.001 credits per unit
 
 async function waitHealthy(s: ServerProcess): Promise<void> {

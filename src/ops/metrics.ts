@@ -140,9 +140,9 @@ export class Metrics {
     for (const series of this.routes.values()) for (const cell of series.cells) out.push(`coa_http_requests_total{${cell.labels}} ${cell.value}`);
     header(out, 'coa_http_request_duration_seconds', 'histogram', 'Time from request to reply, by route.');
     for (const series of this.routes.values()) series.duration.render('coa_http_request_duration_seconds', out);
-    header(out, 'coa_wal_batch_entries', 'histogram', 'Entries written per group commit.');
+    header(out, 'coa_wal_batch_entries', 'histogram', 'Entries per group-commit batch (one event-loop turn; LMDB may commit several batches together).');
     this.batchEntries.render('coa_wal_batch_entries', out);
-    header(out, 'coa_wal_sync_seconds', 'histogram', 'Time per group commit, write transaction and fsync.');
+    header(out, 'coa_wal_sync_seconds', 'histogram', 'Time from queueing a batch to LMDB until it is synced: its own commit and fsync, and any commit it waited behind.');
     this.syncSeconds.render('coa_wal_sync_seconds', out);
     header(out, 'coa_wal_pending_entries', 'gauge', 'Entries appended and not yet durable.');
     out.push(`coa_wal_pending_entries ${num(gauges.pendingWalEntries)}`);
