@@ -35,7 +35,8 @@
 import type { Transaction } from 'lmdb';
 import { formatMicro } from '../money/index.js';
 import { formatBig } from './money-big.js';
-import { FINAL_STATUSES, STATUS_RANK, type LogEvent, type OrderStatus } from '../wal/records.js';
+import { FINAL_STATUSES, ORDER_STATUSES, STATUS_RANK, type LogEvent, type OrderStatus } from '../wal/records.js';
+import { countIndex, isOrderCounts, noOrders, ORDER_COUNTS_KEY } from '../wal/order-counts.js';
 import type { Store } from '../wal/store.js';
 
 /** Which family of invariants a failure belongs to. */
@@ -185,7 +186,27 @@ class LedgerReplay {
     }
     yield* this.checkWallets();
     yield* this.checkOrderRows();
+    this.checkOrderCounts();
     yield* this.checkIdempotency();
+  }
+
+  /**
+   * (d'): the status index and the counts row (what stats and metrics
+   * report) hold as many orders in each status as the log leaves there.
+   */
+  private checkOrderCounts(): void {
+    const replayed = noOrders();
+    for (const order of this.orders.values()) replayed[order.status]++;
+    const indexed = countIndex(this.store, this.txn);
+    const row: unknown = this.store.tables.meta.get(ORDER_COUNTS_KEY, { transaction: this.txn });
+    for (const status of ORDER_STATUSES) {
+      if (indexed[status] !== replayed[status]) {
+        fail('order-status', null, null, null, `the status index lists ${indexed[status]} ${status} orders but the log leaves ${replayed[status]}.`);
+      }
+      if (row !== undefined && (!isOrderCounts(row) || row[status] !== replayed[status])) {
+        fail('order-status', null, null, null, `the order counts row says ${String((row as Record<string, unknown> | null)?.[status])} ${status} orders but the log leaves ${replayed[status]}.`);
+      }
+    }
   }
 
   private apply(seq: number, raw: unknown): void {

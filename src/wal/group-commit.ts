@@ -19,6 +19,7 @@
 import { asBinary, type Database, type Key } from 'lmdb';
 import { newBatch, type Batch } from './batch.js';
 import { CHAIN_KEY, type Store } from './store.js';
+import { countEvent, loadOrderCounts, ORDER_COUNTS_KEY, type OrderCounts } from './order-counts.js';
 import type { WalEntry } from './records.js';
 import type { Wal, WalStats } from './wal.js';
 
@@ -60,6 +61,8 @@ export class LmdbGroupCommit implements Wal {
   private readonly inFlight: Queued[] = [];
   /** The chain version the last queued batch writes. */
   private chainVersion: number;
+  /** Orders by status after the last queued batch (its commit writes them). */
+  private readonly orderCounts: OrderCounts;
   private scheduled = false;
   private failed: unknown = null;
   private closed = false;
@@ -76,6 +79,7 @@ export class LmdbGroupCommit implements Wal {
     const entry = store.chain.getEntry(CHAIN_KEY);
     if (entry === undefined) store.chain.putSync(CHAIN_KEY, 0, 0);
     this.chainVersion = entry?.version ?? 0;
+    this.orderCounts = loadOrderCounts(store);
     store.root.on('aftercommit', () => {
       this.counters.commits++;
     });
@@ -215,6 +219,7 @@ export class LmdbGroupCommit implements Wal {
       }
     }
     store.nextSeq = seq;
+    if (this.countOrders(entries)) writes.push({ db: store.tables.meta, key: ORDER_COUNTS_KEY, value: encoded(store.tables.meta, this.orderCounts) });
     return writes;
   }
 
@@ -236,6 +241,14 @@ export class LmdbGroupCommit implements Wal {
       }
       for (const put of entry.puts) store.tables[put.table].put(put.key, put.value);
     }
+    if (this.countOrders(entries)) store.tables.meta.put(ORDER_COUNTS_KEY, { ...this.orderCounts });
+  }
+
+  /** Adds the entries' order events to the counts; true if any changed them. */
+  private countOrders(entries: readonly WalEntry[]): boolean {
+    let changed = false;
+    for (const entry of entries) for (const event of entry.events) if (countEvent(this.orderCounts, event)) changed = true;
+    return changed;
   }
 
   /** Acknowledges synced batches in order, then queues what waited. */

@@ -5,3 +5,4 @@ export { MemoryWal } from './memory-wal.js';
 export type { Wal, WalStats } from './wal.js';
 export * from './records.js';
 export { newBatch, type Batch } from './batch.js';
+export { countEvent, countIndex, isOrderCounts, loadOrderCounts, noOrders, ORDER_COUNTS_KEY, type OrderCounts } from './order-counts.js';

@@ -6,6 +6,8 @@
  */
 import type { IdempotencyRecord, LogEvent, OrderRecord, OrderStatus, TableName, WalletRecord } from '../../src/wal/records.js';
 import { openStore, type Store } from '../../src/wal/store.js';
+import { orderIndexKey } from '../../src/wal/records.js';
+import { ORDER_COUNTS_KEY } from '../../src/wal/order-counts.js';
 import { tempDir } from '../helpers/server.js';
 
 export const CREDIT = 1_000_000;
@@ -13,6 +15,10 @@ export const CREDIT = 1_000_000;
 export class Ledger {
   events: LogEvent[] = [];
   /** Table rows by table, keyed like the server keys them. */
+  /** Orders left out of the status index (to break it). */
+  unindexed = new Set<string>();
+  /** A counts row to write (the group commit keeps one; hand-made ledgers have none unless set). */
+  countsRow: unknown = undefined;
   rows: Record<'wallets' | 'orders' | 'idempotency', Map<string | number, any>> = {
     wallets: new Map(),
     orders: new Map(),
@@ -139,6 +145,11 @@ export class Ledger {
       for (const table of Object.keys(this.rows) as (keyof Ledger['rows'] & TableName)[]) {
         for (const [key, value] of this.rows[table]) store.tables[table].put(key, value);
       }
+      // The status index, as the wallet actor keeps it (tests may drop rows from it).
+      for (const order of this.rows.orders.values() as Iterable<OrderRecord>) {
+        if (!this.unindexed.has(order.id)) store.tables.orderIndex.put(orderIndexKey(order), order.account);
+      }
+      if (this.countsRow !== undefined) store.tables.meta.put(ORDER_COUNTS_KEY, this.countsRow);
     });
     return { store, dir };
   }

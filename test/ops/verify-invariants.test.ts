@@ -213,6 +213,21 @@ describe('(c) order charges', () => {
 });
 
 describe('(d) order status history', () => {
+  it('the status index lists every order under the status the log leaves it in', () => {
+    const ledger = busy().move('o1', 'processing');
+    ledger.unindexed.add('o2');
+    expectBroken(verify(ledger), 'order-status', null, null, null, /the status index lists 1 pending orders but the log leaves 2/);
+  });
+
+  it('the counts row that stats and metrics report matches the log', () => {
+    const right = busy().move('o1', 'processing');
+    right.countsRow = { pending: 2, processing: 1, in_progress: 0, completed: 0, partial: 0, canceled: 0 };
+    expect(verify(right).firstBroken).toBeNull();
+    const wrong = busy().move('o1', 'processing');
+    wrong.countsRow = { pending: 3, processing: 0, in_progress: 0, completed: 0, partial: 0, canceled: 0 };
+    expectBroken(verify(wrong), 'order-status', null, null, null, /the order counts row says 3 pending orders but the log leaves 2/);
+  });
+
   it('a status may not move backwards', () => {
     const ledger = busy().move('o1', 'in_progress').move('o1', 'processing');
     expectBroken(verify(ledger), 'order-status', 7, 1, 'o1', /moves backwards or sideways, from in_progress to processing/);

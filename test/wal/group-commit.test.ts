@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CHAIN_KEY, LmdbGroupCommit, openStore, type LogEvent, type Store, type WalEntry } from '../../src/wal/index.js';
+import { CHAIN_KEY, LmdbGroupCommit, ORDER_COUNTS_KEY, openStore, type LogEvent, type Store, type WalEntry } from '../../src/wal/index.js';
 import { queueable } from '../../src/wal/group-commit.js';
 
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -119,6 +119,28 @@ describe('LMDB group commit', () => {
     const reopened = open(dir).store;
     expect(amounts(reopened)).toEqual([10]);
     expect(reopened.tables.wallets.get(1)).toEqual({ id: 1, credits: 10 });
+  });
+
+  it('keeps the orders-by-status counts row in the same commits as the orders, and counts the index when a directory has none', async () => {
+    const { store, dir } = open();
+    // A directory with orders in its index but no counts row yet.
+    store.root.transactionSync(() => {
+      store.tables.orderIndex.put(['pending', 1, 1, 'a'], 1);
+      store.tables.orderIndex.put(['completed', 1, 2, 'b'], 1);
+    });
+    const wal = new LmdbGroupCommit(store, { onFatal: (e) => { throw e; } });
+    expect(store.tables.meta.get(ORDER_COUNTS_KEY)).toMatchObject({ pending: 1, completed: 1, canceled: 0 });
+    const placed: LogEvent = {
+      type: 'order.placed', atMs: 1, account: 1, order: 'c', service: 1, quantity: 1, rate: 1, charge: 1, debit: 1, balance: 0, channel: 'api', idempotencyKey: null,
+    };
+    const moved: LogEvent = { type: 'order.status', atMs: 2, account: 1, order: 'a', from: 'pending', to: 'canceled', remains: null, refund: 1, balance: 1 };
+    wal.append({ events: [placed], puts: [] });
+    await turn();
+    await wal.append({ events: [moved], puts: [] });
+    await wal.close();
+    await store.close();
+    const reopened = open(dir).store;
+    expect(reopened.tables.meta.get(ORDER_COUNTS_KEY)).toEqual({ pending: 1, processing: 0, in_progress: 0, completed: 1, partial: 0, canceled: 1 });
   });
 
   it('only batches whose keys surely fit and that need no read inside the commit are queued', () => {
