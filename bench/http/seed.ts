@@ -190,7 +190,10 @@ export async function seedDirect(dataDir: string, count: number, options: Direct
       const ordersStarted = performance.now();
       orderSample = writeOrders(store, seq, orderIdSecret, count, orders, { service, credits, charge }, options);
       // The counts row the group commit keeps (else the server counts the index at its first start).
-      store.root.transactionSync(() => store.tables.meta.put(ORDER_COUNTS_KEY, { ...noOrders(), pending: orders }));
+      // (A block body: a callback that returns the put's promise would keep the transaction open.)
+      store.root.transactionSync(() => {
+        store.tables.meta.put(ORDER_COUNTS_KEY, { ...noOrders(), pending: orders });
+      });
       ordersSeconds = (performance.now() - ordersStarted) / 1000;
     }
   } finally {
