@@ -35,6 +35,7 @@
 import type { Transaction } from 'lmdb';
 import { formatMicro } from '../money/index.js';
 import { formatBig } from './money-big.js';
+import { ShardedMap } from './sharded-map.js';
 import { FINAL_STATUSES, ORDER_STATUSES, STATUS_RANK, type LogEvent, type OrderStatus } from '../wal/records.js';
 import { countIndex, isOrderCounts, noOrders, ORDER_COUNTS_KEY } from '../wal/order-counts.js';
 import type { Store } from '../wal/store.js';
@@ -149,7 +150,7 @@ const KNOWN_TYPES: Record<LogEvent['type'], true> = {
 
 class LedgerReplay {
   readonly accounts = new Map<number, AccountState>();
-  readonly orders = new Map<string, OrderState>();
+  readonly orders = new ShardedMap<OrderState>();
   readonly counts = { events: 0, accounts: 0, orders: 0, idempotencyKeys: 0 };
   credited = 0n;
   debited = 0n;
