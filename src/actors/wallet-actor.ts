@@ -39,7 +39,15 @@ export function idempotencyTableKey(account: number, key: string): string {
 }
 
 export class WalletActor {
-  state: WalletState;
+  /**
+   * The wallet as applied in memory. Its two objects are this actor's own
+   * and are updated in place with each decision's result: a fresh state
+   * object per order would live until the wallet's next order, far longer
+   * than a young-generation GC cycle, and be promoted to the old space,
+   * which is what made the order path's major collections frequent. Nothing
+   * outside the actor keeps them: the WAL gets its own copy of the row.
+   */
+  readonly state: WalletState;
   private waiting = 0;
   private lastWrite: Promise<void> | null = null;
   /** Idempotency records applied in memory but not yet durable. */
@@ -53,7 +61,7 @@ export class WalletActor {
     state: WalletState,
     private readonly ctx: ActorContext,
   ) {
-    this.state = state;
+    this.state = { wallet: { ...state.wallet }, bucket: { ...state.bucket } };
   }
 
   static fresh(wallet: WalletState['wallet'], ctx: ActorContext): WalletActor {
@@ -89,9 +97,14 @@ export class WalletActor {
       command.order = previous;
     }
     const decision = decide(this.state, command, now);
-    this.state = decision.state;
+    const next = decision.state;
+    // The row for the WAL must not be the actor's own object, which the
+    // next command changes in place (possibly before this entry is encoded).
+    const row = next.wallet === this.state.wallet ? { ...next.wallet } : next.wallet;
+    if (next.wallet !== this.state.wallet) Object.assign(this.state.wallet, next.wallet);
+    if (next.bucket !== this.state.bucket) Object.assign(this.state.bucket, next.bucket);
     if (decision.events.length === 0) return { decision, durable: this.track(this.lastWrite) };
-    const puts: TablePut[] = [{ table: 'wallets', key: this.id, value: checkWallet(decision.state.wallet) }];
+    const puts: TablePut[] = [{ table: 'wallets', key: this.id, value: checkWallet(row) }];
     const entry: WalEntry = { events: decision.events, puts };
     const order = decision.order;
     if (order !== null) {
@@ -114,8 +127,17 @@ export class WalletActor {
       () => {
         this.waiting--;
         if (this.lastWrite === durable) this.lastWrite = null;
-        if (idem !== null && this.pendingKeys?.get(idem.key) === idem.record) this.pendingKeys.delete(idem.key);
-        if (order !== null && this.pendingOrders?.get(order.id) === order) this.pendingOrders.delete(order.id);
+        // An emptied map is dropped, not kept: a Map that shrinks on delete
+        // allocates a new table that would outlive many scavenges (the
+        // wallet's next order is far away) and be promoted to the old space.
+        if (idem !== null && this.pendingKeys?.get(idem.key) === idem.record) {
+          this.pendingKeys.delete(idem.key);
+          if (this.pendingKeys.size === 0) this.pendingKeys = null;
+        }
+        if (order !== null && this.pendingOrders?.get(order.id) === order) {
+          this.pendingOrders.delete(order.id);
+          if (this.pendingOrders.size === 0) this.pendingOrders = null;
+        }
       },
       () => {
         this.waiting--;
