@@ -63,6 +63,7 @@ export const metrics: AdminHandler = (ex, ctx) => {
     deepestMailbox: deepest,
     ordersByStatus: ordersByStatus(ctx),
     pendingWalEntries: ctx.wal.stats().pendingEntries,
+    walCommits: ctx.wal.stats().commits,
   });
   if (ex.aborted) return;
   ex.done = true;

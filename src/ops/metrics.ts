@@ -92,6 +92,8 @@ export interface MetricsGauges {
   deepestMailbox: number;
   ordersByStatus: Record<string, number>;
   pendingWalEntries: number;
+  /** Storage commits since start (each one sync; LMDB may put several batches in one). */
+  walCommits: number;
 }
 
 function header(out: string[], name: string, type: 'counter' | 'gauge' | 'histogram', help: string): void {
@@ -144,6 +146,8 @@ export class Metrics {
     this.batchEntries.render('coa_wal_batch_entries', out);
     header(out, 'coa_wal_sync_seconds', 'histogram', 'Time from queueing a batch to LMDB until it is synced: its own commit and fsync, and any commit it waited behind.');
     this.syncSeconds.render('coa_wal_sync_seconds', out);
+    header(out, 'coa_wal_commits_total', 'counter', 'Storage commits (one fsync each) since start; LMDB may commit several batches together.');
+    out.push(`coa_wal_commits_total ${num(gauges.walCommits)}`);
     header(out, 'coa_wal_pending_entries', 'gauge', 'Entries appended and not yet durable.');
     out.push(`coa_wal_pending_entries ${num(gauges.pendingWalEntries)}`);
     header(out, 'coa_accounts', 'gauge', 'Accounts (wallet actors) known to the server.');

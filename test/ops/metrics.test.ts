@@ -87,7 +87,7 @@ function checkHistograms(samples: Sample[], family: string, bounds: readonly num
   return series;
 }
 
-const gauges = { accounts: 3, deepestMailbox: 7, ordersByStatus: { pending: 5, processing: 0, completed: 2 }, pendingWalEntries: 11 };
+const gauges = { accounts: 3, deepestMailbox: 7, ordersByStatus: { pending: 5, processing: 0, completed: 2 }, pendingWalEntries: 11, walCommits: 9 };
 
 describe('Metrics', () => {
   it('renders counters, histograms and gauges in valid exposition format', () => {
@@ -107,6 +107,7 @@ describe('Metrics', () => {
       coa_http_request_duration_seconds: 'histogram',
       coa_wal_batch_entries: 'histogram',
       coa_wal_sync_seconds: 'histogram',
+      coa_wal_commits_total: 'counter',
       coa_wal_pending_entries: 'gauge',
       coa_accounts: 'gauge',
       coa_mailbox_depth_max: 'gauge',
@@ -140,6 +141,7 @@ describe('Metrics', () => {
     expect(gauge('coa_accounts')).toBe(3);
     expect(gauge('coa_mailbox_depth_max')).toBe(7);
     expect(gauge('coa_wal_pending_entries')).toBe(11);
+    expect(gauge('coa_wal_commits_total')).toBe(9);
     expect(gauge('coa_orders', { status: 'pending' })).toBe(5);
     expect(gauge('coa_orders', { status: 'completed' })).toBe(2);
   });
@@ -157,7 +159,7 @@ describe('Metrics', () => {
 
   it('escapes label values and renders an empty registry', () => {
     const m = new Metrics();
-    expect(() => parse(m.render({ accounts: 0, deepestMailbox: 0, ordersByStatus: {}, pendingWalEntries: 0 }))).not.toThrow();
+    expect(() => parse(m.render({ accounts: 0, deepestMailbox: 0, ordersByStatus: {}, pendingWalEntries: 0, walCommits: 0 }))).not.toThrow();
     m.countRequest('GET /weird"route\\with\nnewline', 404, 'NOT_FOUND', 0.001);
     const { samples } = parse(m.render(gauges));
     const s = samples.find((x) => x.name === 'coa_http_requests_total')!;
