@@ -9,8 +9,9 @@ export interface AdminResponse {
   raw: string;
 }
 
-/** Long enough for a slow snapshot, short enough that a hung server does not hang a script forever. */
-const DEFAULT_TIMEOUT_MS = 30_000;
+/** Short enough that a hung server does not hang a script forever (--timeout changes it). */
+export const DEFAULT_TIMEOUT_S = 30;
+const DEFAULT_TIMEOUT_MS = DEFAULT_TIMEOUT_S * 1000;
 
 function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

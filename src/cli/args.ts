@@ -30,6 +30,11 @@ export const GLOBAL_OPTIONS: OptionSpecs = {
     placeholder: 'TOKEN',
     help: 'admin token (env ADMIN_TOKEN; else the file $DATA_DIR/admin-token, DATA_DIR defaulting to ./data)',
   },
+  timeout: {
+    kind: 'integer',
+    placeholder: 'SECONDS',
+    help: "how long to wait for the server's answer (default 30; 3600 for snapshot and verify, which copy or replay the whole store)",
+  },
   json: { kind: 'flag', help: "print the server's JSON response as is, for scripts" },
   help: { kind: 'flag', short: 'h', help: 'show help' },
 };

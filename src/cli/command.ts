@@ -38,6 +38,8 @@ export interface Command {
   options?: OptionSpecs;
   /** Whether the admin token is needed; true unless set to false. */
   auth?: boolean;
+  /** How long to wait for the answer unless --timeout says otherwise (default 30 s). */
+  timeoutS?: number;
   request(input: CommandInput): AdminRequest;
   /** Text for people; `--json` bypasses this and prints the body as received. */
   render(body: JsonObject, input: CommandInput): string;

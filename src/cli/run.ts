@@ -1,4 +1,4 @@
-import { AdminClient, type AdminResponse } from './admin-client.js';
+import { AdminClient, DEFAULT_TIMEOUT_S, type AdminResponse } from './admin-client.js';
 import { GLOBAL_OPTIONS, parseLine, type OptionSpec, type OptionSpecs } from './args.js';
 import type { AdminRequest, Command } from './command.js';
 import { buildInput } from './command-input.js';
@@ -6,6 +6,7 @@ import { COMMANDS, findCommand } from './commands.js';
 import { resolveAdminUrl, resolveToken } from './connection.js';
 import { AdminApiError, CliError, UsageError } from './errors.js';
 import { commandHelp, generalHelp, groupHelp, PROGRAM } from './help.js';
+import { parseInteger } from './json-number.js';
 
 export interface CliIo {
   stdout: (s: string) => void;
@@ -89,7 +90,10 @@ async function run(argv: readonly string[], io: CliIo, help: HelpPointer): Promi
   const baseUrl = resolveAdminUrl(stringValue(line.values['admin-url']), io.env);
   const token = command.auth === false ? undefined : await resolveToken(stringValue(line.values.token), io.env);
 
-  const client = new AdminClient(baseUrl, token);
+  const timeout = stringValue(line.values.timeout);
+  const timeoutS = timeout === undefined ? (command.timeoutS ?? DEFAULT_TIMEOUT_S) : Number(parseInteger(timeout, '--timeout').text);
+  if (timeoutS < 1 || timeoutS > 86_400) throw new UsageError('--timeout must be from 1 to 86400 seconds.');
+  const client = new AdminClient(baseUrl, token, timeoutS * 1000);
   const send = (next: AdminRequest) => client.send(next);
   const json = line.values.json === true;
   let response: AdminResponse;

@@ -1,5 +1,9 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_TIMEOUT_S } from '../../src/cli/admin-client.js';
+import { COMMANDS, findCommand } from '../../src/cli/commands.js';
 import { ORDER, ORDER_ID, ORDERS, REPORT, onlyRequest, runAgainst, useFakeAdmin } from './fake-admin.js';
 
 /*
@@ -531,5 +535,44 @@ describe('help for the new commands', () => {
     const r = await cli('orders');
     expect(r.code).toBe(2);
     expect(r.err).toContain('error: order needs a command: list, show, set-status, place.');
+  });
+});
+
+describe('--timeout', () => {
+  it('gives up on a server that does not answer after the given seconds, with a plain sentence and exit code 1', async () => {
+    // Accepts the connection and then says nothing.
+    const silent = createServer(() => {});
+    await new Promise<void>((done) => silent.listen(0, '127.0.0.1', done));
+    const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+    try {
+      const r = await runAgainst(fake, ['stats', '--timeout', '1'], { ADMIN_URL: url, ADMIN_TOKEN: 't' });
+      expect(r.code).toBe(1);
+      expect(r.err).toContain(`the server at ${url} did not answer within 1 seconds.`);
+    } finally {
+      silent.closeAllConnections();
+      await new Promise<void>((done) => silent.close(() => done()));
+    }
+  });
+
+  it('must be a whole number of seconds from 1 to 86400', async () => {
+    for (const bad of ['0', '-1', '1.5', 'soon', '86401']) {
+      const r = await cli('stats', '--timeout', bad);
+      expect(r.code, bad).toBe(2);
+      expect(r.err, bad).toMatch(/--timeout must/);
+    }
+    expect(fake.requests).toHaveLength(0);
+    expect((await cli('stats', '--timeout', '5')).code).toBe(0);
+  });
+
+  it('defaults to an hour for snapshot and verify, which read the whole store, and 30 s for the rest', () => {
+    const timeoutOf = (words: string[]) => {
+      const found = findCommand(words, COMMANDS);
+      if (found.kind !== 'command') throw new Error(words.join(' '));
+      return found.command.timeoutS;
+    };
+    expect(timeoutOf(['verify'])).toBe(3600);
+    expect(timeoutOf(['snapshot'])).toBe(3600);
+    expect(timeoutOf(['stats'])).toBeUndefined();
+    expect(DEFAULT_TIMEOUT_S).toBe(30);
   });
 });
