@@ -44,6 +44,8 @@ interface Write {
 
 interface Queued {
   batch: Batch;
+  /** Queued as a write block (else written by a child-transaction callback). */
+  fast: boolean;
   startedMs: number;
   events: number;
   done: boolean;
@@ -137,9 +139,12 @@ export class LmdbGroupCommit implements Wal {
     while (this.failed === null && this.waiting.length > 0 && this.inFlight.length < this.batchesInFlightMax) {
       const batch = this.waiting[0]!;
       const fast = queueable(batch.entries);
-      // A batch that must be written by a callback is queued alone, once
-      // everything before it is acknowledged (it is rare: see `queueable`).
-      if (!fast && this.inFlight.length > 0) return;
+      // A batch that must be written by a callback is queued alone: once
+      // everything before it is acknowledged, and nothing after it until it
+      // is (it is rare: see `queueable`). lmdb-js runs transaction callbacks
+      // apart from the queued write blocks, so a block queued behind one
+      // could be checked against the chain before the callback wrote it.
+      if (this.inFlight.length > 0 && (!fast || this.inFlight.some((q) => !q.fast))) return;
       this.waiting.shift();
       this.queue(batch, fast);
     }
@@ -147,7 +152,7 @@ export class LmdbGroupCommit implements Wal {
 
   private queue(batch: Batch, fast: boolean): void {
     const { store } = this;
-    const item: Queued = { batch, startedMs: performance.now(), events: 0, done: false };
+    const item: Queued = { batch, fast, startedMs: performance.now(), events: 0, done: false };
     const expected = this.chainVersion;
     const next = expected + 1;
     this.chainVersion = next;

@@ -115,4 +115,31 @@ describe('Idempotency-Key retention sweep', () => {
       await t.close();
     }
   });
+
+  // The sweep's conditional removes are written by a child-transaction
+  // callback, apart from the queued write blocks; the exact interleaving
+  // that once stopped the server is pinned in test/wal/group-commit.test.ts.
+  // This is the same thing end to end, with real requests around a sweep.
+  it('runs while orders are being placed: every order is acknowledged and the server keeps going', async () => {
+    const fatals: unknown[] = [];
+    const t = await startTestServer({ server: { onFatal: (e: unknown) => void fatals.push(e) } });
+    try {
+      const clock = t.clock as import('../../src/clock.js').ManualClock;
+      const service = await t.createService({ rate: '1', min: 1, max: 10 });
+      const creds = await t.createAccount('busy', '1000');
+      for (let i = 0; i < 20; i++) await t.api('POST', '/api/v1/order', creds, order(service, 1), { 'idempotency-key': `old-${i}` });
+      clock.advance(24 * 3_600_000 + 1);
+      const placing = Array.from({ length: 60 }, (_, i) => t.api('POST', '/api/v1/order', creds, order(service, 1), { 'idempotency-key': `new-${i}` }));
+      const swept = t.server.sweeper.runOnce();
+      const more = Array.from({ length: 60 }, (_, i) => t.api('POST', '/api/v1/order', creds, order(service, 1), { 'idempotency-key': `later-${i}` }));
+      const answers = await Promise.all([...placing, ...more]);
+      expect((await swept).removed).toBe(20);
+      expect(fatals).toEqual([]);
+      expect(answers.map((a) => a.status)).toEqual(Array(120).fill(201));
+      expect((await t.api('GET', '/api/v1/balance', creds)).body.credits).toBe(1000 - 140);
+      expect((await t.admin('GET', '/admin/v1/verify')).body.report.ok).toBe(true);
+    } finally {
+      await t.close();
+    }
+  });
 });

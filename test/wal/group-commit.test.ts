@@ -121,6 +121,31 @@ describe('LMDB group commit', () => {
     expect(reopened.tables.wallets.get(1)).toEqual({ id: 1, credits: 10 });
   });
 
+  it('a batch that must read inside the commit waits for the queued ones, runs alone, and the later ones follow in order', async () => {
+    const { store, dir } = open();
+    const fatals: unknown[] = [];
+    const wal = new LmdbGroupCommit(store, { onFatal: (e) => fatals.push(e) });
+    const acknowledged: string[] = [];
+    const track = (name: string, p: Promise<void>): Promise<void> => p.then(() => void acknowledged.push(name));
+    const all: Promise<void>[] = [];
+    // Turn 1: an old key and a fresh one.
+    all.push(track('t1', wal.append({ events: [], puts: [{ table: 'idempotency', key: '1:old', value: { atMs: 10 } }, { table: 'idempotency', key: '1:new', value: { atMs: 90 } }] })));
+    await turn();
+    // Turn 2, while turn 1 may still be in flight: a sweep that reads inside its commit.
+    all.push(track('sweep', wal.append({ events: [], puts: [], removes: [{ table: 'idempotency', key: '1:old', ifAtMsBefore: 50 }, { table: 'idempotency', key: '1:new', ifAtMsBefore: 50 }] })));
+    await turn();
+    // Turn 3, queued behind the sweep: it writes the old key again.
+    all.push(track('t3', wal.append({ events: [], puts: [{ table: 'idempotency', key: '1:old', value: { atMs: 100 } }] })));
+    await Promise.all(all);
+    expect(fatals).toEqual([]);
+    expect(acknowledged).toEqual(['t1', 'sweep', 't3']);
+    await store.close();
+    const reopened = open(dir).store;
+    // The sweep saw turn 1's rows (old one removed, fresh one kept); turn 3 came after it.
+    expect(reopened.tables.idempotency.get('1:old')).toEqual({ atMs: 100 });
+    expect(reopened.tables.idempotency.get('1:new')).toEqual({ atMs: 90 });
+  });
+
   it('keeps the orders-by-status counts row in the same commits as the orders, and counts the index when a directory has none', async () => {
     const { store, dir } = open();
     // A directory with orders in its index but no counts row yet.
