@@ -11,6 +11,21 @@ export interface Batch {
   reject: (error: unknown) => void;
 }
 
+/**
+ * Adds an entry to the open batch, or to a new one when there is none or it
+ * holds `entriesMax` already (the full one is pushed to `closed`). Returns
+ * the batch that took the entry: the caller's new open batch.
+ */
+export function addToOpenBatch(open: Batch | null, closed: Batch[], entry: WalEntry, entriesMax: number): Batch {
+  let batch = open;
+  if (batch === null || batch.entries.length >= entriesMax) {
+    if (batch !== null) closed.push(batch);
+    batch = newBatch();
+  }
+  batch.entries.push(entry);
+  return batch;
+}
+
 export function newBatch(): Batch {
   let resolve!: () => void;
   let reject!: (error: unknown) => void;

@@ -17,7 +17,7 @@
  * batch whose predecessor did not land therefore writes nothing.
  */
 import { asBinary, type Database, type Key } from 'lmdb';
-import { newBatch, type Batch } from './batch.js';
+import { addToOpenBatch, type Batch } from './batch.js';
 import { CHAIN_KEY, type Store } from './store.js';
 import { countEvent, loadOrderCounts, ORDER_COUNTS_KEY, type OrderCounts } from './order-counts.js';
 import type { WalEntry } from './records.js';
@@ -40,6 +40,12 @@ interface Write {
   key: Key;
   /** The encoded record, or undefined for a remove. */
   value: unknown;
+}
+
+/** Where `eachWrite` sends a batch's writes. */
+interface WriteSink {
+  put(db: Database<any, any>, key: Key, value: unknown): void;
+  remove(db: Database<any, any>, r: NonNullable<WalEntry['removes']>[number]): void;
 }
 
 interface Queued {
@@ -90,16 +96,10 @@ export class LmdbGroupCommit implements Wal {
   append(entry: WalEntry): Promise<void> {
     if (this.failed !== null) return Promise.reject(this.failed);
     if (this.closed) throw new Error('invariant: append after the WAL was closed');
-    let batch = this.current;
-    if (batch === null || batch.entries.length >= this.batchEntriesMax) {
-      if (batch !== null) this.waiting.push(batch);
-      batch = newBatch();
-      this.current = batch;
-    }
-    batch.entries.push(entry);
+    this.current = addToOpenBatch(this.current, this.waiting, entry, this.batchEntriesMax);
     this.pendingEntries++;
     this.kick();
-    return batch.promise;
+    return this.current.promise;
   }
 
   flushed(): Promise<void> {
@@ -207,46 +207,44 @@ export class LmdbGroupCommit implements Wal {
 
   /** The batch's writes with every value already encoded (a remove has no value). */
   private encode(entries: readonly WalEntry[], item: Queued): Write[] {
-    const { store } = this;
     const writes: Write[] = [];
-    let seq = store.nextSeq;
-    for (const entry of entries) {
-      for (const event of entry.events) {
-        writes.push({ db: store.log, key: seq++, value: encoded(store.log, event) });
-        item.events++;
-      }
-      if (entry.removes !== undefined) {
-        for (const r of entry.removes) writes.push({ db: store.tables[r.table], key: r.key, value: undefined });
-      }
-      for (const put of entry.puts) {
-        const db = store.tables[put.table];
-        writes.push({ db, key: put.key, value: encoded(db, put.value) });
-      }
-    }
-    store.nextSeq = seq;
-    if (this.countOrders(entries)) writes.push({ db: store.tables.meta, key: ORDER_COUNTS_KEY, value: encoded(store.tables.meta, this.orderCounts) });
+    this.eachWrite(entries, item, {
+      put: (db, key, value) => writes.push({ db, key, value: encoded(db, value) }),
+      remove: (db, r) => writes.push({ db, key: r.key, value: undefined }),
+    });
     return writes;
   }
 
+  /** Writes the batch inside a transaction callback, where a remove can read first. */
   private writeInTransaction(entries: readonly WalEntry[], item: Queued): void {
+    this.eachWrite(entries, item, {
+      put: (db, key, value) => db.put(key, value),
+      remove: (db, r) => {
+        if (r.ifAtMsBefore !== undefined) {
+          const row = db.get(r.key) as { atMs?: number } | undefined;
+          if (row === undefined || row.atMs === undefined || row.atMs >= r.ifAtMsBefore) return;
+        }
+        db.remove(r.key);
+      },
+    });
+  }
+
+  /**
+   * Every write of a batch, in order: each entry's log events (numbered
+   * from `nextSeq`), removes and puts, then the orders-by-status row when
+   * the batch's order events changed it.
+   */
+  private eachWrite(entries: readonly WalEntry[], item: Queued, to: WriteSink): void {
     const { store } = this;
     for (const entry of entries) {
       for (const event of entry.events) {
-        store.log.put(store.nextSeq++, event);
+        to.put(store.log, store.nextSeq++, event);
         item.events++;
       }
-      if (entry.removes !== undefined) {
-        for (const r of entry.removes) {
-          if (r.ifAtMsBefore !== undefined) {
-            const row = store.tables[r.table].get(r.key) as { atMs?: number } | undefined;
-            if (row === undefined || row.atMs === undefined || row.atMs >= r.ifAtMsBefore) continue;
-          }
-          store.tables[r.table].remove(r.key);
-        }
-      }
-      for (const put of entry.puts) store.tables[put.table].put(put.key, put.value);
+      if (entry.removes !== undefined) for (const r of entry.removes) to.remove(store.tables[r.table], r);
+      for (const put of entry.puts) to.put(store.tables[put.table], put.key, put.value);
     }
-    if (this.countOrders(entries)) store.tables.meta.put(ORDER_COUNTS_KEY, { ...this.orderCounts });
+    if (this.countOrders(entries)) to.put(store.tables.meta, ORDER_COUNTS_KEY, { ...this.orderCounts });
   }
 
   /** Adds the entries' order events to the counts; true if any changed them. */

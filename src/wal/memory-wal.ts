@@ -20,7 +20,7 @@
  * serialises them), so a caller mutating an object after `append` or after a
  * read can never change what is durable.
  */
-import { newBatch, type Batch } from './batch.js';
+import { addToOpenBatch, type Batch } from './batch.js';
 import type { LogEvent, TableName, WalEntry } from './records.js';
 import type { Wal, WalStats } from './wal.js';
 
@@ -113,17 +113,11 @@ export class MemoryWal implements Wal {
     if (this.crashedFlag) throw new Error('invariant: append after the simulated process crashed');
     if (this.failed !== null) return Promise.reject(this.failed);
     if (this.closed) throw new Error('invariant: append after the WAL was closed');
-    let batch = this.current;
-    if (batch === null || batch.entries.length >= this.batchEntriesMax) {
-      if (batch !== null) this.sealed.push(batch);
-      batch = newBatch();
-      this.current = batch;
-    }
     // Copied now, as LMDB serialises at write time: what is durable is what
     // was appended, whatever the caller does with its objects afterwards.
-    batch.entries.push(structuredClone(entry));
+    this.current = addToOpenBatch(this.current, this.sealed, structuredClone(entry), this.batchEntriesMax);
     this.pendingEntries++;
-    return batch.promise;
+    return this.current.promise;
   }
 
   flushed(): Promise<void> {
