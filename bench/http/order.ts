@@ -24,7 +24,7 @@
  * ceiling.ts for the load generator's own limit on this machine; run-all.ts
  * for everything at once (`npm run bench`).
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -36,7 +36,7 @@ import type { Scenario } from './protocol.js';
 import { openSession, type Session } from './scenario.js';
 import { RATE } from './seed.js';
 import { SERVER_MAIN } from './server-process.js';
-import { f0, f1, f2, filesystemOf, log, positiveInt, shellArgs, sourceVersion } from './util.js';
+import { f0, f1, f2, filesystemOf, log, positiveInt, shellArgs, sourceVersion, writeMarkedBlock } from './util.js';
 
 const HELP = `Usage: npm run bench:http -- [options]
 
@@ -235,25 +235,6 @@ function markdown(env: Environment, options: Options, session: Session, runs: Ru
 const BEGIN = '<!-- bench:http:begin (written by npm run bench:http -- --write-results) -->';
 const END = '<!-- bench:http:end -->';
 
-function writeResults(block: string): void {
-  let text = '';
-  try {
-    text = readFileSync(RESULTS_MD, 'utf8');
-  } catch {
-    text = '# Benchmark results\n';
-  }
-  const fresh = `${BEGIN}\n${block}\n${END}`;
-  const begin = text.indexOf(BEGIN);
-  const end = text.indexOf(END);
-  if (begin >= 0 && end > begin) {
-    text = text.slice(0, begin) + fresh + text.slice(end + END.length);
-  } else {
-    text = text.replace(/\n*$/, '\n') + `\n## Order path (bench:http)\n\n${fresh}\n`;
-  }
-  writeFileSync(RESULTS_MD, text);
-  log(`wrote ${RESULTS_MD}`);
-}
-
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   let options: Options;
@@ -321,7 +302,7 @@ async function main(): Promise<void> {
 
     const block = markdown(env, options, session, reports, stop);
     process.stdout.write(`${block}\n`);
-    if (options.writeResults) writeResults(block);
+    if (options.writeResults) writeMarkedBlock(RESULTS_MD, BEGIN, END, 'Order path (bench:http)', block);
     if (options.json !== null) {
       writeFileSync(
         options.json,

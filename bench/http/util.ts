@@ -4,7 +4,7 @@
  * what the data directory sits on, and where the server was built from.
  */
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync, statfsSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statfsSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { machineTimes, machineUse } from './procstat.js';
@@ -195,4 +195,33 @@ export function onInterrupt(fn: () => void): () => void {
     });
   }
   return () => cleanups.delete(fn);
+}
+
+/** Where `npm run bench` ends the hand-written part of RESULTS.md (everything before it is kept on regeneration). */
+const ANALYSIS_END = '<!-- bench:analysis:end -->';
+
+/**
+ * Replaces the block between `begin` and `end` in a results file, or, the
+ * first time, adds it under `heading` at the end of the hand-written
+ * analysis (so that `npm run bench`, which keeps that part, keeps it too).
+ */
+export function writeMarkedBlock(file: string, begin: string, end: string, heading: string, block: string): void {
+  let text = '';
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    text = '# Benchmark results\n';
+  }
+  const fresh = `${begin}\n${block}\n${end}`;
+  const at = text.indexOf(begin);
+  const to = text.indexOf(end);
+  if (at >= 0 && to > at) {
+    text = text.slice(0, at) + fresh + text.slice(to + end.length);
+  } else {
+    const analysisEnd = text.indexOf(ANALYSIS_END);
+    const section = `## ${heading}\n\n${fresh}\n\n`;
+    text = analysisEnd >= 0 ? text.slice(0, analysisEnd) + section + text.slice(analysisEnd) : text.replace(/\n*$/, '\n') + `\n${section}`;
+  }
+  writeFileSync(file, text);
+  log(`wrote ${file}`);
 }

@@ -1,0 +1,261 @@
+/**
+ * `npm run bench:wrk`: the order path driven by wrk, a load generator
+ * written in C, instead of autocannon. Same data set (accounts seeded
+ * directly), same server, same durable-orders ledger check as bench:http.
+ *
+ * Why: on this two-core machine the load generator shares the cores with
+ * the server and sits inside every round trip. autocannon spends about
+ * 12 µs of JavaScript per request and parses every response in JavaScript;
+ * wrk spends a fraction of that. Running both separates what the server can
+ * do from what the Node load generator costs, and wrk is what the issue's
+ * prototype figure (about 32,000 orders/s) was measured with.
+ *
+ * Optional: wrk is a system package (Debian: `apt-get install wrk`), not an
+ * npm one; without it this prints how to get it and exits 0. bench:http
+ * (autocannon) stays the benchmark of record.
+ */
+import { spawnSync, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { assertLedger, balances, ledgerCheck } from './ledger.js';
+import { cpuModel } from './procstat.js';
+import { RATE_MICRO, seedDirect, type Seeded } from './seed.js';
+import { startServer, stopServer, killServer, type ServerProcess } from './server-process.js';
+import { f0, f2, filesystemOf, log, positiveInt, setLogPrefix, shellArgs, sourceVersion, writeMarkedBlock } from './util.js';
+
+const HELP = `Usage: npm run bench:wrk -- [options]
+
+  --accounts N      funded accounts, seeded directly into LMDB (default 10000)
+  --connections N   concurrent connections (default 64)
+  --threads N       wrk threads (default 1)
+  --duration S      seconds per measured run (default 10)
+  --warmup S        seconds of unmeasured load first (default 3; 0 skips)
+  --runs N          measured runs against the same server (default 2)
+  --quantity Q      quantity per order; the service rate is 0.001 (default 1000)
+  --write-results   write the figures into bench/RESULTS.md (between the bench:wrk markers)
+`;
+
+interface Options {
+  accounts: number;
+  connections: number;
+  threads: number;
+  duration: number;
+  warmup: number;
+  runs: number;
+  quantity: number;
+  writeResults: boolean;
+}
+
+/** What the Lua `done` hook prints (latencies in µs). */
+interface WrkSummary {
+  durationUs: number;
+  requests: number;
+  non2xx: number;
+  connectErrors: number;
+  readErrors: number;
+  writeErrors: number;
+  timeouts: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  p999: number;
+  max: number;
+  mean: number;
+}
+
+interface RunFigures {
+  label: string;
+  summary: WrkSummary;
+  ok2xx: number;
+  ledgerOrders: number;
+}
+
+const RESULTS_MD = fileURLToPath(new URL('../../../bench/RESULTS.md', import.meta.url));
+const BEGIN = '<!-- bench:wrk:begin (written by npm run bench:wrk -- --write-results) -->';
+const END = '<!-- bench:wrk:end -->';
+const SUMMARY_TAG = 'WRK-SUMMARY ';
+
+function parseOptions(argv: string[]): Options {
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    options: {
+      accounts: { type: 'string', default: '10000' },
+      connections: { type: 'string', default: '64' },
+      threads: { type: 'string', default: '1' },
+      duration: { type: 'string', default: '10' },
+      warmup: { type: 'string', default: '3' },
+      runs: { type: 'string', default: '2' },
+      quantity: { type: 'string', default: '1000' },
+      'write-results': { type: 'boolean', default: false },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help === true) {
+    process.stdout.write(HELP);
+    process.exit(0);
+  }
+  const options: Options = {
+    accounts: positiveInt('accounts', values.accounts!),
+    connections: positiveInt('connections', values.connections!),
+    threads: positiveInt('threads', values.threads!),
+    duration: positiveInt('duration', values.duration!),
+    warmup: positiveInt('warmup', values.warmup!, 0),
+    runs: positiveInt('runs', values.runs!),
+    quantity: positiveInt('quantity', values.quantity!),
+    writeResults: values['write-results'] === true,
+  };
+  if (options.threads > options.connections) throw new Error('--threads must not exceed --connections');
+  return options;
+}
+
+/** A Lua string literal (the values are ASCII keys, secrets and JSON). */
+function lua(text: string): string {
+  return `"${text.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+}
+
+/**
+ * The wrk script: every request is made once per thread at start-up, one per
+ * account; each thread starts at its own offset and cycles through them.
+ */
+function wrkScript(seeded: Seeded, quantity: number): string {
+  const rows: string[] = [];
+  for (let i = 0; i < seeded.count; i++) {
+    const a = seeded.account(i);
+    const body = `{"service":${seeded.serviceId},"target":"https://example.com/p/${i}","quantity":${quantity}}`;
+    rows.push(`{${lua(a.key)},${lua(a.secret)},${lua(body)}}`);
+  }
+  return `
+local accounts = {
+${rows.join(',\n')}
+}
+local nextThread = 0
+function setup(thread)
+  thread:set("offset", nextThread)
+  nextThread = nextThread + 1
+end
+local requests = {}
+local at = 0
+function init(args)
+  for i, a in ipairs(accounts) do
+    requests[i] = wrk.format("POST", "/api/v1/order", {
+      ["Content-Type"] = "application/json", ["X-API-Key"] = a[1], ["X-API-Secret"] = a[2] }, a[3])
+  end
+  at = (offset * 997) % #requests
+end
+function request()
+  at = at % #requests + 1
+  return requests[at]
+end
+function done(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format('${SUMMARY_TAG}{"durationUs":%d,"requests":%d,"non2xx":%d,"connectErrors":%d,"readErrors":%d,"writeErrors":%d,"timeouts":%d,"p50":%d,"p90":%d,"p99":%d,"p999":%d,"max":%d,"mean":%f}\\n',
+    summary.duration, summary.requests, e.status, e.connect, e.read, e.write, e.timeout,
+    latency:percentile(50), latency:percentile(90), latency:percentile(99), latency:percentile(99.9), latency.max, latency.mean))
+end
+`;
+}
+
+function runWrk(options: Options, server: ServerProcess, script: string, durationS: number): Promise<WrkSummary> {
+  return new Promise((resolve, reject) => {
+    const args = [`-t${options.threads}`, `-c${options.connections}`, `-d${durationS}s`, '--timeout', '10s', '-s', script, server.baseUrl];
+    const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      const line = out.split('\n').find((l) => l.startsWith(SUMMARY_TAG));
+      if (code !== 0 || line === undefined) return reject(new Error(`wrk exited with ${code}; its output:\n${out}`));
+      resolve(JSON.parse(line.slice(SUMMARY_TAG.length)) as WrkSummary);
+    });
+  });
+}
+
+const ms = (us: number): string => f2(us / 1000);
+
+function table(runs: RunFigures[]): string {
+  const lines = [
+    '| run | durable orders/s | 201s / ledger orders | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms | non-2xx / socket errors / timeouts |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const r of runs) {
+    const s = r.summary;
+    const errors = s.connectErrors + s.readErrors + s.writeErrors;
+    lines.push(
+      `| ${r.label} | ${f0(r.ok2xx / (s.durationUs / 1e6))} | ${f0(r.ok2xx)} / ${f0(r.ledgerOrders)} | ${ms(s.p50)} | ${ms(s.p90)} | ${ms(s.p99)} | ${ms(s.p999)} | ${ms(s.max)} | ${f0(s.non2xx)} / ${f0(errors)} / ${f0(s.timeouts)} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+async function main(): Promise<void> {
+  setLogPrefix('bench:wrk');
+  let options: Options;
+  try {
+    options = parseOptions(process.argv.slice(2));
+  } catch (error) {
+    process.stderr.write(`bench:wrk: ${(error as Error).message}\n${HELP}`);
+    process.exit(2);
+  }
+  const probe = spawnSync('wrk', ['--version'], { encoding: 'utf8' });
+  if (probe.error !== undefined) {
+    log('wrk is not installed (Debian: apt-get install wrk): skipped. bench:http measures the same path with autocannon.');
+    return;
+  }
+  const version = /wrk \S+/.exec(`${probe.stdout}${probe.stderr}`)?.[0] ?? 'wrk';
+  const command = `node dist/bench/http/wrk.js ${shellArgs(process.argv.slice(2))}`.trim();
+  const dataDir = mkdtempSync(join(tmpdir(), 'credit-order-wrk-'));
+  const script = `${dataDir}-orders.lua`;
+  let server: ServerProcess | null = null;
+  try {
+    const seeded = await seedDirect(dataDir, options.accounts);
+    // The script holds every account's secret: readable by its owner only.
+    writeFileSync(script, wrkScript(seeded, options.quantity), { mode: 0o600 });
+    server = await startServer(dataDir, {});
+    log(`server pid ${server.pid} ready; ${f0(seeded.count)} accounts; ${version}; ${options.connections} connections, ${options.threads} thread(s)`);
+    const chargeMicro = BigInt(options.quantity) * RATE_MICRO;
+    if (options.warmup > 0) {
+      const warm = await runWrk(options, server, script, options.warmup);
+      if (warm.requests - warm.non2xx === 0) throw new Error('no order succeeded during the warm-up');
+    }
+    const runs: RunFigures[] = [];
+    for (let i = 1; i <= options.runs; i++) {
+      const before = await balances(server);
+      const summary = await runWrk(options, server, script, options.duration);
+      const after = await balances(server);
+      const ok2xx = summary.requests - summary.non2xx;
+      const ledger = ledgerCheck(before, after, chargeMicro);
+      assertLedger(ledger, ok2xx);
+      runs.push({ label: `run ${i}`, summary, ok2xx, ledgerOrders: ledger.durableOrders });
+      log(`run ${i}: ${f0(ok2xx / (summary.durationUs / 1e6))} durable orders/s, p99 ${ms(summary.p99)} ms`);
+    }
+    const stopped = await stopServer(server);
+    server = null;
+    const block = [
+      `Run of ${new Date().toISOString().replace(/\.\d+Z$/, 'Z')}: \`${command}\``,
+      '',
+      `Server ${sourceVersion()}. Node ${process.version}; ${cpuModel()}, ${cpus().length} cores; data directory on ${filesystemOf(tmpdir())}; ` +
+        `${f0(options.accounts)} accounts (seeded directly); ${version}, ${options.threads} thread(s), ${options.connections} connections; ` +
+        `${options.warmup} s warm-up, ${options.duration} s per run. SIGTERM: exit code ${String(stopped.code)}.`,
+      '',
+      table(runs),
+      '',
+      'Durable orders/s counts the 2xx answers (every one a 201 sent after its commit was synced); the ledger column is the total debited across all wallets ' +
+        '(admin API, durable state only) divided by the charge of one order, and must cover every 201. Latencies are wrk\'s (µs resolution).',
+    ].join('\n');
+    process.stdout.write(`${block}\n`);
+    if (options.writeResults) writeMarkedBlock(RESULTS_MD, BEGIN, END, 'Order path driven by wrk (bench:wrk)', block);
+  } finally {
+    if (server !== null) await killServer(server);
+    rmSync(dataDir, { recursive: true, force: true });
+    rmSync(script, { force: true });
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench:wrk: ${(error as Error).stack ?? String(error)}\n`);
+  process.exit(1);
+});
