@@ -25,7 +25,7 @@
  * for everything at once (`npm run bench`).
  */
 import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, setPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -64,6 +64,10 @@ const HELP = `Usage: npm run bench:http -- [options]
                        (other processes below --quiet-below percent of all cores; default 0: don't wait)
   --quiet-below PCT    idle threshold for --quiet-wait (default 10)
   --server-entry PATH  the server script to run (default dist/src/main.js), e.g. an instrumented copy
+  --loadgen-nice=N     run the load generator at this nice value (-20..19; below 0 needs root).
+                       A diagnostic, not the benchmark of record: with -10 the load generator is
+                       no longer kept waiting behind the server's threads on the shared cores, as
+                       remote clients would not be (default: the same priority as the server)
   --target-orders N    durable orders/s to compare against (default 25000)
   --target-p99 MS      p99 latency to compare against (default 10)
   --note TEXT          a remark to print with the figures (e.g. what was measured)
@@ -95,6 +99,7 @@ interface Options {
   serverEntry: string;
   quietWait: number;
   quietBelow: number;
+  loadgenNice: number | null;
 }
 
 function parseOptions(argv: string[]): Options {
@@ -124,6 +129,7 @@ function parseOptions(argv: string[]): Options {
       'server-entry': { type: 'string' },
       'quiet-wait': { type: 'string', default: '0' },
       'quiet-below': { type: 'string', default: '10' },
+      'loadgen-nice': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -166,7 +172,13 @@ function parseOptions(argv: string[]): Options {
     serverEntry: values['server-entry'] ?? SERVER_MAIN,
     quietWait: positiveInt('quiet-wait', values['quiet-wait'], 0),
     quietBelow: positiveInt('quiet-below', values['quiet-below']),
+    loadgenNice: values['loadgen-nice'] === undefined ? null : niceValue(values['loadgen-nice']),
   };
+}
+
+function niceValue(raw: string): number {
+  if (!/^-?\d+$/.test(raw) || Number(raw) < -20 || Number(raw) > 19) throw new Error(`--loadgen-nice must be an integer from -20 to 19; got ${JSON.stringify(raw)}`);
+  return Number(raw);
 }
 
 function verdict(r: RunReport, options: Options): string {
@@ -174,7 +186,8 @@ function verdict(r: RunReport, options: Options): string {
   const p99 = r.orderLatency.p99 <= options.targetP99;
   return (
     `target ≥ ${f0(options.targetOrders)} durable orders/s with p99 ≤ ${options.targetP99} ms: ` +
-    (orders && p99 ? 'met' : `NOT met (${f0(r.durableOrdersPerS)}/s = ${f0((100 * r.durableOrdersPerS) / options.targetOrders)}% of target, order p99 ${f2(r.orderLatency.p99)} ms)`)
+    (orders && p99 ? 'met' : `NOT met (${f0(r.durableOrdersPerS)}/s = ${f0((100 * r.durableOrdersPerS) / options.targetOrders)}% of target, order p99 ${f2(r.orderLatency.p99)} ms)`) +
+    (options.loadgenNice === null ? '' : ` [diagnostic run, load generator at nice ${options.loadgenNice}: not the benchmark of record]`)
   );
 }
 
@@ -215,6 +228,7 @@ function markdown(env: Environment, options: Options, session: Session, runs: Ru
     '',
     ...(options.note === null ? [] : [`Note: ${options.note}`, '']),
     ...(options.serverEntry === SERVER_MAIN ? [] : [`Server entry: ${options.serverEntry}`, '']),
+    ...(options.loadgenNice === null ? [] : [`Load generator at nice ${options.loadgenNice} (a diagnostic: see --help).`, '']),
     `Server ${env.source}. Node ${env.node}; ${env.cpu}, ${env.cores} cores; data directory on ${env.dataFs}; WAL sync mode ${env.syncMode}; ${scenarioText}` +
       `${f0(options.accounts)} accounts (seeded ${session.seeded.how === 'admin' ? 'through the admin API' : 'directly into LMDB'} in ${f1(session.seeded.seconds)} s), ${options.connections} connections (${options.mode} requests), ` +
       `${options.warmup} s warm-up, ${options.duration} s per run, quantity ${options.quantity} × rate ${RATE} = charge ${options.quantity * Number(RATE)} credits. ` +
@@ -273,6 +287,7 @@ async function main(): Promise<void> {
   });
   try {
     log(`load generator pid ${session.runner.pid}`);
+    if (options.loadgenNice !== null) setPriority(session.runner.pid, options.loadgenNice);
     if (options.warmup > 0) await session.warmup(options.warmup);
     const reports: RunReport[] = [];
     for (let i = 1; i <= options.runs; i++) {
