@@ -190,7 +190,7 @@ export class LmdbGroupCommit implements Wal {
       this.fail(error);
       return;
     }
-    const durable = store.syncMode === 'overlapping' ? written.then((landed) => store.root.flushed.then(() => landed)) : written;
+    const durable = store.syncMode === 'overlapping' ? flushedAfter(store, written) : written;
     durable.then(
       (landed) => {
         if (this.failed !== null) return;
@@ -279,6 +279,19 @@ export class LmdbGroupCommit implements Wal {
     this.current?.reject(error);
     this.options.onFatal(error);
   }
+}
+
+/**
+ * In overlapping-sync mode a write's promise resolves when its transaction
+ * is committed, and its `flushed` (lmdb-js `separateFlushed`) when that
+ * transaction is synced. `root.flushed` would be the flush of whatever
+ * transaction is open when asked, possibly a later one: durable too, but a
+ * commit later than needed. A failed commit rejects `written`, whose flush
+ * then never comes.
+ */
+function flushedAfter(store: Store, written: Promise<boolean>): Promise<boolean> {
+  const own = (written as Promise<boolean> & { flushed?: PromiseLike<unknown> }).flushed;
+  return Promise.all([written, own ?? written.then(() => store.root.flushed)]).then(([landed]) => landed);
 }
 
 /**
