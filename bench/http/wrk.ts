@@ -206,7 +206,9 @@ async function main(): Promise<void> {
     return;
   }
   const version = /wrk \S+/.exec(`${probe.stdout}${probe.stderr}`)?.[0] ?? 'wrk';
-  const command = `node dist/bench/http/wrk.js ${shellArgs(process.argv.slice(2))}`.trim();
+  const args = shellArgs(process.argv.slice(2));
+  const command =
+    process.env['npm_lifecycle_event'] === 'bench:wrk' ? `npm run bench:wrk${args === '' ? '' : ` -- ${args}`}` : `node dist/bench/http/wrk.js${args === '' ? '' : ` ${args}`}`;
   const dataDir = mkdtempSync(join(tmpdir(), 'credit-order-wrk-'));
   const script = `${dataDir}-orders.lua`;
   let server: ServerProcess | null = null;
