@@ -22,7 +22,6 @@ export function hashSecret(secret: string): Buffer {
   return hash('sha256', secret, 'buffer');
 }
 
-
 const REQUEST_PREFIX = randomBytes(4).toString('hex');
 let requestCounter = 0;
 

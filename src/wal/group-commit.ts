@@ -144,7 +144,8 @@ export class LmdbGroupCommit implements Wal {
       // is (it is rare: see `queueable`). lmdb-js runs transaction callbacks
       // apart from the queued write blocks, so a block queued behind one
       // could be checked against the chain before the callback wrote it.
-      if (this.inFlight.length > 0 && (!fast || this.inFlight.some((q) => !q.fast))) return;
+      // (So a child batch in flight is always the only one: inFlight[0].)
+      if (this.inFlight.length > 0 && (!fast || !this.inFlight[0]!.fast)) return;
       this.waiting.shift();
       this.queue(batch, fast);
     }
@@ -236,22 +237,17 @@ export class LmdbGroupCommit implements Wal {
    */
   private eachWrite(entries: readonly WalEntry[], item: Queued, to: WriteSink): void {
     const { store } = this;
+    let countsChanged = false;
     for (const entry of entries) {
       for (const event of entry.events) {
         to.put(store.log, store.nextSeq++, event);
         item.events++;
+        if (countEvent(this.orderCounts, event)) countsChanged = true;
       }
       if (entry.removes !== undefined) for (const r of entry.removes) to.remove(store.tables[r.table], r);
       for (const put of entry.puts) to.put(store.tables[put.table], put.key, put.value);
     }
-    if (this.countOrders(entries)) to.put(store.tables.meta, ORDER_COUNTS_KEY, { ...this.orderCounts });
-  }
-
-  /** Adds the entries' order events to the counts; true if any changed them. */
-  private countOrders(entries: readonly WalEntry[]): boolean {
-    let changed = false;
-    for (const entry of entries) for (const event of entry.events) if (countEvent(this.orderCounts, event)) changed = true;
-    return changed;
+    if (countsChanged) to.put(store.tables.meta, ORDER_COUNTS_KEY, { ...this.orderCounts });
   }
 
   /** Acknowledges synced batches in order, then queues what waited. */
