@@ -36,7 +36,7 @@ import { cpuModel } from './http/procstat.js';
 import type { Scenario } from './http/protocol.js';
 import { perWallet, pointList, pointName, runScaling, type ScalingPoint, type ScalingResult, type ScalingStep } from './http/scaling.js';
 import { openSession, type Session } from './http/scenario.js';
-import { diskOf, f0, f1, f2, filesystemOf, intList, log, MiB, positiveInt, REPO_ROOT, setLogPrefix, shellArgs, sourceVersion, type QuietOptions } from './http/util.js';
+import { diskOf, f0, f1, f2, filesystemOf, intList, log, MiB, positiveInt, REPO_ROOT, setLogPrefix, shellArgs, sourceVersion, QUIET_OPTION_SPECS, quietOptions, type QuietOptions } from './http/util.js';
 
 const HELP = `Usage: npm run bench -- [options]
 
@@ -124,8 +124,7 @@ function parseOptions(argv: string[]): Options {
       'scaling-duration': { type: 'string' },
       'load-accounts': { type: 'string', default: '100000' },
       'touch-accounts': { type: 'string' },
-      'quiet-wait': { type: 'string', default: '0' },
-      'quiet-below': { type: 'string', default: '10' },
+      ...QUIET_OPTION_SPECS,
       skip: { type: 'string', default: '' },
       'no-write': { type: 'boolean', default: false },
       json: { type: 'string' },
@@ -162,8 +161,7 @@ function parseOptions(argv: string[]): Options {
     scalingDuration: positiveInt('scaling-duration', values['scaling-duration'] ?? (quick ? '4' : '5')),
     loadAccounts: positiveInt('load-accounts', values['load-accounts']),
     touchAccounts: positiveInt('touch-accounts', values['touch-accounts'] ?? '100000', 0),
-    quietWait: positiveInt('quiet-wait', values['quiet-wait'], 0),
-    quietBelow: positiveInt('quiet-below', values['quiet-below']),
+    ...quietOptions(values),
     skip,
     write: !values['no-write'],
     json: values.json ?? null,

@@ -18,7 +18,7 @@ import { parseArgs } from 'node:util';
 import { freePort, startRunner, type Runner } from './loadgen.js';
 import { cpuUse, machineTimes, machineUse, processTimes, type CpuUse } from './procstat.js';
 import type { LoadResult, RunnerAccount, RunnerConfig } from './protocol.js';
-import { f0, onInterrupt, positiveInt, waitForQuiet, type QuietOptions } from './util.js';
+import { f0, onInterrupt, positiveInt, waitForQuiet, QUIET_OPTION_SPECS, quietOptions, type QuietOptions } from './util.js';
 
 const STUB = fileURLToPath(new URL('./stub.js', import.meta.url));
 
@@ -129,14 +129,13 @@ async function main(): Promise<void> {
       runs: { type: 'string', default: '2' },
       accounts: { type: 'string', default: '10000' },
       mode: { type: 'string', default: 'prebuilt' },
-      'quiet-wait': { type: 'string', default: '0' },
-      'quiet-below': { type: 'string', default: '10' },
+      ...QUIET_OPTION_SPECS,
     },
   });
   const mode = values.mode;
   if (mode !== 'prebuilt' && mode !== 'rotate') throw new Error('--mode must be prebuilt or rotate');
   const connections = positiveInt('connections', values.connections);
-  const quiet = { quietWait: positiveInt('quiet-wait', values['quiet-wait'], 0), quietBelow: positiveInt('quiet-below', values['quiet-below']) };
+  const quiet = quietOptions(values);
   const ceiling = await startCeiling(fakeAccounts(positiveInt('accounts', values.accounts)), { connections, mode });
   try {
     await ceiling.runner.run('warm-up', 2);

@@ -36,7 +36,7 @@ import type { Scenario } from './protocol.js';
 import { openSession, type Session } from './scenario.js';
 import { RATE } from './seed.js';
 import { SERVER_MAIN } from './server-process.js';
-import { f0, f1, f2, filesystemOf, log, positiveInt, shellArgs, sourceVersion, writeMarkedBlock } from './util.js';
+import { f0, f1, f2, filesystemOf, log, positiveInt, shellArgs, sourceVersion, writeMarkedBlock, QUIET_OPTION_SPECS, quietOptions } from './util.js';
 
 const HELP = `Usage: npm run bench:http -- [options]
 
@@ -127,8 +127,7 @@ function parseOptions(argv: string[]): Options {
       'target-orders': { type: 'string', default: '25000' },
       'target-p99': { type: 'string', default: '10' },
       'server-entry': { type: 'string' },
-      'quiet-wait': { type: 'string', default: '0' },
-      'quiet-below': { type: 'string', default: '10' },
+      ...QUIET_OPTION_SPECS,
       'loadgen-nice': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -170,8 +169,7 @@ function parseOptions(argv: string[]): Options {
     targetOrders: positiveInt('target-orders', values['target-orders']),
     targetP99: positiveInt('target-p99', values['target-p99']),
     serverEntry: values['server-entry'] ?? SERVER_MAIN,
-    quietWait: positiveInt('quiet-wait', values['quiet-wait'], 0),
-    quietBelow: positiveInt('quiet-below', values['quiet-below']),
+    ...quietOptions(values),
     loadgenNice: values['loadgen-nice'] === undefined ? null : niceValue(values['loadgen-nice']),
   };
 }

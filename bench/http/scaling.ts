@@ -39,7 +39,7 @@ import { memory, type Memory } from './procstat.js';
 import type { RunnerConfig } from './protocol.js';
 import { RATE_MICRO, seedDirect, spreadIndexes } from './seed.js';
 import { killServer, startServer, stopServer, verifyLedger, type ServerProcess } from './server-process.js';
-import { dirBytes, f0, f1, intList, log, MiB, onInterrupt, positiveInt, sleep, type QuietOptions } from './util.js';
+import { dirBytes, f0, f1, intList, log, MiB, onInterrupt, positiveInt, sleep, QUIET_OPTION_SPECS, quietOptions, type QuietOptions } from './util.js';
 
 /** One data set: accounts, and already-placed orders stored before the server starts. */
 export interface ScalingPoint {
@@ -322,8 +322,7 @@ async function main(): Promise<void> {
       quantity: { type: 'string', default: '1000' },
       settle: { type: 'string', default: '2' },
       'touch-accounts': { type: 'string', default: '100000' },
-      'quiet-wait': { type: 'string', default: '0' },
-      'quiet-below': { type: 'string', default: '10' },
+      ...QUIET_OPTION_SPECS,
       json: { type: 'string' },
     },
   });
@@ -339,8 +338,7 @@ async function main(): Promise<void> {
     quantity: positiveInt('quantity', values.quantity),
     settleS: positiveInt('settle', values.settle, 0),
     touchAccountsMax: positiveInt('touch-accounts', values['touch-accounts'], 0),
-    quietWait: positiveInt('quiet-wait', values['quiet-wait'], 0),
-    quietBelow: positiveInt('quiet-below', values['quiet-below']),
+    ...quietOptions(values),
   };
   const result = await runScaling(options);
   if (values.json !== undefined) writeFileSync(values.json, JSON.stringify(result, null, 2) + '\n');

@@ -113,6 +113,20 @@ export interface QuietOptions {
   quietSeconds?: number;
 }
 
+/** The `--quiet-wait` / `--quiet-below` options every load benchmark takes, for `parseArgs`. */
+export const QUIET_OPTION_SPECS = {
+  'quiet-wait': { type: 'string', default: '0' },
+  'quiet-below': { type: 'string', default: '10' },
+} as const;
+
+/** The parsed `--quiet-wait` / `--quiet-below` values. */
+export function quietOptions(values: { 'quiet-wait'?: string | undefined; 'quiet-below'?: string | undefined }): QuietOptions {
+  return {
+    quietWait: positiveInt('quiet-wait', values['quiet-wait'] ?? QUIET_OPTION_SPECS['quiet-wait'].default, 0),
+    quietBelow: positiveInt('quiet-below', values['quiet-below'] ?? QUIET_OPTION_SPECS['quiet-below'].default),
+  };
+}
+
 /**
  * Waits (up to quietWait seconds) until the machine has been at most
  * quietBelow percent busy for quietSeconds seconds in a row; returns the

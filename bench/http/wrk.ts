@@ -22,6 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { assertLedger, balances, ledgerCheck } from './ledger.js';
 import { cpuModel } from './procstat.js';
+import type { LatencySummary } from './protocol.js';
 import { RATE_MICRO, seedDirect, type Seeded } from './seed.js';
 import { startServer, stopServer, killServer, type ServerProcess } from './server-process.js';
 import { f0, f2, filesystemOf, log, positiveInt, setLogPrefix, shellArgs, sourceVersion, writeMarkedBlock } from './util.js';
@@ -49,7 +50,7 @@ interface Options {
   writeResults: boolean;
 }
 
-/** What the Lua `done` hook prints (latencies in µs). */
+/** What the Lua `done` hook prints (latencies in ms, as bench:http reports them). */
 interface WrkSummary {
   durationUs: number;
   requests: number;
@@ -58,12 +59,7 @@ interface WrkSummary {
   readErrors: number;
   writeErrors: number;
   timeouts: number;
-  p50: number;
-  p90: number;
-  p99: number;
-  p999: number;
-  max: number;
-  mean: number;
+  latency: LatencySummary;
 }
 
 interface RunFigures {
@@ -152,9 +148,11 @@ function request()
 end
 function done(summary, latency, requests)
   local e = summary.errors
-  io.write(string.format('${SUMMARY_TAG}{"durationUs":%d,"requests":%d,"non2xx":%d,"connectErrors":%d,"readErrors":%d,"writeErrors":%d,"timeouts":%d,"p50":%d,"p90":%d,"p99":%d,"p999":%d,"max":%d,"mean":%f}\\n',
+  io.write(string.format('${SUMMARY_TAG}{"durationUs":%d,"requests":%d,"non2xx":%d,"connectErrors":%d,"readErrors":%d,"writeErrors":%d,"timeouts":%d,' ..
+    '"latency":{"p50":%f,"p90":%f,"p99":%f,"p999":%f,"max":%f,"mean":%f,"count":%d}}\\n',
     summary.duration, summary.requests, e.status, e.connect, e.read, e.write, e.timeout,
-    latency:percentile(50), latency:percentile(90), latency:percentile(99), latency:percentile(99.9), latency.max, latency.mean))
+    latency:percentile(50) / 1000, latency:percentile(90) / 1000, latency:percentile(99) / 1000, latency:percentile(99.9) / 1000,
+    latency.max / 1000, latency.mean / 1000, summary.requests))
 end
 `;
 }
@@ -174,8 +172,6 @@ function runWrk(options: Options, server: ServerProcess, script: string, duratio
   });
 }
 
-const ms = (us: number): string => f2(us / 1000);
-
 function table(runs: RunFigures[]): string {
   const lines = [
     '| run | durable orders/s | 201s / ledger orders | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms | non-2xx / socket errors / timeouts |',
@@ -183,9 +179,10 @@ function table(runs: RunFigures[]): string {
   ];
   for (const r of runs) {
     const s = r.summary;
+    const l = s.latency;
     const errors = s.connectErrors + s.readErrors + s.writeErrors;
     lines.push(
-      `| ${r.label} | ${f0(r.ok2xx / (s.durationUs / 1e6))} | ${f0(r.ok2xx)} / ${f0(r.ledgerOrders)} | ${ms(s.p50)} | ${ms(s.p90)} | ${ms(s.p99)} | ${ms(s.p999)} | ${ms(s.max)} | ${f0(s.non2xx)} / ${f0(errors)} / ${f0(s.timeouts)} |`,
+      `| ${r.label} | ${f0(r.ok2xx / (s.durationUs / 1e6))} | ${f0(r.ok2xx)} / ${f0(r.ledgerOrders)} | ${f2(l.p50)} | ${f2(l.p90)} | ${f2(l.p99)} | ${f2(l.p999)} | ${f2(l.max)} | ${f0(s.non2xx)} / ${f0(errors)} / ${f0(s.timeouts)} |`,
     );
   }
   return lines.join('\n');
@@ -232,7 +229,7 @@ async function main(): Promise<void> {
       const ledger = ledgerCheck(before, after, chargeMicro);
       assertLedger(ledger, ok2xx);
       runs.push({ label: `run ${i}`, summary, ok2xx, ledgerOrders: ledger.durableOrders });
-      log(`run ${i}: ${f0(ok2xx / (summary.durationUs / 1e6))} durable orders/s, p99 ${ms(summary.p99)} ms`);
+      log(`run ${i}: ${f0(ok2xx / (summary.durationUs / 1e6))} durable orders/s, p99 ${f2(summary.latency.p99)} ms`);
     }
     const stopped = await stopServer(server);
     server = null;

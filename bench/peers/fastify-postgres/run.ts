@@ -35,7 +35,7 @@ import { cpuModel, cpuUse, machineTimes, machineUse, memory, processTimes, type 
 import type { LatencySummary, LoadResult, RunnerConfig } from '../../http/protocol.js';
 import { killCluster, startCluster, type Cluster } from './cluster.js';
 import { createAndSeed } from './schema.js';
-import { waitForQuiet } from '../../http/util.js';
+import { QUIET_OPTION_SPECS, quietOptions, waitForQuiet } from '../../http/util.js';
 
 const SERVER = fileURLToPath(new URL('./server.js', import.meta.url));
 const RATE_MICRO = 1000n; // 0.001 credits, as bench:http
@@ -694,8 +694,7 @@ async function main(): Promise<void> {
         pool: { type: 'string', default: '16' },
         tx: { type: 'string', default: 'explicit' },
         via: { type: 'string', default: 'socket' },
-        'quiet-wait': { type: 'string', default: '0' },
-        'quiet-below': { type: 'string', default: '10' },
+        ...QUIET_OPTION_SPECS,
         'quiet-seconds': { type: 'string', default: '3' },
         json: { type: 'string' },
         'keep-data': { type: 'boolean', default: false },
@@ -721,8 +720,7 @@ async function main(): Promise<void> {
       pool: positiveInt('pool', values.pool),
       tx,
       via,
-      quietWait: positiveInt('quiet-wait', values['quiet-wait'], 0),
-      quietBelow: positiveInt('quiet-below', values['quiet-below']),
+      ...quietOptions(values),
       quietSeconds: positiveInt('quiet-seconds', values['quiet-seconds']),
       keepData: values['keep-data'],
     };
