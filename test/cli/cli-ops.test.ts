@@ -1,10 +1,9 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_TIMEOUT_S } from '../../src/cli/admin-client.js';
 import { COMMANDS, findCommand } from '../../src/cli/commands.js';
 import { ORDER, ORDER_ID, ORDERS, REPORT, onlyRequest, runAgainst, useFakeAdmin } from './fake-admin.js';
+import { silentServer } from '../helpers/silent-server.js';
 
 /*
  * The processing and operations commands against the fake admin API
@@ -540,17 +539,14 @@ describe('help for the new commands', () => {
 
 describe('--timeout', () => {
   it('gives up on a server that does not answer after the given seconds, with a plain sentence and exit code 1', async () => {
-    // Accepts the connection and then says nothing.
-    const silent = createServer(() => {});
-    await new Promise<void>((done) => silent.listen(0, '127.0.0.1', done));
-    const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+    const silent = await silentServer();
+    const { url } = silent;
     try {
       const r = await runAgainst(fake, ['stats', '--timeout', '1'], { ADMIN_URL: url, ADMIN_TOKEN: 't' });
       expect(r.code).toBe(1);
       expect(r.err).toContain(`the server at ${url} did not answer within 1 seconds.`);
     } finally {
-      silent.closeAllConnections();
-      await new Promise<void>((done) => silent.close(() => done()));
+      await silent.close();
     }
   });
 

@@ -34,6 +34,12 @@ function open(dir?: string): { store: Store; dir: string } {
   return { store, dir: d };
 }
 
+/** A group commit on the store, with the fatal errors it reports. */
+function groupCommit(store: Store): { wal: LmdbGroupCommit; fatals: unknown[] } {
+  const fatals: unknown[] = [];
+  return { wal: new LmdbGroupCommit(store, { onFatal: (e) => fatals.push(e) }), fatals };
+}
+
 afterEach(async () => {
   for (const s of stores.splice(0)) await s.close().catch(() => {});
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
@@ -42,8 +48,7 @@ afterEach(async () => {
 describe('LMDB group commit', () => {
   it('queues batches from many turns while earlier ones are being written, and acknowledges them in order', async () => {
     const { store, dir } = open();
-    const fatals: unknown[] = [];
-    const wal = new LmdbGroupCommit(store, { onFatal: (e) => fatals.push(e) });
+    const { wal, fatals } = groupCommit(store);
     const acknowledged: number[] = [];
     const all: Promise<void>[] = [];
     for (let t = 0; t < 50; t++) {
@@ -71,8 +76,7 @@ describe('LMDB group commit', () => {
 
   it('a batch whose predecessor did not land writes nothing, stops the WAL, and nothing after it is acknowledged', async () => {
     const { store, dir } = open();
-    const fatals: unknown[] = [];
-    const wal = new LmdbGroupCommit(store, { onFatal: (e) => fatals.push(e) });
+    const { wal, fatals } = groupCommit(store);
     await wal.append(entry(1, 10));
     // As if the commit before the next one had failed: the chain version is
     // not the one the next batch was queued after.
@@ -96,8 +100,7 @@ describe('LMDB group commit', () => {
     await first.close();
     await store.close();
     const { store: again } = open(dir);
-    const fatals: unknown[] = [];
-    const second = new LmdbGroupCommit(again, { onFatal: (e) => fatals.push(e) });
+    const { wal: second, fatals } = groupCommit(again);
     await second.append(entry(1, 3));
     expect(fatals).toEqual([]);
     expect(amounts(again)).toEqual([1, 2, 3]);
@@ -109,8 +112,7 @@ describe('LMDB group commit', () => {
   // or the first half of it would land.
   it('a batch with a key that could throw while queued is written whole or not at all', async () => {
     const { store, dir } = open();
-    const fatals: unknown[] = [];
-    const wal = new LmdbGroupCommit(store, { onFatal: (e) => fatals.push(e) });
+    const { wal, fatals } = groupCommit(store);
     await wal.append(entry(1, 10));
     const bad: WalEntry = { ...entry(1, 20), puts: [{ table: 'wallets', key: 1, value: { id: 1, credits: 20 } }, { table: 'meta', key: [] as unknown as string, value: 1 }] };
     await expect(wal.append(bad)).rejects.toThrow();
@@ -123,8 +125,7 @@ describe('LMDB group commit', () => {
 
   it('a batch that must read inside the commit waits for the queued ones, runs alone, and the later ones follow in order', async () => {
     const { store, dir } = open();
-    const fatals: unknown[] = [];
-    const wal = new LmdbGroupCommit(store, { onFatal: (e) => fatals.push(e) });
+    const { wal, fatals } = groupCommit(store);
     const acknowledged: string[] = [];
     const track = (name: string, p: Promise<void>): Promise<void> => p.then(() => void acknowledged.push(name));
     const all: Promise<void>[] = [];
