@@ -24,6 +24,8 @@ export interface Config {
   idempotencyRetentionHours: number;
   authFailuresPerMinute: number;
   syncMode: SyncMode;
+  /** Zero-filled MiB kept ahead of the data file's last page; 0: none. */
+  walPreallocateMb: number;
   seedDemo: boolean;
   /** Telegram force-join, from the FORCEJOIN_* variables; null when no channel is required. */
   forceJoin: ForceJoinConfig | null;
@@ -46,6 +48,13 @@ export const SETTINGS = [
   { key: 'idempotencyRetentionHours', env: 'IDEMPOTENCY_RETENTION_HOURS', def: '24', kind: 'int', doc: 'How long an Idempotency-Key is remembered.' },
   { key: 'authFailuresPerMinute', env: 'AUTH_FAILURES_PER_MINUTE', def: '30', kind: 'int', doc: 'Failed authentications allowed per client IP per minute.' },
   { key: 'syncMode', env: 'WAL_SYNC_MODE', def: 'commit', kind: 'sync', doc: "'commit' (fsync inside the commit) or 'overlapping' (commit, then await lmdb-js flushed)." },
+  {
+    key: 'walPreallocateMb',
+    env: 'WAL_PREALLOCATE_MB',
+    def: '64',
+    kind: 'mib',
+    doc: "Zero-filled space kept ahead of the data file's last page, MiB (0: none): a commit's sync then writes data only, not the file's new size and blocks.",
+  },
   { key: 'seedDemo', env: 'SEED_DEMO', def: 'true', kind: 'bool', doc: 'Seed a demo account and services into an empty data directory.' },
 ] as const;
 
@@ -82,6 +91,10 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Config {
         break;
       case 'target':
         if (!/^\d+$/.test(raw) || Number(raw) < 10 || Number(raw) > 2048) bad('an integer from 10 to 2048');
+        out[s.key] = Number(raw);
+        break;
+      case 'mib':
+        if (!/^\d+$/.test(raw) || Number(raw) > 65536) bad('an integer from 0 to 65536');
         out[s.key] = Number(raw);
         break;
       case 'sync':

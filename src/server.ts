@@ -22,7 +22,7 @@ import type { AppContext } from './http/context.js';
 import { buildOpenApi } from './http/openapi.js';
 import { closeListenSocket, createApp, localPort, type ListenSocket, type TemplatedApp } from './http/uws.js';
 import { createLogger } from './log.js';
-import { IdempotencySweeper, LmdbGroupCommit, openStore, type IdempotencyRecord, type OrderRecord, type Wal } from './wal/index.js';
+import { FileReserve, IdempotencySweeper, LmdbGroupCommit, openStore, type IdempotencyRecord, type OrderRecord, type Wal } from './wal/index.js';
 import { VERSION } from './version.js';
 
 async function verdictFor(verifier: ForceJoinVerifier, account: Account): Promise<ForceJoinVerdict> {
@@ -101,12 +101,21 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   mkdirSync(config.dataDir, { recursive: true });
   const token = adminToken(config);
   const store = openStore(config.dataDir, { syncMode: config.syncMode });
+  const reserve =
+    config.walPreallocateMb === 0
+      ? null
+      : new FileReserve(store, {
+          bytes: config.walPreallocateMb * 1024 * 1024,
+          onError: (error) => log.warn({ err: error }, 'could not keep zero-filled space ahead of the data file; commits go on without it'),
+        });
+  reserve?.fill();
   const metrics = new Metrics({ routes: ['/api/v1/balance', '/api/v1/services', '/api/v1/order', '/api/v1/status'] });
   const wal =
     options.wal?.(store, onFatal) ??
     new LmdbGroupCommit(store, {
       onFatal,
       onBatch: (entries, syncMs) => metrics.observeBatch(entries, syncMs / 1000),
+      onIdle: () => reserve?.idle(),
     });
   const orderIds = new OrderIds(orderIdSecret(store));
   const readOrder = (id: string): OrderRecord | undefined => {
@@ -181,6 +190,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
         closeListenSocket(apiSocket);
         closeListenSocket(adminSocket);
         await wal.close();
+        reserve?.close();
         await new Promise((resolve) => setImmediate(resolve));
         api.close();
         admin.close();

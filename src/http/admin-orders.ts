@@ -6,7 +6,7 @@
 import { PLAN_MONTHS_MAX } from '../actors/index.js';
 import { errorOutcome } from '../errors.js';
 import { formatMicro } from '../money/index.js';
-import { countIndex, isOrderCounts, ORDER_COUNTS_KEY, ORDER_STATUSES, type OrderRecord, type OrderStatus } from '../wal/index.js';
+import { countIndex, dataFileBytes, isOrderCounts, ORDER_COUNTS_KEY, ORDER_STATUSES, type OrderRecord, type OrderStatus } from '../wal/index.js';
 import { busy, findAccount, invalid, optionalReason, renderAccount, unknownField, type AdminHandler } from './admin-common.js';
 import { deliver } from './deliver.js';
 import { checkOrderInput } from './order-input.js';
@@ -204,6 +204,12 @@ export function ordersByStatus(ctx: Parameters<AdminHandler>[1]): Record<string,
   return isOrderCounts(row) ? row : countIndex(ctx.store);
 }
 
+/** The data file's length and how much of it LMDB uses (the rest is the zero-filled reserve, or pages of a commit a crash cut short). */
+function storageStats(ctx: Parameters<AdminHandler>[1]): { file_bytes: number; used_bytes: number } {
+  const { fileBytes, usedBytes } = dataFileBytes(ctx.store);
+  return { file_bytes: fileBytes, used_bytes: usedBytes };
+}
+
 export const stats: AdminHandler = (ex, ctx) => {
   let deepest = 0;
   for (const account of ctx.registry.loaded()) deepest = Math.max(deepest, account.actor.depth);
@@ -220,7 +226,7 @@ export const stats: AdminHandler = (ex, ctx) => {
   send(
     ex,
     200,
-    JSON.stringify({ ok: true, accounts: ctx.registry.size, services: ctx.catalog.all().length, orders: ordersByStatus(ctx), deepest_mailbox: deepest, wal }),
+    JSON.stringify({ ok: true, accounts: ctx.registry.size, services: ctx.catalog.all().length, orders: ordersByStatus(ctx), deepest_mailbox: deepest, wal, storage: storageStats(ctx) }),
   );
 };
 

@@ -33,6 +33,12 @@ export interface GroupCommitOptions {
   batchesInFlightMax?: number;
   onFatal: (error: unknown) => void;
   onBatch?: (entries: number, syncMs: number) => void;
+  /**
+   * Called when every batch has been acknowledged and none waits: nothing
+   * is queued to LMDB, so a synchronous write transaction (the file
+   * reserve's top-up) gets the write lock at once.
+   */
+  onIdle?: () => void;
 }
 
 interface Write {
@@ -264,6 +270,7 @@ export class LmdbGroupCommit implements Wal {
       this.options.onBatch?.(batch.entries.length, syncMs);
       batch.resolve();
     }
+    if (this.inFlight.length === 0 && this.waiting.length === 0 && this.failed === null) this.options.onIdle?.();
     this.queueWaiting();
   }
 

@@ -16,6 +16,8 @@ import type { LogEvent, TableName } from './records.js';
 export type SyncMode = 'commit' | 'overlapping';
 
 export interface Store {
+  /** The LMDB directory (data.mdb and lock.mdb). */
+  path: string;
   root: RootDatabase;
   log: Database<LogEvent, number>;
   /**
@@ -61,6 +63,7 @@ export function openStore(path: string, options: { syncMode?: SyncMode; readOnly
   let nextSeq = 1;
   for (const key of log.getKeys({ reverse: true, limit: 1 })) nextSeq = Number(key) + 1;
   return {
+    path,
     root,
     log,
     chain,

@@ -34,11 +34,17 @@ describe('a failing disk under load (file-size limit on the real process)', () =
       const service = (await admin(server.adminUrl, 'POST', '/admin/v1/services', { platform: 'p', name: 'n', rate: 0.01, min: 1, max: 100 })).service.id;
       const created = await admin(server.adminUrl, 'POST', '/admin/v1/accounts', { name: 'a' });
       await admin(server.adminUrl, 'POST', `/admin/v1/accounts/${created.account.id}/credits`, { amount: 1000000, reason: 'test' });
+      const storage = (await admin(server.adminUrl, 'GET', '/admin/v1/stats')).storage as { file_bytes: number; used_bytes: number };
       server.child.kill('SIGTERM');
       expect((await server.exited).code).toBe(0);
+      // The data file is longer than LMDB's pages: the zero-filled reserve
+      // (WAL_PREALLOCATE_MB, 64 MiB by default) follows them.
+      expect(statSync(join(dir, 'data.mdb')).size).toBeGreaterThanOrEqual(storage.used_bytes + 63 * 1024 * 1024);
 
-      // Room for a few thousand orders, then the disk is "full".
-      const limit = statSync(join(dir, 'data.mdb')).size + 1024 * 1024;
+      // Room for a few thousand orders past LMDB's last page, then the disk
+      // is "full": no write may reach past the limit, whether it extends the
+      // file or lands in the reserve.
+      const limit = storage.used_bytes + 1024 * 1024;
       server = await spawnServer(dir, token, {}, { fileSizeLimitBytes: limit });
       const acked: string[] = [];
       const statuses = new Set<number>();
@@ -74,6 +80,10 @@ describe('a failing disk under load (file-size limit on the real process)', () =
         .filter((line) => line.startsWith('{') && (JSON.parse(line) as { level: number }).level === 60);
       expect(fatal).toHaveLength(1);
       expect(fatal[0]).toContain('a commit failed; stopping');
+      // Topping the reserve up failed first (it writes at the end of the
+      // file, past the limit): one warning, and orders went on.
+      const reserveWarnings = server.output().split('\n').filter((line) => line.includes('zero-filled space'));
+      expect(reserveWarnings).toHaveLength(1);
       expect(acked.length).toBeGreaterThan(100);
       for (const s of statuses) expect([201]).toContain(s);
 

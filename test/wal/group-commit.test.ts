@@ -4,12 +4,10 @@
  * after one that did not, and the choice between the queued way and the
  * child-transaction way of writing a batch.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CHAIN_KEY, LmdbGroupCommit, ORDER_COUNTS_KEY, openStore, type LogEvent, type Store, type WalEntry } from '../../src/wal/index.js';
+import { CHAIN_KEY, LmdbGroupCommit, ORDER_COUNTS_KEY, type LogEvent, type Store, type WalEntry } from '../../src/wal/index.js';
 import { queueable } from '../../src/wal/group-commit.js';
+import { tempStores } from '../helpers/temp-store.js';
 
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
@@ -24,15 +22,7 @@ function amounts(store: Store): number[] {
   return [...store.log.getRange({})].map(({ value }) => (value as { amount: number }).amount);
 }
 
-const dirs: string[] = [];
-const stores: Store[] = [];
-function open(dir?: string): { store: Store; dir: string } {
-  const d = dir ?? mkdtempSync(join(tmpdir(), 'group-commit-'));
-  if (dir === undefined) dirs.push(d);
-  const store = openStore(d);
-  stores.push(store);
-  return { store, dir: d };
-}
+const { open, cleanup } = tempStores('group-commit');
 
 /** A group commit on the store, with the fatal errors it reports. */
 function groupCommit(store: Store): { wal: LmdbGroupCommit; fatals: unknown[] } {
@@ -40,10 +30,7 @@ function groupCommit(store: Store): { wal: LmdbGroupCommit; fatals: unknown[] } 
   return { wal: new LmdbGroupCommit(store, { onFatal: (e) => fatals.push(e) }), fatals };
 }
 
-afterEach(async () => {
-  for (const s of stores.splice(0)) await s.close().catch(() => {});
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+afterEach(cleanup);
 
 describe('LMDB group commit', () => {
   it('queues batches from many turns while earlier ones are being written, and acknowledges them in order', async () => {
