@@ -26,6 +26,8 @@ export interface Config {
   syncMode: SyncMode;
   /** Zero-filled MiB kept ahead of the data file's last page; 0: none. */
   walPreallocateMb: number;
+  /** Nice value for the libuv thread pool (LMDB's write transactions); 0 leaves it alone. */
+  threadpoolNice: number;
   seedDemo: boolean;
   /** Telegram force-join, from the FORCEJOIN_* variables; null when no channel is required. */
   forceJoin: ForceJoinConfig | null;
@@ -54,6 +56,13 @@ export const SETTINGS = [
     def: '64',
     kind: 'mib',
     doc: "Zero-filled space kept ahead of the data file's last page, MiB (0: none): a commit's sync then writes data only, not the file's new size and blocks.",
+  },
+  {
+    key: 'threadpoolNice',
+    env: 'THREADPOOL_NICE',
+    def: '5',
+    kind: 'nice',
+    doc: "Nice value (0 to 19) for the libuv thread pool that runs LMDB's write transactions, so that it never preempts the event loop; 0 leaves it alone. Linux only.",
   },
   { key: 'seedDemo', env: 'SEED_DEMO', def: 'true', kind: 'bool', doc: 'Seed a demo account and services into an empty data directory.' },
 ] as const;
@@ -95,6 +104,10 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Config {
         break;
       case 'mib':
         if (!/^\d+$/.test(raw) || Number(raw) > 65536) bad('an integer from 0 to 65536');
+        out[s.key] = Number(raw);
+        break;
+      case 'nice':
+        if (!/^\d+$/.test(raw) || Number(raw) > 19) bad('an integer from 0 to 19');
         out[s.key] = Number(raw);
         break;
       case 'sync':

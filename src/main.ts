@@ -8,6 +8,7 @@ import { loadConfig } from './config.js';
 import { createLogger } from './log.js';
 import { seedIfEmpty } from './seed.js';
 import { startServer } from './server.js';
+import { lowerThreadPoolPriority } from './thread-priority.js';
 
 async function main(): Promise<void> {
   let config;
@@ -17,7 +18,10 @@ async function main(): Promise<void> {
     process.stderr.write(`credit-order-api: ${(error as Error).message}\n`);
     process.exit(2);
   }
+  const priority = await lowerThreadPoolPriority(config.threadpoolNice);
   const log = createLogger(config.logLevel);
+  if ('skipped' in priority) log.info({ reason: priority.skipped }, 'thread pool priority left as it is');
+  else log.info({ nice: priority.nice, threads: priority.threads }, 'thread pool (LMDB write transactions) runs at a lower priority than the event loop');
   const server = await startServer(config, { log });
   const base = `http://${config.host}:${server.port}`;
   const admin = `http://${config.adminHost}:${server.adminPort}`;
