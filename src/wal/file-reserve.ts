@@ -19,11 +19,11 @@
  * count), so a longer file is valid, after a crash too.
  *
  * When: the group commit calls `idle` at moments when nothing is queued to
- * LMDB (see GroupCommitOptions.onIdle), so the write lock is free and the
- * pause is one chunk's write (about 0.2 ms for 1 MiB here); every 16th such
- * moment the reserve is looked at and topped up if a chunk of it was used. Under a load
- * that never leaves LMDB idle the reserve runs out and commits grow the
- * file as they would without it.
+ * LMDB (see GroupCommitOptions.onIdle), so the write lock is free at once.
+ * Every 16th such moment the reserve is looked at and, if whole chunks of
+ * it were used, topped up by up to four 1 MiB chunks (about 0.2 ms of
+ * writing each here). Under a load that never leaves LMDB idle the reserve
+ * runs out and commits grow the file as they would without it.
  *
  * The reserve is an optimisation: if writing it fails (say the disk is
  * full), it reports the error once and stops; commits go on as before.
