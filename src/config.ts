@@ -42,26 +42,30 @@ export const SETTINGS = [
   { key: 'dataDir', env: 'DATA_DIR', def: './data', kind: 'string', doc: 'LMDB directory; created if missing.' },
   { key: 'adminToken', env: 'ADMIN_TOKEN', def: '', kind: 'string', doc: 'Admin bearer token; else generated once into DATA_DIR/admin-token (mode 0600).' },
   { key: 'logLevel', env: 'LOG_LEVEL', def: 'info', kind: 'string', doc: 'pino level: trace, debug, info, warn, error, fatal, silent.' },
-  { key: 'defaultRateLimitPerMinute', env: 'RATE_LIMIT_DEFAULT', def: '60', kind: 'rate', doc: 'Requests per minute for new keys.' },
-  { key: 'bodyBytesMax', env: 'BODY_BYTES_MAX', def: '16384', kind: 'int', doc: 'Largest request body, bytes.' },
-  { key: 'headerBytesMax', env: 'HEADER_BYTES_MAX', def: '8192', kind: 'int', doc: 'Largest total of request header names and values, bytes (uWS has its own hard limit above this).' },
-  { key: 'targetCharsMax', env: 'TARGET_CHARS_MAX', def: '2048', kind: 'target', doc: 'Longest order target URL, characters (at most 2048).' },
-  { key: 'mailboxMax', env: 'MAILBOX_MAX', def: '1024', kind: 'int', doc: 'Most requests waiting per wallet before 503.' },
-  { key: 'idempotencyRetentionHours', env: 'IDEMPOTENCY_RETENTION_HOURS', def: '24', kind: 'int', doc: 'How long an Idempotency-Key is remembered.' },
-  { key: 'authFailuresPerMinute', env: 'AUTH_FAILURES_PER_MINUTE', def: '30', kind: 'int', doc: 'Failed authentications allowed per client IP per minute.' },
+  { key: 'defaultRateLimitPerMinute', env: 'RATE_LIMIT_DEFAULT', def: '60', kind: 'int', min: 1, max: RATE_LIMIT_MAX, doc: 'Requests per minute for new keys.' },
+  { key: 'bodyBytesMax', env: 'BODY_BYTES_MAX', def: '16384', kind: 'int', min: 1, doc: 'Largest request body, bytes.' },
+  { key: 'headerBytesMax', env: 'HEADER_BYTES_MAX', def: '8192', kind: 'int', min: 1, doc: 'Largest total of request header names and values, bytes (uWS has its own hard limit above this).' },
+  { key: 'targetCharsMax', env: 'TARGET_CHARS_MAX', def: '2048', kind: 'int', min: 10, max: 2048, doc: 'Longest order target URL, characters (at most 2048).' },
+  { key: 'mailboxMax', env: 'MAILBOX_MAX', def: '1024', kind: 'int', min: 1, doc: 'Most requests waiting per wallet before 503.' },
+  { key: 'idempotencyRetentionHours', env: 'IDEMPOTENCY_RETENTION_HOURS', def: '24', kind: 'int', min: 1, doc: 'How long an Idempotency-Key is remembered.' },
+  { key: 'authFailuresPerMinute', env: 'AUTH_FAILURES_PER_MINUTE', def: '30', kind: 'int', min: 1, doc: 'Failed authentications allowed per client IP per minute.' },
   { key: 'syncMode', env: 'WAL_SYNC_MODE', def: 'commit', kind: 'sync', doc: "'commit' (fsync inside the commit) or 'overlapping' (commit, then await lmdb-js flushed)." },
   {
     key: 'walPreallocateMb',
     env: 'WAL_PREALLOCATE_MB',
     def: '64',
-    kind: 'mib',
+    kind: 'int',
+    min: 0,
+    max: 65536,
     doc: "Zero-filled space kept ahead of the data file's last page, MiB (0: none): a commit's sync then writes data only, not the file's new size and blocks.",
   },
   {
     key: 'threadpoolNice',
     env: 'THREADPOOL_NICE',
     def: '5',
-    kind: 'nice',
+    kind: 'int',
+    min: 0,
+    max: 19,
     doc: "Nice value (0 to 19) for the libuv thread pool that runs LMDB's write transactions, so that it never preempts the event loop; 0 leaves it alone. Linux only.",
   },
   { key: 'seedDemo', env: 'SEED_DEMO', def: 'true', kind: 'bool', doc: 'Seed a demo account and services into an empty data directory.' },
@@ -90,26 +94,16 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Config {
         if (!/^\d+$/.test(raw) || Number(raw) > 65535) bad('a port number from 0 to 65535');
         out[s.key] = Number(raw);
         break;
-      case 'int':
-        if (!/^\d+$/.test(raw) || Number(raw) < 1 || !Number.isSafeInteger(Number(raw))) bad('a positive integer');
-        out[s.key] = Number(raw);
+      case 'int': {
+        // A whole number in [min, max]; without a max, any safe integer from min (always 1 then).
+        const { min, max } = s as { min: number; max?: number };
+        const n = Number(raw);
+        if (!/^\d+$/.test(raw) || n < min || (max === undefined ? !Number.isSafeInteger(n) : n > max)) {
+          bad(max === undefined ? 'a positive integer' : `an integer from ${min} to ${max}`);
+        }
+        out[s.key] = n;
         break;
-      case 'rate':
-        if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > RATE_LIMIT_MAX) bad(`an integer from 1 to ${RATE_LIMIT_MAX}`);
-        out[s.key] = Number(raw);
-        break;
-      case 'target':
-        if (!/^\d+$/.test(raw) || Number(raw) < 10 || Number(raw) > 2048) bad('an integer from 10 to 2048');
-        out[s.key] = Number(raw);
-        break;
-      case 'mib':
-        if (!/^\d+$/.test(raw) || Number(raw) > 65536) bad('an integer from 0 to 65536');
-        out[s.key] = Number(raw);
-        break;
-      case 'nice':
-        if (!/^\d+$/.test(raw) || Number(raw) > 19) bad('an integer from 0 to 19');
-        out[s.key] = Number(raw);
-        break;
+      }
       case 'sync':
         if (raw !== 'commit' && raw !== 'overlapping') bad("'commit' or 'overlapping'");
         out[s.key] = raw;
