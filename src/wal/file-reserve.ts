@@ -48,11 +48,7 @@ export interface FileReserveOptions {
 }
 
 export interface FileReserveStats {
-  /** Length of data.mdb. */
-  fileBytes: number;
-  /** Bytes up to and including LMDB's last committed page. */
-  usedBytes: number;
-  /** Bytes of zeros written by this reserve since it started. */
+  /** Bytes of zeros written by this reserve since it started (the file's length and LMDB's part: `dataFileBytes`). */
   filledBytes: number;
 }
 
@@ -134,7 +130,7 @@ export class FileReserve {
   }
 
   stats(): FileReserveStats {
-    return { ...dataFileBytes(this.store), filledBytes: this.filledBytes };
+    return { filledBytes: this.filledBytes };
   }
 
   close(): void {
