@@ -4,7 +4,7 @@
  * the hot path. Strings from users go through JSON.stringify.
  */
 import { formatMicro } from './money/index.js';
-import type { OrderRecord, ServiceRecord } from './wal/records.js';
+import type { OrderRecord, ServiceRecord } from './ledger/index.js';
 
 export function renderOrderPlaced(orderId: string, chargeMicro: number, balanceMicro: number): string {
   return `{"ok":true,"order":"${orderId}","charge":${formatMicro(chargeMicro)},"status":"pending","balance":${formatMicro(balanceMicro)}}`;

@@ -5,7 +5,7 @@
  */
 import type { AppContext } from './http/context.js';
 import { parseMicro } from './money/index.js';
-import type { ServiceRecord } from './wal/index.js';
+import type { ServiceRecord } from './ledger/index.js';
 
 export interface SeedResult {
   accountId: number;

@@ -22,7 +22,8 @@ import type { AppContext } from './http/context.js';
 import { buildOpenApi } from './http/openapi.js';
 import { closeListenSocket, createApp, localPort, type ListenSocket, type TemplatedApp } from './http/uws.js';
 import { createLogger } from './log.js';
-import { FileReserve, IdempotencySweeper, LmdbGroupCommit, openStore, type IdempotencyRecord, type OrderRecord, type Wal } from './wal/index.js';
+import { FileReserve, IdempotencySweeper, LmdbGroupCommit, openStore, type Wal } from './wal/index.js';
+import { type IdempotencyRecord, type OrderRecord } from './ledger/index.js';
 import { VERSION } from './version.js';
 
 async function verdictFor(verifier: ForceJoinVerifier, account: Account): Promise<ForceJoinVerdict> {

@@ -29,19 +29,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { hashSecret } from '../../src/ids.js';
 import { multiplyMicro } from '../../src/money/index.js';
 import { OrderIds } from '../../src/order-ids.js';
-import {
-  checkOrder,
-  checkWallet,
-  noOrders,
-  ORDER_COUNTS_KEY,
-  openStore,
-  orderIndexKey,
-  type AccountProfile,
-  type LogEvent,
-  type OrderRecord,
-  type ServiceRecord,
-  type WalletRecord,
-} from '../../src/wal/index.js';
+import { noOrders, ORDER_COUNTS_KEY, openStore, orderIndexKey } from '../../src/wal/index.js';
+import { checkOrder, checkWallet, type AccountProfile, type LogEvent, type OrderRecord, type ServiceRecord, type WalletRecord } from '../../src/ledger/index.js';
 import { admin, type ServerProcess } from './server-process.js';
 
 /** The service every benchmark orders: rate 0.001 credits, so quantity 1000 costs 1 credit. */

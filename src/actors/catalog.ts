@@ -6,7 +6,8 @@
  */
 import type { Clock } from '../clock.js';
 import { renderServiceList } from '../render.js';
-import type { ServiceRecord, Store, Wal } from '../wal/index.js';
+import type { Store, Wal } from '../wal/index.js';
+import type { ServiceRecord } from '../ledger/index.js';
 
 export class Catalog {
   private readonly services = new Map<number, ServiceRecord>();

@@ -12,8 +12,10 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import { hashSecret, newApiKey, newApiSecret } from '../ids.js';
-import type { AccountProfile, Store, Wal, WalletRecord } from '../wal/index.js';
-import { checkWallet, STRUCTURES_KEY } from '../wal/index.js';
+import type { Store, Wal } from '../wal/index.js';
+import type { AccountProfile, WalletRecord } from '../ledger/index.js';
+import { STRUCTURES_KEY } from '../wal/index.js';
+import { checkWallet } from '../ledger/index.js';
 import { WalletActor, type ActorContext } from './wallet-actor.js';
 
 export interface Account {

@@ -11,8 +11,10 @@
  * `mailboxMax` of this wallet's replies wait is refused (503 UNAVAILABLE).
  */
 import type { Clock } from '../clock.js';
-import type { IdempotencyRecord, OrderRecord, TablePut, Wal, WalEntry } from '../wal/index.js';
-import { checkOrder, checkWallet, orderIndexKey } from '../wal/index.js';
+import type { TablePut, Wal, WalEntry } from '../wal/index.js';
+import type { IdempotencyRecord, OrderRecord } from '../ledger/index.js';
+import { orderIndexKey } from '../wal/index.js';
+import { checkOrder, checkWallet } from '../ledger/index.js';
 import { decide, initialState, type Command, type Decision, type WalletState } from './wallet-logic.js';
 
 export interface ActorContext {

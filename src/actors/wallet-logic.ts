@@ -9,10 +9,10 @@
  * values; a broken invariant throws and stops the process.
  */
 import { errorOutcome, renderError, type ErrorOutcome } from '../errors.js';
-import { formatMicro, multiplyMicro, addMicro, MICRO_MAX } from '../money/index.js';
+import { formatMicro, addMicro, MICRO_MAX } from '../money/index.js';
 import { renderBalance, renderOrderPlaced } from '../render.js';
-import { FINAL_STATUSES, PLAN_PRICE_INR_PER_MONTH, STATUS_RANK } from '../wal/records.js';
-import type { Channel, IdempotencyRecord, LogEvent, OrderRecord, OrderStatus, ServiceRecord, WalletRecord } from '../wal/records.js';
+import { chargeFor, isUnlimited, planPriceInr, PLAN_MONTHS_MAX, refundFor, remainsRefusal, statusMoveRefusal } from '../ledger/index.js';
+import type { Channel, IdempotencyRecord, LogEvent, OrderRecord, OrderStatus, ServiceRecord, WalletRecord } from '../ledger/index.js';
 import { fullBucket, takeToken, type BucketState, type BucketVerdict } from './token-bucket.js';
 
 export interface WalletState {
@@ -65,8 +65,6 @@ export type Command =
  */
 export type ForceJoinVerdict = { joined: true } | { joined: false; message: string; joinLink: string; transient: boolean };
 
-export const PLAN_MONTHS_MAX = 120;
-
 export type Outcome =
   | { kind: 'ok'; status: number; body: string }
   | { kind: 'error'; error: ErrorOutcome }
@@ -90,9 +88,6 @@ export function initialState(wallet: WalletRecord, nowMs: number): WalletState {
   return { wallet, bucket: fullBucket(wallet.rateLimitPerMinute, nowMs) };
 }
 
-export function isUnlimited(wallet: WalletRecord, wallMs: number): boolean {
-  return wallet.unlimitedExpiresMs !== null && wallMs < wallet.unlimitedExpiresMs;
-}
 
 function result(state: WalletState, outcome: Outcome, rate: BucketVerdict | null = null): Decision {
   return { state, events: [], outcome, rate, order: null, idempotency: null };
@@ -273,7 +268,7 @@ function checkBusiness(
       transient: forceJoin.transient,
     };
   }
-  const charge = multiplyMicro(input.quantity, service.rate);
+  const charge = chargeFor(input.quantity, service.rate);
   // The admin API refuses services whose max × rate does not fit, so an
   // in-range quantity always has an exact charge.
   if (charge === null) throw new Error(`invariant: charge of ${input.quantity} × ${service.rate} overflows`);
@@ -345,26 +340,22 @@ function decideStatus(state: WalletState, command: Extract<Command, { kind: 'set
     return refused(state, errorOutcome('NOT_FOUND', `No order with id ${command.orderId}.`));
   }
   const { to } = command;
-  if (FINAL_STATUSES.has(order.status)) {
+  const moveRefusal = statusMoveRefusal(order.status, to);
+  if (moveRefusal === 'final') {
     return refused(state, errorOutcome('CONFLICT', `Order ${order.id} is already ${order.status}, a final state; it cannot move again.`));
   }
-  if (STATUS_RANK.get(to)! <= STATUS_RANK.get(order.status)!) {
+  if (moveRefusal === 'backwards') {
     return refused(state, errorOutcome('CONFLICT', `Order ${order.id} is ${order.status}; it can only move forward, not to ${to}.`));
   }
-  let remains: number | null = null;
-  let refund = 0;
-  if (to === 'partial') {
-    const r = command.remains;
-    if (r === null || !Number.isSafeInteger(r) || r < 1 || r >= order.quantity) {
-      return refused(state, errorOutcome('VALIDATION', `A partial order needs remains, an integer from 1 to ${order.quantity - 1} (units not delivered).`));
-    }
-    remains = r;
-    refund = order.debit === 0 ? 0 : multiplyMicro(r, order.rate)!;
-  } else if (command.remains !== null) {
-    return refused(state, errorOutcome('VALIDATION', 'remains is only accepted when the status is partial.'));
-  } else if (to === 'canceled') {
-    refund = order.debit;
+  const remainsProblem = remainsRefusal(order.quantity, to, command.remains);
+  if (remainsProblem === 'partial-needs-remains') {
+    return refused(state, errorOutcome('VALIDATION', `A partial order needs remains, an integer from 1 to ${order.quantity - 1} (units not delivered).`));
   }
+  if (remainsProblem === 'remains-only-on-partial') {
+    return refused(state, errorOutcome('VALIDATION', 'remains is only accepted when the status is partial.'));
+  }
+  const remains = command.remains;
+  const refund = refundFor(order, to, remains);
   const credits = addMicro(state.wallet.credits, refund);
   if (credits === null || refund > order.debit) throw new Error(`invariant: refund ${refund} of order ${order.id} is impossible`);
   const wallet: WalletRecord = { ...state.wallet, credits };
@@ -411,7 +402,7 @@ function decideGrant(state: WalletState, command: Extract<Command, { kind: 'gran
       atMs: now.wallMs,
       account: wallet.id,
       months,
-      priceInr: months * PLAN_PRICE_INR_PER_MONTH,
+      priceInr: planPriceInr(months),
       expiresMs,
       ...(command.reason === undefined ? {} : { reason: command.reason }),
     },

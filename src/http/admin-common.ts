@@ -1,6 +1,6 @@
 /** Pieces every admin handler shares: errors, account lookup and rendering. */
 import type { Account } from '../actors/index.js';
-import type { AccountProfile, WalletRecord } from '../wal/index.js';
+import type { AccountProfile, WalletRecord } from '../ledger/index.js';
 import { errorOutcome, type ErrorOutcome } from '../errors.js';
 import { formatMicro } from '../money/index.js';
 import type { AppContext } from './context.js';

@@ -3,10 +3,11 @@
  * them (refunds happen in the wallet actor, in the same commit), place
  * orders for a customer through the panel, grant the unlimited plan.
  */
-import { PLAN_MONTHS_MAX } from '../actors/index.js';
+import { PLAN_MONTHS_MAX } from '../ledger/index.js';
 import { errorOutcome } from '../errors.js';
 import { formatMicro } from '../money/index.js';
-import { countIndex, dataFileBytes, isOrderCounts, ORDER_COUNTS_KEY, ORDER_STATUSES, type OrderRecord, type OrderStatus } from '../wal/index.js';
+import { countIndex, dataFileBytes, isOrderCounts, ORDER_COUNTS_KEY } from '../wal/index.js';
+import { ORDER_STATUSES, type OrderRecord, type OrderStatus } from '../ledger/index.js';
 import { busy, findAccount, invalid, optionalReason, renderAccount, unknownField, type AdminHandler } from './admin-common.js';
 import { deliver } from './deliver.js';
 import { checkOrderInput } from './order-input.js';

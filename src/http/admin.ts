@@ -9,7 +9,7 @@ import { errorOutcome, type ErrorOutcome } from '../errors.js';
 import { newRequestId } from '../ids.js';
 import { microFromJson, multiplyMicro } from '../money/index.js';
 import { renderAdminService } from '../render.js';
-import type { ServiceRecord } from '../wal/index.js';
+import type { ServiceRecord } from '../ledger/index.js';
 import { readBody } from './body.js';
 import { busy, findAccount, invalid, optionalReason, renderAccount, renderAccountView, unknownField, type AdminHandler } from './admin-common.js';
 import { grantPlan, listOrders, ORDER_PARAM, placePanelOrder, setForceJoin, setOrderStatus, showOrder, stats } from './admin-orders.js';

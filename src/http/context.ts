@@ -2,7 +2,8 @@
 import type { Logger } from 'pino';
 import type { Account, Catalog, ForceJoinVerdict, Registry } from '../actors/index.js';
 import type { Clock } from '../clock.js';
-import type { OrderRecord, Store, Wal } from '../wal/index.js';
+import type { Store, Wal } from '../wal/index.js';
+import type { OrderRecord } from '../ledger/index.js';
 import type { OrderIds } from '../order-ids.js';
 import type { Metrics } from '../ops/index.js';
 import type { AuthFailureLimiter } from './auth-failures.js';

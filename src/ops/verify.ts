@@ -36,7 +36,7 @@ import type { Transaction } from 'lmdb';
 import { formatMicro } from '../money/index.js';
 import { formatBig } from './money-big.js';
 import { ShardedMap } from './sharded-map.js';
-import { FINAL_STATUSES, ORDER_STATUSES, STATUS_RANK, type LogEvent, type OrderStatus } from '../wal/records.js';
+import { isOrderStatus, ORDER_STATUSES, refundFor, remainsRefusal, statusMoveRefusal, type LogEvent, type OrderStatus } from '../ledger/index.js';
 import { countIndex, isOrderCounts, noOrders, ORDER_COUNTS_KEY } from '../wal/order-counts.js';
 import type { Store } from '../wal/store.js';
 
@@ -299,29 +299,27 @@ class LedgerReplay {
     if (order === undefined) fail('order-status', seq, id, orderId, 'order.status moves an order that no earlier order.placed created.');
     if (order.account !== id) fail('order-status', seq, id, orderId, `order.status names account ${id} but the order belongs to account ${order.account}.`);
     const to = e.to;
-    if (typeof to !== 'string' || !STATUS_RANK.has(to)) fail('order-status', seq, id, orderId, `order.status moves to an unknown status ${JSON.stringify(to)}.`);
-    const toStatus = to as OrderStatus;
-    if (FINAL_STATUSES.has(order.status)) {
+    if (!isOrderStatus(to)) fail('order-status', seq, id, orderId, `order.status moves to an unknown status ${JSON.stringify(to)}.`);
+    const toStatus = to;
+    const moveRefusal = statusMoveRefusal(order.status, toStatus);
+    if (moveRefusal === 'final') {
       fail('order-status', seq, id, orderId, `the order is already ${order.status}, a final state, and cannot move again (here to ${toStatus}).`);
     }
     if (e.from !== order.status) {
       fail('order-status', seq, id, orderId, `order.status says it moves from ${String(e.from)} but the order is ${order.status}.`);
     }
-    if (STATUS_RANK.get(toStatus)! <= STATUS_RANK.get(order.status)!) {
+    if (moveRefusal === 'backwards') {
       fail('order-status', seq, id, orderId, `the order moves backwards or sideways, from ${order.status} to ${toStatus}.`);
     }
-    let expectedRefund = 0n;
     const remains = e.remains;
-    if (toStatus === 'partial') {
-      if (!isInt(remains) || remains < 1 || remains >= order.quantity) {
-        fail('order-status', seq, id, orderId, `a partial order needs remains from 1 to ${order.quantity - 1}, not ${String(remains)}.`);
-      }
-      // Orders billed under the unlimited plan paid nothing, so get nothing back.
-      expectedRefund = order.debit === 0 ? 0n : BigInt(remains) * BigInt(order.rate);
-    } else {
-      if (remains !== null) fail('order-status', seq, id, orderId, `remains is set (${String(remains)}) on a move to ${toStatus}; only partial carries it.`);
-      if (toStatus === 'canceled') expectedRefund = BigInt(order.debit);
+    const remainsProblem = remainsRefusal(order.quantity, toStatus, remains);
+    if (remainsProblem === 'partial-needs-remains') {
+      fail('order-status', seq, id, orderId, `a partial order needs remains from 1 to ${order.quantity - 1}, not ${String(remains)}.`);
     }
+    if (remainsProblem === 'remains-only-on-partial') {
+      fail('order-status', seq, id, orderId, `remains is set (${String(remains)}) on a move to ${toStatus}; only partial carries it.`);
+    }
+    const expectedRefund = BigInt(refundFor(order, toStatus, remains as number | null));
     const refund = e.refund;
     if (!isInt(refund) || BigInt(refund) !== expectedRefund) {
       fail(

@@ -2,7 +2,7 @@
  * A group-commit batch: entries that share one commit, one sync and one
  * promise. Shared by every WAL implementation so they batch the same way.
  */
-import type { WalEntry } from './records.js';
+import type { WalEntry } from './entry.js';
 
 export interface Batch {
   entries: WalEntry[];

@@ -20,7 +20,7 @@ import { asBinary, type Database, type Key } from 'lmdb';
 import { addToOpenBatch, type Batch } from './batch.js';
 import { CHAIN_KEY, type Store } from './store.js';
 import { countEvent, loadOrderCounts, ORDER_COUNTS_KEY, type OrderCounts } from './order-counts.js';
-import type { WalEntry } from './records.js';
+import type { WalEntry } from './entry.js';
 import type { Wal, WalStats } from './wal.js';
 
 

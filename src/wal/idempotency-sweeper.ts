@@ -5,7 +5,7 @@
  * used again since it was read is kept.
  */
 import type { Clock } from '../clock.js';
-import type { IdempotencyRecord } from './records.js';
+import type { IdempotencyRecord } from '../ledger/index.js';
 import type { Store } from './store.js';
 import type { Wal } from './wal.js';
 

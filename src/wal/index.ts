@@ -4,6 +4,6 @@ export { FileReserve, dataFileBytes, type FileReserveOptions, type FileReserveSt
 export { IdempotencySweeper, type SweepResult } from './idempotency-sweeper.js';
 export { MemoryWal } from './memory-wal.js';
 export type { Wal, WalStats } from './wal.js';
-export * from './records.js';
+export * from './entry.js';
 export { newBatch, type Batch } from './batch.js';
 export { countEvent, countIndex, isOrderCounts, loadOrderCounts, noOrders, ORDER_COUNTS_KEY, type OrderCounts } from './order-counts.js';

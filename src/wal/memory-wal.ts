@@ -21,7 +21,8 @@
  * read can never change what is durable.
  */
 import { addToOpenBatch, type Batch } from './batch.js';
-import type { LogEvent, TableName, WalEntry } from './records.js';
+import type { LogEvent } from '../ledger/index.js';
+import type { TableName, WalEntry } from './entry.js';
 import type { Wal, WalStats } from './wal.js';
 
 export const TABLE_NAMES: readonly TableName[] = ['profiles', 'wallets', 'keys', 'services', 'orders', 'orderIndex', 'idempotency', 'meta'];

@@ -4,7 +4,7 @@
  * O(1) instead of counting millions of index entries on the main thread.
  */
 import type { Transaction } from 'lmdb';
-import { ORDER_STATUSES, type LogEvent, type OrderStatus } from './records.js';
+import { ORDER_STATUSES, type LogEvent, type OrderStatus } from '../ledger/index.js';
 import type { Store } from './store.js';
 
 export const ORDER_COUNTS_KEY = 'orderCounts';

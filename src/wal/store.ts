@@ -11,7 +11,8 @@
  * off by default.
  */
 import { open, type Database, type RootDatabase } from 'lmdb';
-import type { LogEvent, TableName } from './records.js';
+import type { LogEvent } from '../ledger/index.js';
+import type { TableName } from './entry.js';
 
 export type SyncMode = 'commit' | 'overlapping';
 

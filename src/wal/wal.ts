@@ -4,7 +4,7 @@
  * that resolves only when the entry is durable; entries appended in the
  * same batch share one transaction, one sync and one promise.
  */
-import type { WalEntry } from './records.js';
+import type { WalEntry } from './entry.js';
 
 export interface WalStats {
   batches: number;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { LogEvent } from '../../src/wal/index.js';
+import type { LogEvent } from '../../src/ledger/index.js';
 import { order, startTestServer } from '../helpers/server.js';
 
 describe('audit: every admin mutation is an event in the log, with the reason given', () => {

@@ -4,9 +4,10 @@
  * Tests tamper with `events` or `rows` before `write()` to break exactly one
  * invariant.
  */
-import type { IdempotencyRecord, LogEvent, OrderRecord, OrderStatus, TableName, WalletRecord } from '../../src/wal/records.js';
+import { refundFor, type IdempotencyRecord, type LogEvent, type OrderRecord, type OrderStatus, type WalletRecord } from '../../src/ledger/index.js';
+import type { TableName } from '../../src/wal/index.js';
 import { openStore, type Store } from '../../src/wal/store.js';
-import { orderIndexKey } from '../../src/wal/records.js';
+import { orderIndexKey } from '../../src/wal/index.js';
 import { ORDER_COUNTS_KEY } from '../../src/wal/order-counts.js';
 import { tempDir } from '../helpers/server.js';
 
@@ -115,9 +116,7 @@ export class Ledger {
   move(orderId: string, to: OrderStatus, remains: number | null = null): this {
     const o = this.order(orderId);
     const w = this.wallet(o.account);
-    let refund = 0;
-    if (to === 'canceled') refund = o.debit;
-    if (to === 'partial') refund = o.debit === 0 ? 0 : remains! * o.rate;
+    const refund = refundFor(o, to, remains);
     w.credits += refund;
     this.events.push({ type: 'order.status', atMs: this.now(), account: o.account, order: orderId, from: o.status, to, remains, refund, balance: w.credits });
     o.status = to;

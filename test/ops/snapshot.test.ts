@@ -7,7 +7,7 @@ import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } fro
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { takeSnapshot, verifyLedger } from '../../src/ops/index.js';
-import type { LogEvent, WalletRecord } from '../../src/wal/records.js';
+import type { LogEvent, WalletRecord } from '../../src/ledger/index.js';
 import { openStore, type Store } from '../../src/wal/store.js';
 import { order, startTestServer, tempDir, type Creds, type TestServer } from '../helpers/server.js';
 import { CREDIT, Ledger } from './ledger.js';

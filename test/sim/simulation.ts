@@ -22,17 +22,8 @@ import { renderError } from '../../src/errors.js';
 import { formatMicro, multiplyMicro } from '../../src/money/index.js';
 import { WalletActor, idempotencyTableKey, type ActorContext, type Delivery } from '../../src/actors/wallet-actor.js';
 import type { Command, WalletState } from '../../src/actors/wallet-logic.js';
-import {
-  FINAL_STATUSES,
-  ORDER_STATUSES,
-  orderIndexKey,
-  type IdempotencyRecord,
-  type LogEvent,
-  type OrderRecord,
-  type OrderStatus,
-  type ServiceRecord,
-  type WalletRecord,
-} from '../../src/wal/records.js';
+import { orderIndexKey } from '../../src/wal/index.js';
+import { FINAL_STATUSES, ORDER_STATUSES, type IdempotencyRecord, type LogEvent, type OrderRecord, type OrderStatus, type ServiceRecord, type WalletRecord } from '../../src/ledger/index.js';
 import { MemoryWal, emptyImage, tableKeyString, type DurableImage } from '../../src/wal/memory-wal.js';
 
 // --- Deterministic randomness -------------------------------------------

@@ -3,7 +3,6 @@ import fc from 'fast-check';
 import {
   decide,
   initialState,
-  isUnlimited,
   type Command,
   type Decision,
   type ForceJoinVerdict,
@@ -12,8 +11,8 @@ import {
 } from '../../src/actors/wallet-logic.js';
 import { ManualClock } from '../../src/clock.js';
 import { errorOutcome, renderError, type ErrorOutcome } from '../../src/errors.js';
-import { MICRO_MAX, parseMicro } from '../../src/money/index.js';
-import type { Channel, IdempotencyRecord, OrderRecord, OrderStatus, ServiceRecord, WalletRecord } from '../../src/wal/records.js';
+import { MICRO_MAX, multiplyMicro, parseMicro } from '../../src/money/index.js';
+import { isUnlimited, type Channel, type IdempotencyRecord, type OrderRecord, type OrderStatus, type ServiceRecord, type WalletRecord } from '../../src/ledger/index.js';
 
 type OrderCommand = Extract<Command, { kind: 'order' }>;
 
@@ -800,7 +799,7 @@ describe('ledger and purity (property)', () => {
                 refundedPerOrder.set(o.id, total);
                 expect(total).toBeLessThanOrEqual(o.debit);
                 if (ev.to === 'canceled') expect(ev.refund).toBe(o.debit);
-                if (ev.to === 'partial') expect(ev.refund).toBe(o.debit === 0 ? 0 : o.remains! * o.rate);
+                if (ev.to === 'partial') expect(ev.refund).toBe(o.debit === 0 ? 0 : multiplyMicro(o.remains!, o.rate));
                 // The order keeps the rate and charge it was placed with.
                 const i = orders.findIndex((x) => x.id === o.id);
                 expect(o).toEqual({ ...orders[i]!, status: ev.to, remains: o.remains });

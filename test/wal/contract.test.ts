@@ -11,7 +11,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LmdbGroupCommit, openStore, type LogEvent, type Store, type SyncMode, type TableName, type Wal, type WalEntry } from '../../src/wal/index.js';
+import { LmdbGroupCommit, openStore, type Store, type SyncMode, type TableName, type Wal, type WalEntry } from '../../src/wal/index.js';
+import { type LogEvent } from '../../src/ledger/index.js';
 import { MemoryWal, type TableKey } from '../../src/wal/memory-wal.js';
 
 interface DurableView {

@@ -5,7 +5,8 @@
  * child-transaction way of writing a batch.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { CHAIN_KEY, LmdbGroupCommit, ORDER_COUNTS_KEY, type LogEvent, type Store, type WalEntry } from '../../src/wal/index.js';
+import { CHAIN_KEY, LmdbGroupCommit, ORDER_COUNTS_KEY, type Store, type WalEntry } from '../../src/wal/index.js';
+import { type LogEvent } from '../../src/ledger/index.js';
 import { queueable } from '../../src/wal/group-commit.js';
 import { tempStores } from '../helpers/temp-store.js';
 

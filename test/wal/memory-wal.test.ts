@@ -4,7 +4,8 @@
  * the simulation makes it happen.
  */
 import { describe, expect, it } from 'vitest';
-import type { LogEvent, WalEntry } from '../../src/wal/index.js';
+import type { WalEntry } from '../../src/wal/index.js';
+import type { LogEvent } from '../../src/ledger/index.js';
 import { MemoryWal, tableKeyString } from '../../src/wal/memory-wal.js';
 
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));

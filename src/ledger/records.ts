@@ -1,5 +1,5 @@
 /**
- * What the log and the tables hold. Money fields are integer micro-credits;
+ * The ledger's records: what the log and the tables hold. Money fields are integer micro-credits;
  * times are Unix milliseconds. Records are checked before they are written
  * and when they are read back (see `checkWallet`, `checkOrder`).
  */
@@ -111,39 +111,6 @@ export type LogEvent =
       exempt: boolean;
       reason?: string;
     };
-
-export type TableName = 'profiles' | 'wallets' | 'keys' | 'services' | 'orders' | 'orderIndex' | 'idempotency' | 'meta';
-
-export interface TablePut {
-  table: TableName;
-  key: string | number | Buffer | (string | number)[];
-  value: unknown;
-}
-
-/** One actor's contribution to a group commit: log events and table writes. */
-export interface WalEntry {
-  events: LogEvent[];
-  puts: TablePut[];
-  /**
-   * Rows to delete. With `ifAtMsBefore`, the row is deleted only if, inside
-   * the commit, it still exists with an `atMs` older than that: a record
-   * written again meanwhile is kept.
-   */
-  removes?: { table: TableName; key: string | number | (string | number)[]; ifAtMsBefore?: number }[];
-}
-
-export const ORDER_STATUSES: OrderStatus[] = ['pending', 'processing', 'in_progress', 'completed', 'partial', 'canceled'];
-export const FINAL_STATUSES: ReadonlySet<OrderStatus> = new Set(['completed', 'partial', 'canceled']);
-/** pending < processing < in_progress < every final state: orders only move up this order. */
-export const STATUS_RANK: ReadonlyMap<string, number> = new Map(ORDER_STATUSES.map((s, i) => [s, Math.min(i, 3)]));
-
-/** Key of an order in the status index: oldest first within a status. */
-export function orderIndexKey(order: Pick<OrderRecord, 'status' | 'createdAtMs' | 'seq' | 'id'>): (string | number)[] {
-  return [order.status, order.createdAtMs, order.seq, order.id];
-}
-
-/** Price of the API Unlimited plan, whole rupees per month. */
-export const PLAN_PRICE_INR_PER_MONTH = 9_999;
 
 export function checkWallet(w: WalletRecord): WalletRecord {
   if (!Number.isSafeInteger(w.id) || w.id < 1) throw new Error(`invariant: wallet id ${w.id} is invalid`);

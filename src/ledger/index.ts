@@ -1,0 +1,6 @@
+/**
+ * The ledger: the domain's records and the rules that move money. It imports
+ * nothing from storage, HTTP or the actors; they import it.
+ */
+export * from './records.js';
+export * from './rules.js';

@@ -1,0 +1,71 @@
+/**
+ * The rules that move money, written once. The wallet's decision function,
+ * verify's replay, the simulator and the tests all call these; none keeps a
+ * copy. Every function is pure and exact (integer micro-credits).
+ */
+import { multiplyMicro } from '../money/index.js';
+import type { OrderRecord, OrderStatus, WalletRecord } from './records.js';
+
+export const ORDER_STATUSES: readonly OrderStatus[] = ['pending', 'processing', 'in_progress', 'completed', 'partial', 'canceled'];
+export const FINAL_STATUSES: ReadonlySet<OrderStatus> = new Set(['completed', 'partial', 'canceled']);
+/** pending < processing < in_progress < every final state: orders only move up this order. */
+export const STATUS_RANK: ReadonlyMap<string, number> = new Map(ORDER_STATUSES.map((s, i) => [s, Math.min(i, 3)]));
+
+export function isOrderStatus(value: unknown): value is OrderStatus {
+  return typeof value === 'string' && STATUS_RANK.has(value);
+}
+
+/**
+ * Why an order may not move from `from` to `to`, or null when it may: a final
+ * order never moves again (not even to the status it has), and every other
+ * move goes strictly forward.
+ */
+export function statusMoveRefusal(from: OrderStatus, to: OrderStatus): 'final' | 'backwards' | null {
+  if (FINAL_STATUSES.has(from)) return 'final';
+  if (STATUS_RANK.get(to)! <= STATUS_RANK.get(from)!) return 'backwards';
+  return null;
+}
+
+/**
+ * Why `remains` does not fit a move to `to`, or null when it does: a partial
+ * order names the units not delivered (1 to quantity − 1), every other move
+ * names none.
+ */
+export function remainsRefusal(quantity: number, to: OrderStatus, remains: unknown): 'partial-needs-remains' | 'remains-only-on-partial' | null {
+  if (to === 'partial') {
+    return Number.isSafeInteger(remains) && (remains as number) >= 1 && (remains as number) < quantity ? null : 'partial-needs-remains';
+  }
+  return remains === null ? null : 'remains-only-on-partial';
+}
+
+/**
+ * What a move to `to` returns to the wallet, in the same commit as the move:
+ * `canceled` the whole debit, `partial` remains × rate, nothing otherwise.
+ * An order billed under the unlimited plan was debited 0, so gets 0 back.
+ * Call it only for a move that `statusMoveRefusal` and `remainsRefusal` allow.
+ */
+export function refundFor(order: Pick<OrderRecord, 'debit' | 'rate'>, to: OrderStatus, remains: number | null): number {
+  if (to === 'canceled') return order.debit;
+  if (to !== 'partial' || order.debit === 0) return 0;
+  const refund = multiplyMicro(remains!, order.rate);
+  if (refund === null || refund > order.debit) throw new Error(`invariant: refund of ${String(remains)} × ${order.rate} exceeds the debit ${order.debit}`);
+  return refund;
+}
+
+/** charge = quantity × rate exactly, or null when it would leave the exact range. */
+export function chargeFor(quantity: number, rate: number): number | null {
+  return multiplyMicro(quantity, rate);
+}
+
+/** Price of the API Unlimited plan, whole rupees per month. */
+export const PLAN_PRICE_INR_PER_MONTH = 9_999;
+export const PLAN_MONTHS_MAX = 120;
+
+export function planPriceInr(months: number): number {
+  return months * PLAN_PRICE_INR_PER_MONTH;
+}
+
+/** Whether the unlimited window covers this moment: orders then are not debited. */
+export function isUnlimited(wallet: Pick<WalletRecord, 'unlimitedExpiresMs'>, wallMs: number): boolean {
+  return wallet.unlimitedExpiresMs !== null && wallMs < wallet.unlimitedExpiresMs;
+}

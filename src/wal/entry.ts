@@ -1,0 +1,32 @@
+/**
+ * What one actor hands the log for a group commit: its events and the table
+ * rows they change, written in one LMDB transaction. This is storage's
+ * vocabulary; the records themselves are the ledger's (`src/ledger`).
+ */
+import type { LogEvent, OrderRecord } from '../ledger/index.js';
+
+export type TableName = 'profiles' | 'wallets' | 'keys' | 'services' | 'orders' | 'orderIndex' | 'idempotency' | 'meta';
+
+export interface TablePut {
+  table: TableName;
+  key: string | number | Buffer | (string | number)[];
+  value: unknown;
+}
+
+/** One actor's contribution to a group commit: log events and table writes. */
+export interface WalEntry {
+  events: LogEvent[];
+  puts: TablePut[];
+  /**
+   * Rows to delete. With `ifAtMsBefore`, the row is deleted only if, inside
+   * the commit, it still exists with an `atMs` older than that: a record
+   * written again meanwhile is kept.
+   */
+  removes?: { table: TableName; key: string | number | (string | number)[]; ifAtMsBefore?: number }[];
+}
+
+/** Key of an order in the status index: oldest first within a status. */
+export function orderIndexKey(order: Pick<OrderRecord, 'status' | 'createdAtMs' | 'seq' | 'id'>): (string | number)[] {
+  return [order.status, order.createdAtMs, order.seq, order.id];
+}
+
