@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { Catalog, Registry, type Account, type ActorContext, type ForceJoinVerdict } from './actors/index.js';
 import { ForceJoinVerifier } from './forcejoin/index.js';
-import { Metrics } from './ops/index.js';
+import { Metrics, OperatorJobs } from './ops/index.js';
 import { OrderIds } from './order-ids.js';
 import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
@@ -153,6 +153,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     abuse: new AbuseLog(log, clock),
     adminToken: token.token,
     metrics,
+    ops: new OperatorJobs(store.path, (job, memory) => log.info({ job, ...memory }, `${job} finished in its own process`)),
     orderIds,
     readOrder,
     openapiBody: JSON.stringify(buildOpenApi(VERSION)),
@@ -186,6 +187,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
         // Stop accepting, let every waiting reply go out once its sync is
         // done, then drop the remaining connections and close LMDB.
         draining = true;
+        context.ops.close();
         sweeper.stop();
         registry.stopEviction();
         closeListenSocket(apiSocket);

@@ -1,10 +1,12 @@
 /**
  * Admin endpoints for running the business: a verified snapshot taken while
- * the server serves, a ledger verification, and Prometheus metrics.
+ * the server serves, a ledger verification, and Prometheus metrics. Verify
+ * and snapshot run in a child process, one at a time (`ctx.ops`); a second
+ * one while one runs is 409 CONFLICT.
  */
 import { isAbsolute } from 'node:path';
-import { errorOutcome } from '../errors.js';
-import { METRICS_CONTENT_TYPE, renderVerifyReport, takeSnapshot, verifyLedgerAsync } from '../ops/index.js';
+import { errorOutcome, type ErrorOutcome } from '../errors.js';
+import { JobRunning, METRICS_CONTENT_TYPE, renderVerifyReport, type VerifyReport } from '../ops/index.js';
 import { invalid, unknownField, type AdminHandler } from './admin-common.js';
 import { ordersByStatus } from './admin-orders.js';
 import { send, sendError } from './reply.js';
@@ -18,12 +20,14 @@ export const snapshot: AdminHandler = async (ex, ctx, _params, body) => {
   if (typeof out !== 'string' || !isAbsolute(out) || out.length > 4096) {
     return sendError(ex, invalid("Field 'out' must be the absolute path of a new or empty directory."));
   }
+  if (ctx.ops.current !== null) return sendError(ex, running(ctx.ops.current));
   // Everything acknowledged so far is in the copy.
   await ctx.wal.flushed();
   let report;
   try {
-    report = await takeSnapshot(ctx.store, out);
+    report = await ctx.ops.snapshot(out);
   } catch (error) {
+    if (error instanceof JobRunning) return sendError(ex, running(error.running));
     const message = (error as Error).message;
     ctx.log.error({ out, message }, 'snapshot failed');
     if (/ledger|invariant|verif/i.test(message)) return sendError(ex, errorOutcome('LEDGER', message));
@@ -39,8 +43,15 @@ export const snapshot: AdminHandler = async (ex, ctx, _params, body) => {
 
 /** GET /admin/v1/verify: replays the log against the tables; 409 LEDGER names the first broken invariant. */
 export const verify: AdminHandler = async (ex, ctx) => {
+  if (ctx.ops.current !== null) return sendError(ex, running(ctx.ops.current));
   await ctx.wal.flushed();
-  const report = await verifyLedgerAsync(ctx.store);
+  let report: VerifyReport;
+  try {
+    report = await ctx.ops.verify();
+  } catch (error) {
+    if (error instanceof JobRunning) return sendError(ex, running(error.running));
+    throw error;
+  }
   const rendered = renderVerifyReport(report);
   if (report.ok) return send(ex, 200, `{"ok":true,"report":${rendered}}`);
   const error = errorOutcome('LEDGER', report.firstBroken ?? 'The ledger does not verify.');
@@ -53,6 +64,10 @@ export const verify: AdminHandler = async (ex, ctx) => {
     'LEDGER',
   );
 };
+
+function running(job: 'verify' | 'snapshot'): ErrorOutcome {
+  return errorOutcome('CONFLICT', new JobRunning(job).message);
+}
 
 /** GET /metrics: Prometheus text format. */
 export const metrics: AdminHandler = (ex, ctx) => {

@@ -5,7 +5,7 @@ import type { Clock } from '../clock.js';
 import type { Store, Wal } from '../wal/index.js';
 import type { OrderRecord } from '../ledger/index.js';
 import type { OrderIds } from '../order-ids.js';
-import type { Metrics } from '../ops/index.js';
+import type { Metrics, OperatorJobs } from '../ops/index.js';
 import type { AuthFailureLimiter } from './auth-failures.js';
 import type { AbuseLog } from './abuse-log.js';
 
@@ -27,6 +27,8 @@ export interface AppContext {
   abuse: AbuseLog;
   adminToken: string;
   metrics: Metrics;
+  /** Verify and snapshot, one at a time, each in a child process. */
+  ops: OperatorJobs;
   orderIds: OrderIds;
   /** A durable order by its public id, or undefined (also for text that cannot be an id). */
   readOrder(id: string): OrderRecord | undefined;

@@ -4,3 +4,4 @@
  */
 export * from './records.js';
 export * from './rules.js';
+export * from './replay.js';

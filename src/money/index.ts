@@ -80,3 +80,4 @@ export function assertMicro(micro: number): void {
     throw new Error(`invariant: money amount ${micro} is not a safe integer of micro-credits`);
   }
 }
+export { formatBig } from './big.js';

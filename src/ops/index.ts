@@ -1,9 +1,12 @@
 /**
  * Operator-side tools that run against a Store: ledger verification,
- * snapshots, and the Prometheus metrics registry.
+ * snapshots (both in a child process when the server asks, one at a time),
+ * and the Prometheus metrics registry.
  */
-export { verifyLedger, verifyLedgerAsync, type VerifyReport, type BrokenInvariant, type Invariant } from './verify.js';
+export { verifyLedger, verifyLedgerAsync, verifyDirectory, type VerifyReport, type BrokenInvariant, type Invariant } from './verify.js';
 export { takeSnapshot, type SnapshotReport } from './snapshot.js';
+export { OperatorJobs, JobRunning } from './operator-jobs.js';
+export type { JobMemory } from './job-client.js';
 export {
   Metrics,
   METRICS_CONTENT_TYPE,
@@ -12,5 +15,5 @@ export {
   WAL_SYNC_BUCKETS,
   type MetricsGauges,
 } from './metrics.js';
-export { formatBig } from './money-big.js';
+export { formatBig } from '../money/index.js';
 export { renderVerifyReport } from './render.js';

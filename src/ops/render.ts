@@ -3,7 +3,7 @@
  * through JSON.stringify; they are written as exact decimal JSON numbers of
  * credits, the way every other amount in the API is rendered ("0.3").
  */
-import { formatBig } from './money-big.js';
+import { formatBig } from '../money/index.js';
 import type { VerifyReport } from './verify.js';
 
 export function renderVerifyReport(report: VerifyReport): string {

@@ -8,11 +8,14 @@
  * The snapshot directory is an ordinary store directory (`data.mdb`, plus
  * the `lock.mdb` that opening it creates): `openStore(dir)` opens it, and
  * starting a server on a copy of it restores that state.
+ *
+ * It runs synchronous work (the copy's verification) where it is called:
+ * a server runs it through `OperatorJobs`, in a child process.
  */
 import { mkdir, open, readdir, stat } from 'node:fs/promises';
 import { dirname, extname, join, resolve } from 'node:path';
 import { openStore, type Store } from '../wal/store.js';
-import { verifyLedgerAsync, type VerifyReport } from './verify.js';
+import { verifyLedger, type VerifyReport } from './verify.js';
 
 export interface SnapshotReport {
   /** Absolute path of the snapshot directory. */
@@ -60,7 +63,7 @@ export async function takeSnapshot(store: Store, outDir: string): Promise<Snapsh
   const copy = openStore(dir, { readOnly: true });
   let verify: VerifyReport;
   try {
-    verify = await verifyLedgerAsync(copy);
+    verify = verifyLedger(copy);
   } finally {
     await copy.close();
   }

@@ -7,3 +7,4 @@ export type { Wal, WalStats } from './wal.js';
 export * from './entry.js';
 export { newBatch, type Batch } from './batch.js';
 export { countEvent, countIndex, isOrderCounts, loadOrderCounts, noOrders, ORDER_COUNTS_KEY, type OrderCounts } from './order-counts.js';
+export { storeLedgerSource, imageLedgerSource, compareOrderKeys } from './ledger-source.js';

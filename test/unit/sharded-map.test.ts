@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ShardedMap } from '../../src/ops/sharded-map.js';
+import { ShardedMap } from '../../src/ledger/sharded-map.js';
 
-describe('ShardedMap (verify keeps one entry per order in it)', () => {
+describe('ShardedMap (the replay keeps one entry per open order in it)', () => {
   it('behaves as a Map for every key, including the empty one and ids of every first character', () => {
     const sharded = new ShardedMap<number>();
     const plain = new Map<string, number>();
@@ -22,5 +22,12 @@ describe('ShardedMap (verify keeps one entry per order in it)', () => {
     expect(sharded.get('missing')).toBeUndefined();
     expect(new Map([...sharded])).toEqual(plain);
     expect([...sharded.values()].sort((a, b) => a - b)).toEqual([...plain.values()].sort((a, b) => a - b));
+    // Deleting keeps the counted size exact, also for keys that are not there.
+    for (const k of keys.slice(0, 1_000)) {
+      expect(sharded.delete(k)).toBe(plain.delete(k));
+    }
+    expect(sharded.delete('missing')).toBe(false);
+    expect(sharded.size).toBe(plain.size);
+    expect(new Map([...sharded])).toEqual(plain);
   });
 });

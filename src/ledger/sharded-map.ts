@@ -1,22 +1,22 @@
 /**
  * A Map split over many Maps by the key's first character. A single V8 Map
  * holds at most 2^24 (about 16.7 million) entries and throws beyond that;
- * verify keeps one entry per order, and a busy service passes that count.
- * With order ids (random base64url text) the shards fill evenly.
+ * the replay keeps one entry per open order in it, and a long enough backlog
+ * passes that count. With order ids (random base64url text) the shards fill
+ * evenly. The size is counted as entries come and go, so reading it is free.
  */
 const SHARDS = 64;
 
 export class ShardedMap<V> {
   private readonly shards: Map<string, V>[] = Array.from({ length: SHARDS }, () => new Map<string, V>());
+  private count = 0;
 
   private shard(key: string): Map<string, V> {
     return this.shards[key.length === 0 ? 0 : key.charCodeAt(0) % SHARDS]!;
   }
 
   get size(): number {
-    let n = 0;
-    for (const s of this.shards) n += s.size;
-    return n;
+    return this.count;
   }
 
   has(key: string): boolean {
@@ -28,8 +28,17 @@ export class ShardedMap<V> {
   }
 
   set(key: string, value: V): this {
-    this.shard(key).set(key, value);
+    const shard = this.shard(key);
+    const before = shard.size;
+    shard.set(key, value);
+    this.count += shard.size - before;
     return this;
+  }
+
+  delete(key: string): boolean {
+    const deleted = this.shard(key).delete(key);
+    if (deleted) this.count--;
+    return deleted;
   }
 
   *values(): Generator<V> {

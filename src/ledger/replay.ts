@@ -1,0 +1,617 @@
+/**
+ * The ledger check: replays an event log in seq order and checks that the
+ * log and the tables tell the same, self-consistent story about money. It
+ * stops at the first broken invariant and names it in a plain sentence with
+ * the seq, account and order involved, so an operator can go straight to the
+ * event.
+ *
+ * What is checked, in log order and then over the tables:
+ *   (log)      seqs are integers 1, 2, 3, … without gaps (a gap is a lost event)
+ *              and every event is of a known type (an unknown one could move
+ *              money in a way this replay cannot see);
+ *   (a)        per account: account.created opens at 0, credits.adjusted adds its
+ *              amount, order.placed takes its debit, order.status adds its refund;
+ *              the running balance never goes negative and equals the `balance`
+ *              each event carries; events only name accounts created before them;
+ *   (b)        every `wallets` row's credits equal the replayed balance, and
+ *              wallets and account.created events match one to one;
+ *   (c)        every order.placed has debit = charge or 0 (0 with a positive
+ *              charge only inside an unlimited-plan window), charge = quantity ×
+ *              rate exactly (BigInt), and its `orders` row agrees on account,
+ *              charge, debit, rate and quantity; order.placed and `orders` rows
+ *              match one to one;
+ *   (d)        status only moves forward, a final state never moves again, the
+ *              refund is the debit on `canceled`, remains × rate on `partial`
+ *              (0 when the debit was 0) and 0 otherwise; each `orders` row's
+ *              status and remains equal the last order.status event; the status
+ *              index and the counts row hold as many orders per status as the
+ *              log leaves there;
+ *   (e)        every `idempotency` row that names an order names an existing
+ *              order of the account in its key (`${accountId}:${key}`).
+ *
+ * Memory does not grow with the number of orders. The replay walks the log
+ * and the `orders` table (in storage-key order, which is creation order) side
+ * by side, so an order's fixed fields and its final status come from its row
+ * instead of a record kept per order. What it keeps:
+ *   - one small record per account;
+ *   - the open orders: placed, but whose replayed status is not yet the
+ *     status their row ends in (an order awaiting its moves). Every other
+ *     order is, at this point of the log, exactly as its row says. In a log
+ *     where orders are processed as they come, that is the processing
+ *     backlog, not the orders ever placed; `retained` reports the peak;
+ *   - rows the side-by-side walk passed before their order.placed (orders
+ *     placed out of key order, as after a wall-clock step back): normally
+ *     none.
+ * Only a failure pays more: naming the seq of an earlier placement scans the
+ * log again.
+ *
+ * The replay is pure: no clock reads, no writes, no I/O of its own. It reads
+ * through a `LedgerSource`, so the same code checks an LMDB store (verify,
+ * snapshots, the CLI) and the simulator's in-memory image.
+ */
+import { formatBig, formatMicro } from '../money/index.js';
+import { ShardedMap } from './sharded-map.js';
+import { isOrderStatus, ORDER_STATUSES, refundFor, remainsRefusal, statusMoveRefusal } from './rules.js';
+import type { LogEvent, OrderStatus } from './records.js';
+
+/** One stored row: its key and its value, as the store returns them. */
+export interface SourceRow<K = unknown> {
+  key: K;
+  value: unknown;
+}
+
+/** How many orders are in each status. */
+export type StatusCounts = Record<OrderStatus, number>;
+
+/**
+ * What the replay reads. Every method reads the same consistent moment of
+ * the store (one read transaction for LMDB). Iterables are consumed lazily,
+ * so a source streams from disk.
+ */
+export interface LedgerSource {
+  /** The log, in seq order: key = seq. */
+  events(): Iterable<SourceRow>;
+  wallets(): Iterable<SourceRow>;
+  /** The `orders` table in storage-key order (the order `compareOrderKeys` defines). */
+  orderRows(): Iterable<SourceRow<string>>;
+  /** The storage key an order's row is kept under, from its public id. */
+  orderKey(id: string): string;
+  /** One `orders` row by storage key, or undefined. */
+  orderRow(key: string): unknown;
+  /** The sort order of `orderRows`. */
+  compareOrderKeys(a: string, b: string): number;
+  idempotency(): Iterable<SourceRow>;
+  /** Orders per status in the status index. */
+  indexCounts(): StatusCounts;
+  /** The counts row stats and metrics read, or undefined when the store has none. */
+  countsRow(): unknown;
+}
+
+/** Which family of invariants a failure belongs to. */
+export type Invariant = 'log-sequence' | 'balance' | 'wallet' | 'order-charge' | 'order-status' | 'idempotency';
+
+export interface BrokenInvariant {
+  invariant: Invariant;
+  /** The log entry at fault, or null for a table-only finding. */
+  seq: number | null;
+  account: number | null;
+  order: string | null;
+  /** The same plain sentence as `VerifyReport.firstBroken`. */
+  sentence: string;
+}
+
+export interface VerifyReport {
+  ok: boolean;
+  /** A plain sentence naming the first broken invariant, or null when all hold. */
+  firstBroken: string | null;
+  /** The same finding, structured (for callers that act on it). */
+  broken: BrokenInvariant | null;
+  /** What was examined (up to the first failure, when there is one). */
+  counts: { events: number; accounts: number; orders: number; idempotencyKeys: number };
+  /**
+   * Micro-credits, exact. BigInt because a sum over many wallets may leave
+   * the safe-integer range even though each wallet stays inside it.
+   * `credited` is the net of operator adjustments (negative adjustments
+   * subtract), so Σ wallets = credited − debited + refunded.
+   */
+  totals: { credited: bigint; debited: bigint; refunded: bigint };
+  /**
+   * The most per-order state the replay held at once: open orders (placed,
+   * still to move to the status their row ends in) and rows passed before
+   * their placement. It follows the backlog, not the orders ever placed.
+   */
+  retained: { openOrdersPeak: number; passedRowsPeak: number };
+}
+
+interface AccountState {
+  balance: number;
+  /** Expiry of the unlimited-plan window from the latest plan.granted, if any. */
+  planExpiresMs: number | null;
+  hasWallet: boolean;
+}
+
+/** An order between its placement and the status its row ends in. */
+interface OpenOrder {
+  account: number;
+  quantity: number;
+  rate: number;
+  debit: number;
+  status: OrderStatus;
+  remains: number | null;
+  final: { status: unknown; remains: unknown };
+}
+
+const LABEL: Record<Invariant, string> = {
+  'log-sequence': 'Log sequence check',
+  balance: 'Balance replay',
+  wallet: 'Wallet check',
+  'order-charge': 'Order charge check',
+  'order-status': 'Order status check',
+  idempotency: 'Idempotency check',
+};
+
+/** Thrown inside the replay to stop at the first failure; never escapes `replayLedger`. */
+class Broken extends Error {
+  constructor(readonly finding: BrokenInvariant) {
+    super(finding.sentence);
+  }
+}
+
+function finding(invariant: Invariant, seq: number | null, account: number | null, order: string | null, detail: string): BrokenInvariant {
+  const who = [account === null ? null : `account ${account}`, order === null ? null : `order ${order}`].filter((p) => p !== null);
+  let where: string;
+  if (seq !== null) where = who.length > 0 ? `seq ${seq} (${who.join(', ')})` : `seq ${seq}`;
+  else where = who.length > 0 ? who.join(', ') : 'the tables';
+  return { invariant, seq, account, order, sentence: `${LABEL[invariant]} failed at ${where}: ${detail}` };
+}
+
+function fail(invariant: Invariant, seq: number | null, account: number | null, order: string | null, detail: string): never {
+  throw new Broken(finding(invariant, seq, account, order, detail));
+}
+
+const isInt = (n: unknown): n is number => Number.isSafeInteger(n);
+
+/** "3.5 credits", or the raw value when it is not even a valid amount. */
+function credits(n: unknown): string {
+  return isInt(n) ? `${formatMicro(n)} credits` : `${String(n)} (not a whole number of micro-credits)`;
+}
+
+/** A loosely typed view of a stored record: the store may hold anything. */
+type Raw = Record<string, unknown>;
+
+function asRaw(value: unknown): Raw {
+  return value !== null && typeof value === 'object' ? (value as Raw) : {};
+}
+
+/**
+ * Every event type the replay understands. Typed against the LogEvent union
+ * so that adding an event type fails to compile here until someone decides
+ * whether it moves money (and teaches the replay), instead of the verifier
+ * silently skipping it.
+ */
+const KNOWN_TYPES: Record<LogEvent['type'], true> = {
+  'account.created': true,
+  'credits.adjusted': true,
+  'account.updated': true,
+  'secret.rotated': true,
+  'service.saved': true,
+  'order.placed': true,
+  'order.rejected': true,
+  'order.status': true,
+  'plan.granted': true,
+  'forcejoin.updated': true,
+};
+
+function noOrders(): StatusCounts {
+  return { pending: 0, processing: 0, in_progress: 0, completed: 0, partial: 0, canceled: 0 };
+}
+
+/**
+ * The `orders` table, walked in key order beside the log. Placements mostly
+ * come in key order, so each one usually meets its row at the cursor; a
+ * placement further ahead moves the cursor there, and the rows it passes wait
+ * in `passed` for their own placement (or are reported as having none).
+ */
+class OrderRowCursor {
+  private readonly rows: Iterator<SourceRow<string>>;
+  private current: SourceRow<string> | null = null;
+  /** Rows the cursor passed that no placement has claimed yet, by storage key. */
+  readonly passed = new Map<string, unknown>();
+  passedPeak = 0;
+
+  constructor(private readonly source: LedgerSource) {
+    this.rows = source.orderRows()[Symbol.iterator]();
+    this.advance();
+  }
+
+  private advance(): void {
+    const next = this.rows.next();
+    this.current = next.done === true ? null : { key: String(next.value.key), value: next.value.value };
+  }
+
+  /**
+   * Claims the row stored under `key` for a placement: its value, or
+   * 'missing' when there is no such row, or 'claimed' when an earlier
+   * placement already took it.
+   */
+  claim(key: string): unknown {
+    while (this.current !== null && this.source.compareOrderKeys(this.current.key, key) < 0) {
+      this.passed.set(this.current.key, this.current.value);
+      this.passedPeak = Math.max(this.passedPeak, this.passed.size);
+      this.advance();
+    }
+    if (this.current !== null && this.current.key === key) {
+      const value = this.current.value;
+      this.advance();
+      return value;
+    }
+    if (this.passed.has(key)) {
+      const value = this.passed.get(key);
+      this.passed.delete(key);
+      return value;
+    }
+    // Behind the cursor and not waiting: a placement took it before, unless
+    // the row does not exist at all.
+    return this.source.orderRow(key) === undefined ? 'missing' : 'claimed';
+  }
+
+  /** Whether a placement has claimed the row under `key` (which exists). */
+  claimed(key: string): boolean {
+    if (this.passed.has(key)) return false;
+    return this.current === null || this.source.compareOrderKeys(key, this.current.key) < 0;
+  }
+
+  /** Rows no placement claimed: those passed, then those never reached. */
+  *unclaimed(): Generator<SourceRow<string>> {
+    for (const [key, value] of this.passed) yield { key, value };
+    while (this.current !== null) {
+      yield this.current;
+      this.advance();
+    }
+  }
+}
+
+class LedgerReplay {
+  readonly accounts = new Map<number, AccountState>();
+  readonly open = new ShardedMap<OpenOrder>();
+  openPeak = 0;
+  readonly counts = { events: 0, accounts: 0, orders: 0, idempotencyKeys: 0 };
+  readonly statuses = noOrders();
+  credited = 0n;
+  debited = 0n;
+  refunded = 0n;
+  private rows: OrderRowCursor | null = null;
+
+  constructor(private readonly source: LedgerSource) {}
+
+  get passedPeak(): number {
+    return this.rows?.passedPeak ?? 0;
+  }
+
+  run(): void {
+    this.rows = new OrderRowCursor(this.source);
+    let expectedSeq = 1;
+    for (const { key, value } of this.source.events()) {
+      const seq = key as unknown;
+      if (!isInt(seq) || seq !== expectedSeq) {
+        fail(
+          'log-sequence',
+          isInt(seq) ? seq : null,
+          null,
+          null,
+          `expected seq ${expectedSeq} but found ${String(seq)}; a gap or a foreign key means events are missing or the log was altered.`,
+        );
+      }
+      expectedSeq++;
+      this.counts.events++;
+      this.apply(seq, value);
+    }
+    this.checkWallets();
+    this.checkOrderRows(this.rows);
+    this.checkOrderCounts();
+    this.checkIdempotency();
+  }
+
+  private apply(seq: number, raw: unknown): void {
+    if (raw === null || typeof raw !== 'object') fail('log-sequence', seq, null, null, 'the entry is not an event object.');
+    const e = raw as Raw;
+    if (typeof e.type !== 'string' || !Object.hasOwn(KNOWN_TYPES, e.type)) {
+      fail('log-sequence', seq, null, null, `the event type ${JSON.stringify(e.type)} is unknown, so its effect on balances cannot be checked.`);
+    }
+    if (e.type === 'service.saved') return;
+    const accountId = e.account;
+    if (!isInt(accountId)) fail('balance', seq, null, null, `${e.type} does not name a valid account id (${String(accountId)}).`);
+    if (e.type === 'account.created') return this.accountCreated(seq, accountId, e);
+    const account = this.accounts.get(accountId);
+    if (account === undefined) {
+      fail('balance', seq, accountId, typeof e.order === 'string' ? e.order : null, `${e.type} names an account that no earlier account.created opened.`);
+    }
+    switch (e.type) {
+      case 'credits.adjusted':
+        return this.creditsAdjusted(seq, accountId, account, e);
+      case 'order.placed':
+        return this.orderPlaced(seq, accountId, account, e);
+      case 'order.status':
+        return this.orderStatus(seq, accountId, account, e);
+      case 'plan.granted':
+        if (!isInt(e.expiresMs)) fail('balance', seq, accountId, null, `plan.granted carries an invalid expiry (${String(e.expiresMs)}).`);
+        account.planExpiresMs = e.expiresMs;
+        return;
+      default:
+        // account.updated, secret.rotated, forcejoin.updated, order.rejected:
+        // they move no money; naming a known account is all they must do.
+        return;
+    }
+  }
+
+  private accountCreated(seq: number, id: number, e: Raw): void {
+    if (this.accounts.has(id)) fail('balance', seq, id, null, 'account.created opens an account that was already opened earlier in the log.');
+    // Money reaches a wallet only through logged adjustments and refunds, so
+    // an account opens empty; anything else would be credit with no reason.
+    if (e.credits !== 0) fail('balance', seq, id, null, `account.created opens the wallet with ${credits(e.credits)}; an account must open with 0.`);
+    this.accounts.set(id, { balance: 0, planExpiresMs: null, hasWallet: false });
+    this.counts.accounts++;
+  }
+
+  private creditsAdjusted(seq: number, id: number, account: AccountState, e: Raw): void {
+    if (!isInt(e.amount)) fail('balance', seq, id, null, `credits.adjusted carries an invalid amount ${credits(e.amount)}.`);
+    account.balance = this.move(seq, id, null, account, e.amount, e.balance, () => `credits.adjusted of ${credits(e.amount)}`);
+    this.credited += BigInt(e.amount);
+  }
+
+  private orderPlaced(seq: number, id: number, account: AccountState, e: Raw): void {
+    const orderId = e.order;
+    if (typeof orderId !== 'string' || orderId.length === 0) fail('order-charge', seq, id, null, 'order.placed does not carry an order id.');
+    const row = this.rows!.claim(this.source.orderKey(orderId));
+    if (row === 'claimed') {
+      fail('order-charge', seq, id, orderId, `the order id was already placed at seq ${this.placedSeq(orderId)}; order ids must be unique.`);
+    }
+    const { quantity, rate, charge, debit } = e;
+    if (!isInt(quantity) || quantity < 1) fail('order-charge', seq, id, orderId, `order.placed carries an invalid quantity (${String(quantity)}).`);
+    if (!isInt(rate) || rate < 0) fail('order-charge', seq, id, orderId, `order.placed carries an invalid rate ${credits(rate)}.`);
+    if (!isInt(charge) || charge < 0) fail('order-charge', seq, id, orderId, `order.placed carries an invalid charge ${credits(charge)}.`);
+    if (!isInt(debit)) fail('order-charge', seq, id, orderId, `order.placed carries an invalid debit ${credits(debit)}.`);
+    if (BigInt(quantity) * BigInt(rate) !== BigInt(charge)) {
+      fail('order-charge', seq, id, orderId, `the charge is ${credits(charge)} but quantity ${quantity} × rate ${credits(rate)} is ${formatBig(BigInt(quantity) * BigInt(rate))} credits.`);
+    }
+    if (debit !== charge && debit !== 0) {
+      fail('order-charge', seq, id, orderId, `the debit ${credits(debit)} is neither the charge ${credits(charge)} nor 0.`);
+    }
+    if (debit === 0 && charge > 0) {
+      // An order goes undebited only under the unlimited plan, which the
+      // actor checks against the same wall time it stamps on the event.
+      const active = account.planExpiresMs !== null && isInt(e.atMs) && e.atMs < account.planExpiresMs;
+      if (!active) {
+        fail('order-charge', seq, id, orderId, `the order was not debited (charge ${credits(charge)}) but no unlimited-plan window covered its time.`);
+      }
+    }
+    account.balance = this.move(seq, id, orderId, account, -debit, e.balance, () => `order.placed debiting ${credits(debit)}`);
+    this.debited += BigInt(debit);
+    if (row === 'missing') fail('order-charge', seq, id, orderId, 'order.placed has no row in the orders table.');
+    const r = asRaw(row);
+    const placed: Raw = { account: id, charge, debit, rate, quantity };
+    const field = (['account', 'charge', 'debit', 'rate', 'quantity'] as const).find((f) => r[f] !== placed[f]);
+    if (field !== undefined) {
+      fail('order-charge', seq, id, orderId, `the orders row has ${field} ${String(r[field])} but order.placed says ${String(placed[field])}.`);
+    }
+    this.counts.orders++;
+    this.statuses.pending++;
+    // Only an order whose row ends somewhere else than where it starts is
+    // remembered; every other order is, from here on, what its row says.
+    if (r.status !== 'pending' || r.remains !== null) {
+      this.setOpen(orderId, { account: id, quantity, rate, debit, status: 'pending', remains: null, final: { status: r.status, remains: r.remains } });
+    }
+  }
+
+  private orderStatus(seq: number, id: number, account: AccountState, e: Raw): void {
+    const orderId = e.order;
+    if (typeof orderId !== 'string') fail('order-status', seq, id, null, 'order.status does not carry an order id.');
+    const order = this.open.get(orderId) ?? this.settledOrder(orderId);
+    if (order === undefined) fail('order-status', seq, id, orderId, 'order.status moves an order that no earlier order.placed created.');
+    if (order.account !== id) fail('order-status', seq, id, orderId, `order.status names account ${id} but the order belongs to account ${order.account}.`);
+    const to = e.to;
+    if (!isOrderStatus(to)) fail('order-status', seq, id, orderId, `order.status moves to an unknown status ${JSON.stringify(to)}.`);
+    const toStatus = to;
+    const moveRefusal = statusMoveRefusal(order.status, toStatus);
+    if (moveRefusal === 'final') {
+      fail('order-status', seq, id, orderId, `the order is already ${order.status}, a final state, and cannot move again (here to ${toStatus}).`);
+    }
+    if (e.from !== order.status) {
+      fail('order-status', seq, id, orderId, `order.status says it moves from ${String(e.from)} but the order is ${order.status}.`);
+    }
+    if (moveRefusal === 'backwards') {
+      fail('order-status', seq, id, orderId, `the order moves backwards or sideways, from ${order.status} to ${toStatus}.`);
+    }
+    const remains = e.remains;
+    const remainsProblem = remainsRefusal(order.quantity, toStatus, remains);
+    if (remainsProblem === 'partial-needs-remains') {
+      fail('order-status', seq, id, orderId, `a partial order needs remains from 1 to ${order.quantity - 1}, not ${String(remains)}.`);
+    }
+    if (remainsProblem === 'remains-only-on-partial') {
+      fail('order-status', seq, id, orderId, `remains is set (${String(remains)}) on a move to ${toStatus}; only partial carries it.`);
+    }
+    const expectedRefund = BigInt(refundFor(order, toStatus, remains as number | null));
+    const refund = e.refund;
+    if (!isInt(refund) || BigInt(refund) !== expectedRefund) {
+      fail(
+        'order-status',
+        seq,
+        id,
+        orderId,
+        `the move to ${toStatus} refunds ${credits(refund)} but should refund ${formatBig(expectedRefund)} credits (debit ${credits(order.debit)}).`,
+      );
+    }
+    account.balance = this.move(seq, id, orderId, account, refund, e.balance, () => `order.status to ${toStatus} refunding ${credits(refund)}`);
+    this.refunded += BigInt(refund);
+    this.statuses[order.status]--;
+    this.statuses[toStatus]++;
+    order.status = toStatus;
+    order.remains = toStatus === 'partial' ? (remains as number) : null;
+    if (order.status === order.final.status && order.remains === order.final.remains) this.open.delete(orderId);
+    else this.setOpen(orderId, order);
+  }
+
+  /**
+   * An order that is not open is, at this point of the log, exactly what its
+   * row says (or was never placed): its state comes from the row. Reached
+   * only when a move goes beyond the row's status, which the end reports.
+   */
+  private settledOrder(orderId: string): OpenOrder | undefined {
+    const key = this.source.orderKey(orderId);
+    const row = this.source.orderRow(key);
+    if (row === undefined || !this.rows!.claimed(key)) return undefined;
+    const r = asRaw(row);
+    if (!isOrderStatus(r.status)) return undefined;
+    return {
+      account: r.account as number,
+      quantity: r.quantity as number,
+      rate: r.rate as number,
+      debit: r.debit as number,
+      status: r.status,
+      remains: (r.remains as number | null) ?? null,
+      final: { status: r.status, remains: r.remains },
+    };
+  }
+
+  private setOpen(orderId: string, order: OpenOrder): void {
+    this.open.set(orderId, order);
+    // ShardedMap.size sums 64 shards: count only when the map grew.
+    if (this.open.size > this.openPeak) this.openPeak = this.open.size;
+  }
+
+  /** The seq of an order's first placement: a second scan, paid only when reporting a duplicate. */
+  private placedSeq(orderId: string): string {
+    for (const { key, value } of this.source.events()) {
+      const e = asRaw(value);
+      if (e.type === 'order.placed' && e.order === orderId) return String(key);
+    }
+    return 'an earlier seq';
+  }
+
+  /**
+   * Applies a signed change to a balance and checks (a): never negative,
+   * equal to the balance the event carries. `what` describes the event and
+   * is only called on failure (formatting money per event would double the
+   * cost of a replay).
+   */
+  private move(seq: number, id: number, orderId: string | null, account: AccountState, delta: number, carried: unknown, what: () => string): number {
+    const next = account.balance + delta;
+    if (!isInt(next)) fail('balance', seq, id, orderId, `${what()} takes the balance of ${credits(account.balance)} out of the exact range.`);
+    if (next < 0) {
+      fail('balance', seq, id, orderId, `${what()} takes the balance of ${credits(account.balance)} below zero, to ${credits(next)}.`);
+    }
+    if (carried !== next) {
+      fail('balance', seq, id, orderId, `${what()} leaves a replayed balance of ${credits(next)} but the event records ${credits(carried)}.`);
+    }
+    return next;
+  }
+
+  /** (b): the wallets table against the replay, both ways. */
+  private checkWallets(): void {
+    for (const { key, value } of this.source.wallets()) {
+      const id = key as unknown;
+      const wallet = value as Raw | null;
+      const account = isInt(id) ? this.accounts.get(id) : undefined;
+      if (account === undefined) fail('wallet', null, isInt(id) ? id : null, null, `the wallet row ${String(id)} has no account.created in the log.`);
+      account.hasWallet = true;
+      if (wallet === null || wallet.credits !== account.balance) {
+        fail('wallet', null, id as number, null, `the wallet holds ${credits(wallet?.credits)} but its ledger replays to ${credits(account.balance)}.`);
+      }
+    }
+    for (const [id, account] of this.accounts) {
+      if (!account.hasWallet) fail('wallet', null, id, null, 'the account was created in the log but has no wallet row.');
+    }
+  }
+
+  /**
+   * (c) and (d) against the orders table: every row was placed in the log
+   * (placements claimed theirs during the replay), and every order still open
+   * stopped short of, or went past, the status and remains its row holds.
+   */
+  private checkOrderRows(rows: OrderRowCursor): void {
+    for (const { key, value } of rows.unclaimed()) {
+      const row = asRaw(value);
+      // Rows are stored under an internal key; the public id is in the row.
+      const id = typeof row.id === 'string' ? row.id : key;
+      fail('order-charge', null, isInt(row.account) ? row.account : null, id, 'the orders row has no order.placed in the log.');
+    }
+    for (const [id, order] of this.open) {
+      fail(
+        'order-status',
+        null,
+        order.account,
+        id,
+        `the orders row says ${String(order.final.status)} with remains ${String(order.final.remains)} but the log leaves it ${order.status} with remains ${String(order.remains)}.`,
+      );
+    }
+  }
+
+  /**
+   * (d'): the status index and the counts row (what stats and metrics
+   * report) hold as many orders in each status as the log leaves there.
+   */
+  private checkOrderCounts(): void {
+    const replayed = this.statuses;
+    const indexed = this.source.indexCounts();
+    const row = this.source.countsRow();
+    for (const status of ORDER_STATUSES) {
+      if (indexed[status] !== replayed[status]) {
+        fail('order-status', null, null, null, `the status index lists ${indexed[status]} ${status} orders but the log leaves ${replayed[status]}.`);
+      }
+      if (row !== undefined && (!isCounts(row) || row[status] !== replayed[status])) {
+        fail('order-status', null, null, null, `the order counts row says ${String((row as Raw | null)?.[status])} ${status} orders but the log leaves ${replayed[status]}.`);
+      }
+    }
+  }
+
+  /** (e): idempotency rows point at orders of their own account. */
+  private checkIdempotency(): void {
+    for (const { key, value } of this.source.idempotency()) {
+      this.counts.idempotencyKeys++;
+      const k = String(key);
+      const colon = k.indexOf(':');
+      const accountId = colon > 0 ? Number(k.slice(0, colon)) : NaN;
+      if (!isInt(accountId)) fail('idempotency', null, null, null, `the idempotency key ${JSON.stringify(k)} is not of the form accountId:key.`);
+      const orderId = (value as { order?: unknown } | null)?.order ?? null;
+      if (orderId === null) continue;
+      // Every row was matched to its placement above, so a row is an order.
+      const row = typeof orderId === 'string' ? this.source.orderRow(this.source.orderKey(orderId)) : undefined;
+      if (row === undefined) {
+        fail('idempotency', null, accountId, String(orderId), `the idempotency key ${JSON.stringify(k.slice(colon + 1))} points at an order that does not exist.`);
+      }
+      const owner = asRaw(row).account;
+      if (owner !== accountId) {
+        fail('idempotency', null, accountId, orderId as string, `the idempotency key ${JSON.stringify(k.slice(colon + 1))} points at an order of account ${String(owner)}.`);
+      }
+    }
+  }
+}
+
+export function isCounts(row: unknown): row is StatusCounts {
+  if (row === null || typeof row !== 'object') return false;
+  return ORDER_STATUSES.every((s) => Number.isSafeInteger((row as Raw)[s]));
+}
+
+/**
+ * Replays the source's whole log and checks every invariant above, stopping
+ * at the first one that breaks. Synchronous and read-only: run it where a
+ * long loop blocks nobody (a child process, the CLI, the simulator).
+ */
+export function replayLedger(source: LedgerSource): VerifyReport {
+  const replay = new LedgerReplay(source);
+  let broken: BrokenInvariant | null = null;
+  try {
+    replay.run();
+  } catch (error) {
+    if (!(error instanceof Broken)) throw error;
+    broken = error.finding;
+  }
+  return {
+    ok: broken === null,
+    firstBroken: broken?.sentence ?? null,
+    broken,
+    counts: { ...replay.counts },
+    totals: { credited: replay.credited, debited: replay.debited, refunded: replay.refunded },
+    retained: { openOrdersPeak: replay.openPeak, passedRowsPeak: replay.passedPeak },
+  };
+}

@@ -1,0 +1,74 @@
+/**
+ * The operator-job child process (see job-client.ts): receives one job,
+ * runs it on the data directory opened read-only, sends the result and
+ * exits. Synchronous work is fine here: nobody else runs on this loop.
+ */
+import { readFileSync } from 'node:fs';
+import { replayLedger } from '../ledger/index.js';
+import { storeLedgerSource } from '../wal/ledger-source.js';
+import { openStore } from '../wal/store.js';
+import type { FromChild, JobMemory, JobRequest, ToChild } from './job-client.js';
+import { takeSnapshot } from './snapshot.js';
+
+function send(message: FromChild): Promise<void> {
+  return new Promise((resolve, reject) => process.send!(message, undefined, {}, (error) => (error === null ? resolve() : reject(error))));
+}
+
+/** /proc/self/status figures in bytes; zeros where /proc is not there. */
+function memory(): JobMemory {
+  let text = '';
+  try {
+    text = readFileSync('/proc/self/status', 'utf8');
+  } catch {
+    return { peakRssBytes: 0, rssAnonBytes: 0, rssFileBytes: 0 };
+  }
+  const kib = (name: string): number => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? 0) * 1024;
+  return { peakRssBytes: kib('VmHWM'), rssAnonBytes: kib('RssAnon'), rssFileBytes: kib('RssFile') };
+}
+
+let resume: (() => void) | null = null;
+
+async function pauseIfAsked(pause: boolean): Promise<void> {
+  if (!pause) return;
+  const resumed = new Promise<void>((resolve) => (resume = resolve));
+  await send({ type: 'paused' });
+  await resumed;
+}
+
+async function run(request: JobRequest, pause: boolean): Promise<FromChild> {
+  const store = openStore(request.dir, { readOnly: true });
+  try {
+    if (request.job === 'verify') {
+      const txn = store.root.useReadTransaction();
+      try {
+        await pauseIfAsked(pause);
+        const report = replayLedger(storeLedgerSource(store, txn));
+        return { type: 'done', result: { job: 'verify', report, memory: memory() } };
+      } finally {
+        txn.done();
+      }
+    }
+    await pauseIfAsked(pause);
+    const snapshot = await takeSnapshot(store, request.out);
+    return { type: 'done', result: { job: 'snapshot', snapshot, memory: memory() } };
+  } finally {
+    await store.close();
+  }
+}
+
+process.on('message', (raw) => {
+  const message = raw as ToChild;
+  if (message.type === 'resume') {
+    resume?.();
+    return;
+  }
+  run(message.request, message.pause)
+    .catch((error: unknown): FromChild => ({ type: 'failed', message: error instanceof Error ? error.message : String(error) }))
+    .then(send)
+    .then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+});
+// The server going away (its IPC channel closing) ends the job too.
+process.on('disconnect', () => process.exit(1));
