@@ -114,6 +114,12 @@ export interface DirectSeedOptions {
   orders?: number;
   /** Orders per write transaction (default 50,000). */
   ordersBatch?: number;
+  /**
+   * When set, every other order is completed (an order.status event, its row
+   * and index entry moved) this many orders after it was placed, as an
+   * operator working through a backlog would (default: none, all pending).
+   */
+  completeLag?: number;
   /** Called after every transaction with the accounts (then the orders) written so far. */
   progress?: (written: number, what: 'accounts' | 'orders') => void;
 }
@@ -177,11 +183,12 @@ export async function seedDirect(dataDir: string, count: number, options: Direct
     }
     if (orderIdSecret !== null) {
       const ordersStarted = performance.now();
-      orderSample = writeOrders(store, seq, orderIdSecret, count, orders, { service, credits, charge }, options);
+      const written = writeOrders(store, seq, orderIdSecret, count, orders, { service, credits, charge }, options);
+      orderSample = written.sample;
       // The counts row the group commit keeps (else the server counts the index at its first start).
       // (A block body: a callback that returns the put's promise would keep the transaction open.)
       store.root.transactionSync(() => {
-        store.tables.meta.put(ORDER_COUNTS_KEY, { ...noOrders(), pending: orders });
+        store.tables.meta.put(ORDER_COUNTS_KEY, { ...noOrders(), pending: orders - written.completed, completed: written.completed });
       });
       ordersSeconds = (performance.now() - ordersStarted) / 1000;
     }
@@ -214,8 +221,12 @@ function writeOrders(
   orders: number,
   money: { service: ServiceRecord; credits: number; charge: number },
   options: DirectSeedOptions,
-): Seeded['orderSample'] {
+): { sample: Seeded['orderSample']; completed: number } {
   const { service, credits, charge } = money;
+  const lag = options.completeLag ?? 0;
+  // The last `lag` orders, so the one placed `lag` orders ago can be completed.
+  const recent: OrderRecord[] = new Array(lag);
+  let completed = 0;
   const batch = options.ordersBatch ?? 50_000;
   const ids = new OrderIds(secret);
   const sampleEvery = Math.max(1, Math.floor(orders / 16));
@@ -266,11 +277,27 @@ function writeOrders(
         store.tables.orders.put(ids.storageKey(order.id)!, checkOrder(order));
         store.tables.orderIndex.put(orderIndexKey(order), account);
         if (k % sampleEvery === 0 && sample.length < 16) sample.push({ account: accountIndex, id: order.id });
+        if (lag > 0) {
+          const old = recent[k % lag];
+          recent[k % lag] = order;
+          if (old !== undefined && (k - lag) % 2 === 0) {
+            // The old order's account has placed ⌊(k − b) / count⌋ + 1 orders by now (b its index); completing refunds nothing.
+            const b = old.account - 1;
+            const oldBalance = credits - (Math.floor((k - b) / count) + 1) * charge;
+            const done: OrderRecord = { ...old, status: 'completed' };
+            const moved: LogEvent = { type: 'order.status', atMs: wallMs, account: old.account, order: old.id, from: 'pending', to: 'completed', remains: null, refund: 0, balance: oldBalance };
+            store.log.put(seq++, moved);
+            store.tables.orders.put(ids.storageKey(old.id)!, checkOrder(done));
+            store.tables.orderIndex.remove(orderIndexKey(old));
+            store.tables.orderIndex.put(orderIndexKey(done), old.account);
+            completed++;
+          }
+        }
       }
     });
     options.progress?.(to, 'orders');
   }
-  return sample;
+  return { sample, completed };
 }
 
 /** At most `limit` account indexes spread evenly over all of them (every one when count ≤ limit). */

@@ -202,6 +202,9 @@ const KNOWN_TYPES: Record<LogEvent['type'], true> = {
   'forcejoin.updated': true,
 };
 
+/** The fields an orders row must share with its order.placed, in the order a mismatch is named. */
+const ORDER_FIELDS = ['account', 'charge', 'debit', 'rate', 'quantity'] as const;
+
 function noOrders(): StatusCounts {
   return { pending: 0, processing: 0, in_progress: 0, completed: 0, partial: 0, canceled: 0 };
 }
@@ -230,11 +233,19 @@ class OrderRowCursor {
   }
 
   /**
-   * Claims the row stored under `key` for a placement: its value, or
+   * Claims the row of order `id` for its placement: the row's value, or
    * 'missing' when there is no such row, or 'claimed' when an earlier
    * placement already took it.
    */
-  claim(key: string): unknown {
+  claim(id: string): unknown {
+    // The usual case: the row at the cursor is this order's (rows hold
+    // their public id), which spares computing the storage key.
+    const here = this.current;
+    if (here !== null && (here.value as { id?: unknown } | null)?.id === id) {
+      this.advance();
+      return here.value;
+    }
+    const key = this.source.orderKey(id);
     while (this.current !== null && this.source.compareOrderKeys(this.current.key, key) < 0) {
       this.passed.set(this.current.key, this.current.value);
       this.passedPeak = Math.max(this.passedPeak, this.passed.size);
@@ -362,7 +373,7 @@ class LedgerReplay {
   private orderPlaced(seq: number, id: number, account: AccountState, e: Raw): void {
     const orderId = e.order;
     if (typeof orderId !== 'string' || orderId.length === 0) fail('order-charge', seq, id, null, 'order.placed does not carry an order id.');
-    const row = this.rows!.claim(this.source.orderKey(orderId));
+    const row = this.rows!.claim(orderId);
     if (row === 'claimed') {
       fail('order-charge', seq, id, orderId, `the order id was already placed at seq ${this.placedSeq(orderId)}; order ids must be unique.`);
     }
@@ -389,9 +400,9 @@ class LedgerReplay {
     this.debited += BigInt(debit);
     if (row === 'missing') fail('order-charge', seq, id, orderId, 'order.placed has no row in the orders table.');
     const r = asRaw(row);
-    const placed: Raw = { account: id, charge, debit, rate, quantity };
-    const field = (['account', 'charge', 'debit', 'rate', 'quantity'] as const).find((f) => r[f] !== placed[f]);
-    if (field !== undefined) {
+    if (r.account !== id || r.charge !== charge || r.debit !== debit || r.rate !== rate || r.quantity !== quantity) {
+      const placed: Raw = { account: id, charge, debit, rate, quantity };
+      const field = ORDER_FIELDS.find((f) => r[f] !== placed[f])!;
       fail('order-charge', seq, id, orderId, `the orders row has ${field} ${String(r[field])} but order.placed says ${String(placed[field])}.`);
     }
     this.counts.orders++;
