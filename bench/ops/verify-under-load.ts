@@ -3,12 +3,16 @@
  *
  *   node dist/bench/ops/verify-under-load.js --orders 2000000 [--accounts 10000]
  *        [--rate 1500] [--connections 8] [--baseline-s 10] [--complete-lag 5000]
- *        [--dir /tmp/…] [--keep]
+ *        [--data DIR] [--seed-only]
  *
  * Seeds `--orders` placed orders directly into a fresh data directory
  * (bench/http/seed.ts; with --complete-lag every other order is completed
  * that many orders after its placement, so the replay has a backlog to
- * follow), starts the real server (dist/src/main.js) on it, and drives a
+ * follow), or reuses the one `--data` names when it already holds a store
+ * (seeding ten million orders takes minutes: `--seed-only` seeds and stops,
+ * so the measurement can run under the exclusive lock on its own). It starts
+ * the real server (dist/src/main.js) on it, creates 100 funded accounts
+ * through the admin API for the load, and drives a
  * paced order load (`--rate` orders/s over `--connections` keep-alive
  * loops). Three phases under the same load: a baseline, then
  * GET /admin/v1/verify, then POST /admin/v1/snapshot. For each phase it
@@ -19,13 +23,12 @@
  *
  * Run it under `flock -x /work/cpu.lock` on the shared machine.
  */
-import { readFileSync, rmSync } from 'node:fs';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { memory, type Memory } from '../http/procstat.js';
-import { seedDirect, type Seeded } from '../http/seed.js';
+import { seedDirect, seedViaAdmin, type Seeded } from '../http/seed.js';
 import { admin, startServer, stopServer, type ServerProcess } from '../http/server-process.js';
 import { f0, f1, log, setLogPrefix, sleep } from '../http/util.js';
 
@@ -39,8 +42,8 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '8' },
     'baseline-s': { type: 'string', default: '10' },
     'complete-lag': { type: 'string', default: '5000' },
-    dir: { type: 'string' },
-    keep: { type: 'boolean', default: false },
+    data: { type: 'string' },
+    'seed-only': { type: 'boolean', default: false },
   },
 });
 const int = (name: keyof typeof values): number => {
@@ -161,20 +164,26 @@ async function timed(name: string, run: () => Promise<string>): Promise<{ phase:
 }
 
 async function main(): Promise<void> {
-  const dir = values.dir ?? mkdtempSync(join(tmpdir(), 'coa-bench-ops-'));
-  const dataDir = join(dir, 'data');
-  log(`seeding ${f0(accounts)} accounts and ${f0(orders)} orders into ${dataDir} (complete lag ${completeLag})`);
-  const seeded = await seedDirect(dataDir, accounts, {
-    orders,
-    completeLag,
-    progress: (n, what) => {
-      if (what === 'orders' && n % 1_000_000 === 0) log(`  ${f0(n)} orders`);
-    },
-  });
-  log(`seeded in ${f1(seeded.seconds)} s`);
+  const scratch = mkdtempSync(join(tmpdir(), 'coa-bench-ops-'));
+  const dataDir = values.data ?? join(scratch, 'data');
+  if (existsSync(join(dataDir, 'data.mdb'))) {
+    log(`reusing the store in ${dataDir}`);
+  } else {
+    log(`seeding ${f0(accounts)} accounts and ${f0(orders)} orders into ${dataDir} (complete lag ${completeLag})`);
+    const seeded = await seedDirect(dataDir, accounts, {
+      orders,
+      completeLag,
+      progress: (n, what) => {
+        if (what === 'orders' && n % 1_000_000 === 0) log(`  ${f0(n)} orders`);
+      },
+    });
+    log(`seeded in ${f1(seeded.seconds)} s`);
+  }
+  if (values['seed-only']) return;
   const server = await startServer(dataDir, { readyTimeoutMs: 120_000 });
   const before = memory(server.pid);
   log(`server ready in ${f0(server.readyMs)} ms; RSS ${f0(before?.rssMiB ?? 0)} MiB`);
+  const seeded = await seedViaAdmin(server, 100);
   const loops = Array.from({ length: connections }, (_, i) => orderLoop(server, seeded, i));
   const sampler = sampleMemory(server);
   try {
@@ -184,7 +193,7 @@ async function main(): Promise<void> {
     const verify = await timed('verify', () => admin(server, 'GET', '/admin/v1/verify'));
     const report = JSON.parse(verify.text) as { report: { counts: Record<string, number> } };
     await sleep(2000);
-    const out = join(dir, 'snapshot');
+    const out = join(scratch, 'snapshot');
     const snapshot = await timed('snapshot', () => admin(server, 'POST', '/admin/v1/snapshot', { out }));
     const after = await timed('after', () => sleep(Math.min(baselineS, 5) * 1000).then(() => ''));
     current = null;
@@ -192,7 +201,7 @@ async function main(): Promise<void> {
     const headers = Object.keys(rows[0]!);
     const table = [`| ${headers.join(' | ')} |`, `|${headers.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${headers.map((h) => r[h]).join(' | ')} |`)].join('\n');
     process.stdout.write(
-      `\n${f0(orders)} seeded orders (every other one completed ${f0(completeLag)} orders later), ${f0(accounts)} accounts, ` +
+      `\n${dataDir}: ${f0(report.report.counts.orders ?? 0)} orders, ${f0(report.report.counts.accounts ?? 0)} accounts; ` +
         `load ${f0(rate)} orders/s over ${connections} connections\n` +
         `verify: ${f1(verify.ms / 1000)} s, counts ${JSON.stringify(report.report.counts)}\n` +
         `snapshot: ${f1(snapshot.ms / 1000)} s\n` +
@@ -202,7 +211,7 @@ async function main(): Promise<void> {
     running = false;
     await Promise.all([...loops, sampler]);
     await stopServer(server);
-    if (!values.keep) rmSync(dir, { recursive: true, force: true });
+    rmSync(scratch, { recursive: true, force: true });
   }
 }
 
