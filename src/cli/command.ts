@@ -41,6 +41,12 @@ export interface Command {
   /** How long to wait for the answer unless --timeout says otherwise (default 30 s). */
   timeoutS?: number;
   request(input: CommandInput): AdminRequest;
+  /**
+   * A command that can also run without the server: given the input, the
+   * answer it computed itself, shown exactly as a server answer would be
+   * (or thrown as the same refusal); null to ask the server.
+   */
+  local?(input: CommandInput): Promise<AdminResponse> | null;
   /** Text for people; `--json` bypasses this and prints the body as received. */
   render(body: JsonObject, input: CommandInput): string;
   /**

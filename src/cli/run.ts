@@ -87,18 +87,20 @@ async function run(argv: readonly string[], io: CliIo, help: HelpPointer): Promi
   const input = buildInput(command, line);
   // Build the request before touching the network or the token file, so usage errors come first.
   const request = command.request(input);
-  const baseUrl = resolveAdminUrl(stringValue(line.values['admin-url']), io.env);
-  const token = command.auth === false ? undefined : await resolveToken(stringValue(line.values.token), io.env);
-
-  const timeout = stringValue(line.values.timeout);
-  const timeoutS = timeout === undefined ? (command.timeoutS ?? DEFAULT_TIMEOUT_S) : Number(parseInteger(timeout, '--timeout').text);
-  if (timeoutS < 1 || timeoutS > 86_400) throw new UsageError('--timeout must be from 1 to 86400 seconds.');
-  const client = new AdminClient(baseUrl, token, timeoutS * 1000);
-  const send = (next: AdminRequest) => client.send(next);
+  const remote = async (): Promise<AdminResponse> => {
+    const baseUrl = resolveAdminUrl(stringValue(line.values['admin-url']), io.env);
+    const token = command.auth === false ? undefined : await resolveToken(stringValue(line.values.token), io.env);
+    const timeout = stringValue(line.values.timeout);
+    const timeoutS = timeout === undefined ? (command.timeoutS ?? DEFAULT_TIMEOUT_S) : Number(parseInteger(timeout, '--timeout').text);
+    if (timeoutS < 1 || timeoutS > 86_400) throw new UsageError('--timeout must be from 1 to 86400 seconds.');
+    const client = new AdminClient(baseUrl, token, timeoutS * 1000);
+    const send = (next: AdminRequest) => client.send(next);
+    return command.exchange ? command.exchange(request, input, send) : send(request);
+  };
   const json = line.values.json === true;
   let response: AdminResponse;
   try {
-    response = command.exchange ? await command.exchange(request, input, send) : await send(request);
+    response = await (command.local?.(input) ?? remote());
   } catch (err) {
     if (err instanceof AdminApiError && command.renderRefusal) {
       const text = command.renderRefusal(err, input);

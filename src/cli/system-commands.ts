@@ -1,5 +1,8 @@
-import { resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { AdminResponse } from './admin-client.js';
 import type { Command, JsonObject } from './command.js';
+import { AdminApiError, CliError } from './errors.js';
 import { adminPath } from './command.js';
 import { objectAt } from './response-shape.js';
 import { formatCell, formatFields } from './table.js';
@@ -49,6 +52,28 @@ function ledgerFailure(body: JsonObject): string | undefined {
   if (report.ok === true) return undefined;
   const why = typeof report.first_broken === 'string' ? report.first_broken : 'the server did not say which invariant broke';
   return `LEDGER: ${formatCell(why)}`;
+}
+
+/**
+ * `verify --data-dir`: the same check the server runs, here, on a directory
+ * opened read-only, answered as the server would answer (200 with the
+ * report, or the 409 LEDGER refusal carrying it). Loaded on demand: no other
+ * command needs LMDB.
+ */
+async function verifyLocally(dir: string): Promise<AdminResponse> {
+  if (!existsSync(join(dir, 'data.mdb'))) {
+    throw new CliError(`there is no store in ${dir} (no data.mdb); give a server's data directory or a snapshot directory.`);
+  }
+  const { renderVerifyReport, verifyDirectory } = await import('../ops/index.js');
+  const report = await verifyDirectory(dir);
+  const rendered = renderVerifyReport(report);
+  if (report.ok) {
+    const raw = `{"ok":true,"report":${rendered}}`;
+    return { status: 200, body: JSON.parse(raw) as JsonObject, raw };
+  }
+  const message = report.firstBroken ?? 'The ledger does not verify.';
+  const raw = `{"ok":false,"error":"LEDGER","message":${JSON.stringify(message)},"report":${rendered}}`;
+  throw new AdminApiError(409, 'LEDGER', message, JSON.parse(raw) as JsonObject, raw);
 }
 
 /**
@@ -105,7 +130,18 @@ export const SYSTEM_COMMANDS: readonly Command[] = [
     words: ['verify'],
     summary: 'replay the whole log and check every ledger invariant; exits 1 if one is broken',
     timeoutS: WHOLE_STORE_TIMEOUT_S,
+    options: {
+      'data-dir': {
+        kind: 'text',
+        placeholder: 'DIR',
+        help: 'verify the store in this directory yourself instead of asking the server: a stopped server\'s data directory, or a snapshot',
+      },
+    },
     request: () => ({ method: 'GET', path: adminPath('verify') }),
+    local: (input) => {
+      const dir = input.text('data-dir');
+      return dir === undefined ? null : verifyLocally(resolve(dir));
+    },
     render: (body) => {
       const report = objectAt(body, 'report');
       const heading = report.ok === true ? 'Ledger verified: every invariant holds.\n' : 'The ledger is BROKEN.\n';
