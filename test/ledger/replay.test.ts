@@ -3,30 +3,14 @@
  * per order ever placed), placements that arrive out of storage-key order,
  * and the same verdict over the simulator's in-memory image as over LMDB.
  */
-import { rmSync } from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
-import { replayLedger, type VerifyReport } from '../../src/ledger/index.js';
-import { verifyLedger } from '../../src/ops/index.js';
+import { describe, expect, it } from 'vitest';
+import { replayLedger } from '../../src/ledger/index.js';
 import { imageLedgerSource, orderIndexKey } from '../../src/wal/index.js';
 import { emptyImage, tableKeyString, type DurableImage } from '../../src/wal/memory-wal.js';
 import type { OrderRecord } from '../../src/ledger/index.js';
-import type { Store } from '../../src/wal/store.js';
-import { CREDIT, Ledger } from '../ops/ledger.js';
+import { CREDIT, Ledger, useLedgerStores } from '../ops/ledger.js';
 
-const opened: { store: Store; dir: string }[] = [];
-
-afterEach(async () => {
-  for (const { store, dir } of opened.splice(0)) {
-    await store.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
-
-function verify(ledger: Ledger): VerifyReport {
-  const written = ledger.write();
-  opened.push(written);
-  return verifyLedger(written.store);
-}
+const { verify } = useLedgerStores();
 
 /** The same ledger as the simulator's durable image (tables keyed as MemoryWal keys them). */
 function image(ledger: Ledger): DurableImage {

@@ -9,6 +9,9 @@ import type { TableName } from '../../src/wal/index.js';
 import { openStore, type Store } from '../../src/wal/store.js';
 import { orderIndexKey } from '../../src/wal/index.js';
 import { ORDER_COUNTS_KEY } from '../../src/wal/order-counts.js';
+import { rmSync } from 'node:fs';
+import { afterEach } from 'vitest';
+import { verifyLedger, type VerifyReport } from '../../src/ops/index.js';
 import { tempDir } from '../helpers/server.js';
 
 export const CREDIT = 1_000_000;
@@ -152,4 +155,27 @@ export class Ledger {
     });
     return { store, dir };
   }
+}
+
+/**
+ * For a test file: `verify(ledger)` writes the ledger into a fresh store and
+ * verifies it; every store is closed and removed after each test. `opened`
+ * lists the stores of the running test.
+ */
+export function useLedgerStores(): { verify(ledger: Ledger): VerifyReport; opened: { store: Store; dir: string }[] } {
+  const opened: { store: Store; dir: string }[] = [];
+  afterEach(async () => {
+    for (const { store, dir } of opened.splice(0)) {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+  return {
+    opened,
+    verify(ledger) {
+      const written = ledger.write();
+      opened.push(written);
+      return verifyLedger(written.store);
+    },
+  };
 }

@@ -3,26 +3,11 @@
  * totals, and each invariant, broken on its own, is named with its seq,
  * account and order.
  */
-import { rmSync } from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
-import { renderVerifyReport, verifyLedger, verifyLedgerAsync, type VerifyReport } from '../../src/ops/index.js';
-import type { Store } from '../../src/wal/store.js';
-import { CREDIT, Ledger } from './ledger.js';
+import { describe, expect, it } from 'vitest';
+import { renderVerifyReport, verifyLedgerAsync, type VerifyReport } from '../../src/ops/index.js';
+import { CREDIT, Ledger, useLedgerStores } from './ledger.js';
 
-const opened: { store: Store; dir: string }[] = [];
-
-afterEach(async () => {
-  for (const { store, dir } of opened.splice(0)) {
-    await store.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
-
-function verify(ledger: Ledger): VerifyReport {
-  const written = ledger.write();
-  opened.push(written);
-  return verifyLedger(written.store);
-}
+const { verify, opened } = useLedgerStores();
 
 /** One account with 100 credits and three orders at rate 0.1 (q 10, 20, 30). */
 function busy(): Ledger {
