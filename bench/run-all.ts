@@ -37,6 +37,7 @@ import type { Scenario } from './http/protocol.js';
 import { perWallet, pointList, pointName, runScaling, type ScalingPoint, type ScalingResult, type ScalingStep } from './http/scaling.js';
 import { openSession, type Session } from './http/scenario.js';
 import { diskOf, f0, f1, f2, filesystemOf, intList, log, MiB, positiveInt, REPO_ROOT, setLogPrefix, shellArgs, sourceVersion, QUIET_OPTION_SPECS, quietOptions, type QuietOptions } from './http/util.js';
+import { describeSyncLatency, measureSyncLatency } from './http/sync-latency.js';
 
 const HELP = `Usage: npm run bench -- [options]
 
@@ -216,6 +217,8 @@ interface Environment {
   memoryGiB: number;
   kernel: string;
   dataDir: string;
+  /** The disk's measured sync latency, as a sentence (http/sync-latency.ts); absent in results older than the probe. */
+  syncLatency?: string;
   versions: Record<string, string>;
 }
 
@@ -451,6 +454,8 @@ function render(results: Results): string {
     `| memory | ${f0(env.memoryGiB)} GiB |`,
     `| kernel | Linux ${env.kernel} |`,
     `| data directories | ${env.dataDir} |`,
+    // Older JSON results (--from-json) predate the probe.
+    `| disk sync | ${env.syncLatency ?? 'not measured'} |`,
     `| Node | ${env.node} |`,
     `| source | ${env.source} |`,
     `| packages | ${Object.entries(env.versions)
@@ -790,11 +795,12 @@ async function main(): Promise<void> {
     memoryGiB: totalmem() / 2 ** 30,
     kernel: release(),
     dataDir: `${tmpdir()} on ${filesystemOf(tmpdir())}, ${diskOf(tmpdir())}`,
+    syncLatency: describeSyncLatency(measureSyncLatency(tmpdir())),
     versions: Object.fromEntries(
       ['lmdb', '@trufflesuite/uws-js-unofficial', 'autocannon', 'tinybench', 'typescript', 'fastify', 'pg'].map((name) => [name, packageVersion(name)]),
     ),
   };
-  log(`${env.command} | ${env.source} | Node ${env.node} | ${env.cpu} × ${env.cores} | data in ${env.dataDir}`);
+  log(`${env.command} | ${env.source} | Node ${env.node} | ${env.cpu} × ${env.cores} | data in ${env.dataDir} | ${env.syncLatency}`);
 
   const micro = await section('micro', options, runMicro);
   const order = await section('order', options, () => orderPath(options));

@@ -36,6 +36,7 @@ import type { Scenario } from './protocol.js';
 import { openSession, type Session } from './scenario.js';
 import { RATE } from './seed.js';
 import { SERVER_MAIN } from './server-process.js';
+import { describeSyncLatency, measureSyncLatency } from './sync-latency.js';
 import { f0, f1, f2, filesystemOf, log, positiveInt, shellArgs, sourceVersion, writeMarkedBlock, QUIET_OPTION_SPECS, quietOptions } from './util.js';
 
 const HELP = `Usage: npm run bench:http -- [options]
@@ -205,6 +206,8 @@ interface Environment {
   syncMode: string;
   /** The commit the server was built from, and whether src/ had uncommitted changes. */
   source: string;
+  /** The disk's measured sync latency, as a sentence (sync-latency.ts). */
+  syncLatency: string;
 }
 
 function markdown(env: Environment, options: Options, session: Session, runs: RunReport[], stop: { code: number | null; ms: number }): string {
@@ -227,7 +230,7 @@ function markdown(env: Environment, options: Options, session: Session, runs: Ru
     ...(options.note === null ? [] : [`Note: ${options.note}`, '']),
     ...(options.serverEntry === SERVER_MAIN ? [] : [`Server entry: ${options.serverEntry}`, '']),
     ...(options.loadgenNice === null ? [] : [`Load generator at nice ${options.loadgenNice} (a diagnostic: see --help).`, '']),
-    `Server ${env.source}. Node ${env.node}; ${env.cpu}, ${env.cores} cores; data directory on ${env.dataFs}; WAL sync mode ${env.syncMode}; ${scenarioText}` +
+    `Server ${env.source}. Node ${env.node}; ${env.cpu}, ${env.cores} cores; data directory on ${env.dataFs}; ${env.syncLatency}; WAL sync mode ${env.syncMode}; ${scenarioText}` +
       `${f0(options.accounts)} accounts (seeded ${session.seeded.how === 'admin' ? 'through the admin API' : 'directly into LMDB'} in ${f1(session.seeded.seconds)} s), ${options.connections} connections (${options.mode} requests), ` +
       `${options.warmup} s warm-up, ${options.duration} s per run, quantity ${options.quantity} × rate ${RATE} = charge ${options.quantity * Number(RATE)} credits. ` +
       `SIGTERM: exit code ${stop.code} after ${stop.ms} ms.`,
@@ -267,8 +270,10 @@ async function main(): Promise<void> {
     dataFs: `${filesystemOf(tmpdir())} (${tmpdir()})`,
     syncMode: options.syncMode ?? 'server default (commit)',
     source: sourceVersion(),
+    // Measured before the server starts, on the file system its data goes to.
+    syncLatency: describeSyncLatency(measureSyncLatency(tmpdir())),
   };
-  log(`${env.command} | ${env.source} | Node ${env.node} | ${env.cpu} × ${env.cores} | data on ${env.dataFs}`);
+  log(`${env.command} | ${env.source} | Node ${env.node} | ${env.cpu} × ${env.cores} | data on ${env.dataFs} | ${env.syncLatency}`);
 
   const session = await openSession({
     scenario: options.scenario,

@@ -39,6 +39,7 @@ import { memory, type Memory } from './procstat.js';
 import type { RunnerConfig } from './protocol.js';
 import { RATE_MICRO, seedDirect, spreadIndexes } from './seed.js';
 import { killServer, startServer, stopServer, verifyLedger, type ServerProcess } from './server-process.js';
+import { describeSyncLatency, measureSyncLatency } from './sync-latency.js';
 import { dirBytes, f0, f1, intList, log, MiB, onInterrupt, positiveInt, sleep, QUIET_OPTION_SPECS, quietOptions, type QuietOptions } from './util.js';
 
 /** One data set: accounts, and already-placed orders stored before the server starts. */
@@ -340,6 +341,7 @@ async function main(): Promise<void> {
     touchAccountsMax: positiveInt('touch-accounts', values['touch-accounts'], 0),
     ...quietOptions(values),
   };
+  log(`[scaling] ${describeSyncLatency(measureSyncLatency(tmpdir()))}`);
   const result = await runScaling(options);
   if (values.json !== undefined) writeFileSync(values.json, JSON.stringify(result, null, 2) + '\n');
 }

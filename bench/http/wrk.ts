@@ -25,6 +25,7 @@ import { cpuModel } from './procstat.js';
 import type { LatencySummary } from './protocol.js';
 import { RATE_MICRO, seedDirect, type Seeded } from './seed.js';
 import { startServer, stopServer, killServer, type ServerProcess } from './server-process.js';
+import { describeSyncLatency, measureSyncLatency } from './sync-latency.js';
 import { f0, f2, filesystemOf, log, positiveInt, setLogPrefix, shellArgs, sourceVersion, writeMarkedBlock } from './util.js';
 
 const HELP = `Usage: npm run bench:wrk -- [options]
@@ -206,6 +207,9 @@ async function main(): Promise<void> {
   const args = shellArgs(process.argv.slice(2));
   const command =
     process.env['npm_lifecycle_event'] === 'bench:wrk' ? `npm run bench:wrk${args === '' ? '' : ` -- ${args}`}` : `node dist/bench/http/wrk.js${args === '' ? '' : ` ${args}`}`;
+  // Measured before the server starts, on the file system its data goes to.
+  const syncLatency = describeSyncLatency(measureSyncLatency(tmpdir()));
+  log(syncLatency);
   const dataDir = mkdtempSync(join(tmpdir(), 'credit-order-wrk-'));
   const script = `${dataDir}-orders.lua`;
   let server: ServerProcess | null = null;
@@ -236,7 +240,7 @@ async function main(): Promise<void> {
     const block = [
       `Run of ${new Date().toISOString().replace(/\.\d+Z$/, 'Z')}: \`${command}\``,
       '',
-      `Server ${sourceVersion()}. Node ${process.version}; ${cpuModel()}, ${cpus().length} cores; data directory on ${filesystemOf(tmpdir())}; ` +
+      `Server ${sourceVersion()}. Node ${process.version}; ${cpuModel()}, ${cpus().length} cores; data directory on ${filesystemOf(tmpdir())}; ${syncLatency}; ` +
         `${f0(options.accounts)} accounts (seeded directly); ${version}, ${options.threads} thread(s), ${options.connections} connections; ` +
         `${options.warmup} s warm-up, ${options.duration} s per run. SIGTERM: exit code ${String(stopped.code)}.`,
       '',

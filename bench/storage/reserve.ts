@@ -13,6 +13,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { describeSyncLatency, measureSyncLatency } from '../http/sync-latency.js';
 import { FileReserve, LmdbGroupCommit, openStore, type WalEntry } from '../../src/wal/index.js';
 
 const { values } = parseArgs({
@@ -91,6 +92,6 @@ for (let p = 1; p <= pairs; p++) {
   withReserve.push(await run(64));
   console.log(`pair ${p}: growing the file ${without.at(-1)!.toFixed(3)} ms/commit, into the reserve ${withReserve.at(-1)!.toFixed(3)} ms/commit`);
 }
-console.log(`${commits} commits of ${perCommit} log entries, ${pairs} interleaved pairs, data in ${values.dir}:`);
+console.log(`${commits} commits of ${perCommit} log entries, ${pairs} interleaved pairs, data in ${values.dir}; ${describeSyncLatency(measureSyncLatency(values.dir!))}:`);
 console.log(`  growing the file (WAL_PREALLOCATE_MB=0)  ${meanSe(without)} ms per commit`);
 console.log(`  into the 64 MiB reserve (the default)    ${meanSe(withReserve)} ms per commit`);

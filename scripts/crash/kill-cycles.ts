@@ -11,6 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { mulberry32 } from '../mulberry32.js';
+import { powerLossEnv, restoreDurableImages } from './power-loss.js';
 import { spawnServer, type ServerProcess } from './server-process.js';
 
 export interface CrashOptions {
@@ -21,6 +22,12 @@ export interface CrashOptions {
   /** Upper bound of the random time each cycle runs before the kill. */
   runMsMax?: number;
   log?: (line: string) => void;
+  /**
+   * Power loss instead of a process kill: the server runs with the
+   * power-loss recorder (power-loss.ts) and, after each kill, restarts on
+   * only what it had synced.
+   */
+  powerLoss?: { library: string };
 }
 
 export interface CrashReport {
@@ -62,7 +69,9 @@ export async function runCrashCycles(options: CrashOptions): Promise<CrashReport
   const token = randomBytes(16).toString('hex');
   const problems: string[] = [];
   const acks: Ack[] = [];
-  let server = await spawnServer(dir, token);
+  const imagesDir = options.powerLoss === undefined ? null : mkdtempSync(join(tmpdir(), 'credit-order-api-images-'));
+  const env = options.powerLoss === undefined || imagesDir === null ? {} : powerLossEnv(options.powerLoss.library, dir, imagesDir);
+  let server = await spawnServer(dir, token, env);
   const admin = (method: string, path: string, body?: unknown) =>
     fetch(`${server.adminUrl}${path}`, {
       method,
@@ -118,7 +127,8 @@ export async function runCrashCycles(options: CrashOptions): Promise<CrashReport
       await server.exited;
       stop = true;
       await Promise.all(running);
-      server = await spawnServer(dir, token);
+      if (imagesDir !== null) restoreDurableImages(dir, imagesDir);
+      server = await spawnServer(dir, token, env);
       await waitHealthy(server);
       const checked = await checkState(server, admin, accounts, acks, service);
       problems.push(...checked.problems.map((p) => `cycle ${cycle} (seed ${options.seed}): ${p}`));
@@ -141,6 +151,7 @@ export async function runCrashCycles(options: CrashOptions): Promise<CrashReport
   } finally {
     if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });
+    if (imagesDir !== null) rmSync(imagesDir, { recursive: true, force: true });
   }
 }
 

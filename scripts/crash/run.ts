@@ -1,18 +1,32 @@
-/** `npm run test:crash -- --cycles N [--seed S]`: many kill cycles, with a report. */
+/**
+ * `npm run test:crash -- --cycles N [--seed S] [--power-loss]`: many kill
+ * cycles, with a report. With --power-loss each kill is a simulated power
+ * cut: the restart finds only what the server had synced (power-loss.c).
+ */
 import { parseArgs } from 'node:util';
 import { runCrashCycles } from './kill-cycles.js';
+import { buildPowerLossLibrary } from './power-loss.js';
 
-const { values } = parseArgs({ options: { cycles: { type: 'string', default: '20' }, seed: { type: 'string' } } });
+const { values } = parseArgs({ options: { cycles: { type: 'string', default: '20' }, seed: { type: 'string' }, 'power-loss': { type: 'boolean', default: false } } });
 const cycles = Number(values.cycles);
 const seed = values.seed === undefined ? Math.floor(Math.random() * 2 ** 31) : Number(values.seed);
 if (!Number.isSafeInteger(cycles) || cycles < 1) {
   process.stderr.write('--cycles must be a positive integer\n');
   process.exit(2);
 }
+let powerLoss: { library: string } | undefined;
+if (values['power-loss']) {
+  const built = buildPowerLossLibrary();
+  if ('missing' in built) {
+    process.stderr.write(`--power-loss: ${built.missing}\n`);
+    process.exit(2);
+  }
+  powerLoss = built;
+}
 const started = Date.now();
-const report = await runCrashCycles({ cycles, seed, log: (line) => process.stdout.write(line + '\n') });
+const report = await runCrashCycles({ cycles, seed, log: (line) => process.stdout.write(line + '\n'), ...(powerLoss === undefined ? {} : { powerLoss }) });
 process.stdout.write(
-  `\nseed ${seed}: ${report.cycles} cycles, ${report.acknowledged} acknowledged orders (${report.acknowledgedWithKey} with keys), ` +
+  `\nseed ${seed}${powerLoss === undefined ? '' : ' (power loss: unsynced writes dropped)'}: ${report.cycles} cycles, ${report.acknowledged} acknowledged orders (${report.acknowledgedWithKey} with keys), ` +
     `${report.storedOrders} stored, lost ${report.lost}, problems ${report.problems.length}, ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
 );
 for (const p of report.problems.slice(0, 20)) process.stdout.write(`  ${p}\n`);

@@ -22,12 +22,19 @@ export interface SpawnOptions {
    * writes fail as on a full disk (Node ignores SIGXFSZ).
    */
   fileSizeLimitBytes?: number;
+  /**
+   * A command the server runs under, with its arguments, e.g. strace and
+   * its options (the server's own command line follows them). The child
+   * process is then that command, not the server itself.
+   */
+  wrapper?: string[];
 }
 
 export async function spawnServer(dataDir: string, adminToken: string, env: Record<string, string> = {}, options: SpawnOptions = {}): Promise<ServerProcess> {
   const limit = options.fileSizeLimitBytes;
   if (limit !== undefined && !(Number.isSafeInteger(limit) && limit > 0)) throw new Error(`fileSizeLimitBytes must be a positive integer, not ${limit}`);
-  const [command, args] = limit === undefined ? [process.execPath, [MAIN]] : ['prlimit', [`--fsize=${limit}`, '--', process.execPath, MAIN]];
+  const line = [...(limit === undefined ? [] : ['prlimit', `--fsize=${limit}`, '--']), ...(options.wrapper ?? []), process.execPath, MAIN];
+  const [command, ...args] = line as [string, ...string[]];
   const child = spawn(command, args, {
     env: {
       ...process.env,

@@ -25,7 +25,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { cpus } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -36,6 +36,7 @@ import type { LatencySummary, LoadResult, RunnerConfig } from '../../http/protoc
 import { killCluster, startCluster, type Cluster } from './cluster.js';
 import { createAndSeed } from './schema.js';
 import { QUIET_OPTION_SPECS, quietOptions, waitForQuiet } from '../../http/util.js';
+import { describeSyncLatency, measureSyncLatency } from '../../http/sync-latency.js';
 
 const SERVER = fileURLToPath(new URL('./server.js', import.meta.url));
 const RATE_MICRO = 1000n; // 0.001 credits, as bench:http
@@ -140,6 +141,8 @@ export interface PeerEnvironment {
   /** SHOW … read back from the running cluster. */
   settings: Record<string, string>;
   osUser: string;
+  /** The disk's measured sync latency, as a sentence (http/sync-latency.ts); absent in results older than the probe. */
+  syncLatency?: string;
 }
 
 export type PeerResult =
@@ -455,6 +458,7 @@ export async function runFastifyPostgresPeer(partial: Partial<PeerOptions> = {})
       cores: cpus().length,
       settings,
       osUser: cluster.osUser,
+      syncLatency: describeSyncLatency(measureSyncLatency(tmpdir())),
     };
 
     const seedStarted = performance.now();
@@ -634,7 +638,7 @@ export function peerMarkdown(result: Extract<PeerResult, { skipped: false }>, co
     `Node ${env.node}; ${env.postgres}; fastify ${env.fastify}; pg ${env.pg}; ${env.cpu}, ${env.cores} cores. ` +
       `PostgreSQL: fsync=${s['fsync']}, synchronous_commit=${s['synchronous_commit']}, full_page_writes=${s['full_page_writes']}, ` +
       `wal_sync_method=${s['wal_sync_method']}, commit_delay=${s['commit_delay']}, shared_buffers=${s['shared_buffers']}, ` +
-      `max_wal_size=${s['max_wal_size']}, data_checksums=${s['data_checksums']} (otherwise initdb defaults), running as OS user ${env.osUser}. ` +
+      `max_wal_size=${s['max_wal_size']}, data_checksums=${s['data_checksums']} (otherwise initdb defaults), running as OS user ${env.osUser}; ${env.syncLatency ?? 'disk sync latency not measured'}. ` +
       `Peer: pool ${options.pool}, transaction ${options.tx === 'explicit' ? 'BEGIN / guarded UPDATE / INSERT / COMMIT' : 'one data-modifying CTE'}, ` +
       `PostgreSQL via ${options.via === 'socket' ? 'Unix socket' : 'TCP loopback'}. ` +
       `${f0(options.accounts)} accounts (SQL seed ${f1(result.seedS)} s), ${options.connections} connections (${options.mode} requests), ` +
