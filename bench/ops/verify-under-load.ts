@@ -30,6 +30,7 @@ import { parseArgs } from 'node:util';
 import { memory, type Memory } from '../http/procstat.js';
 import { seedDirect, seedViaAdmin, type Seeded } from '../http/seed.js';
 import { admin, startServer, stopServer, type ServerProcess } from '../http/server-process.js';
+import { describeSyncLatency, measureSyncLatency } from '../http/sync-latency.js';
 import { f0, f1, log, setLogPrefix, sleep } from '../http/util.js';
 
 setLogPrefix('bench:ops');
@@ -164,6 +165,9 @@ async function timed(name: string, run: () => Promise<string>): Promise<{ phase:
 }
 
 async function main(): Promise<void> {
+  // Measured before the server starts: every benchmark report states the disk's sync latency.
+  const syncLatency = describeSyncLatency(measureSyncLatency(tmpdir()));
+  log(syncLatency);
   const scratch = mkdtempSync(join(tmpdir(), 'coa-bench-ops-'));
   const dataDir = values.data ?? join(scratch, 'data');
   if (existsSync(join(dataDir, 'data.mdb'))) {
@@ -202,7 +206,7 @@ async function main(): Promise<void> {
     const table = [`| ${headers.join(' | ')} |`, `|${headers.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${headers.map((h) => r[h]).join(' | ')} |`)].join('\n');
     process.stdout.write(
       `\n${dataDir}: ${f0(report.report.counts.orders ?? 0)} orders, ${f0(report.report.counts.accounts ?? 0)} accounts; ` +
-        `load ${f0(rate)} orders/s over ${connections} connections\n` +
+        `load ${f0(rate)} orders/s over ${connections} connections; ${syncLatency}\n` +
         `verify: ${f1(verify.ms / 1000)} s, counts ${JSON.stringify(report.report.counts)}\n` +
         `snapshot: ${f1(snapshot.ms / 1000)} s\n` +
         `server RSS before: ${f0(before?.rssMiB ?? 0)} MiB (anon ${f0(before?.anonMiB ?? 0)}, file ${f0(before?.fileMiB ?? 0)})\n\n${table}\n`,
