@@ -5,7 +5,8 @@
  * `main.ts` and by the tests, which start it on ephemeral ports.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { makePrivateDirectory } from './private-files.js';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { Catalog, Registry, type Account, type ActorContext, type ForceJoinVerdict } from './actors/index.js';
@@ -99,7 +100,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       log.fatal({ err: error }, 'a commit failed; stopping so that a restart recovers exactly the durable state');
       (options.exit ?? process.exit)(1);
     });
-  mkdirSync(config.dataDir, { recursive: true });
+  makePrivateDirectory(config.dataDir);
   const token = adminToken(config);
   const store = openStore(config.dataDir, { syncMode: config.syncMode });
   const reserve =

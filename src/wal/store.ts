@@ -10,9 +10,12 @@
  * writable memory maps, asynchronous map flushes) are never set; they are
  * off by default.
  */
+import { statSync } from 'node:fs';
+import { basename, dirname } from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import type { LogEvent } from '../ledger/index.js';
 import type { TableName } from './entry.js';
+import { LMDB_FILES, makeFilesPrivate } from '../private-files.js';
 
 export type SyncMode = 'commit' | 'overlapping';
 
@@ -53,6 +56,12 @@ export function openStore(path: string, options: { syncMode?: SyncMode; readOnly
     compression: false,
     cache: false,
   });
+  if (!(options.readOnly ?? false)) {
+    // A path with an extension is a single-file environment (lmdb-js's
+    // noSubdir default): the file and its `-lock` twin.
+    if (statSync(path).isDirectory()) makeFilesPrivate(path, LMDB_FILES);
+    else makeFilesPrivate(dirname(path), [basename(path), `${basename(path)}-lock`]);
+  }
   // Tables of records keep their msgpack record structures in the table
   // itself (lmdb-js shared structures): records are encoded about twice as
   // fast and smaller, and the structures entry is invisible to reads.
