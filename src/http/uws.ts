@@ -30,6 +30,11 @@ function loadNative(): typeof UwsTypes {
         'Use Node 20 on Linux x64/arm64, macOS or Windows x64, and do not set UWS_USE_FALLBACK.',
     );
   }
+  // uWS writes `uWebSockets: 20` into every response unless its loop is
+  // "silent"; `_cfg('silent')` is the binding's switch for that (the header
+  // tells an anonymous client which server and version to aim at). The
+  // hostile tests check that the header is gone.
+  (native['_cfg'] as (key: string) => void)('silent');
   return uws;
 }
 
