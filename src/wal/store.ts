@@ -14,7 +14,7 @@ import { statSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import type { LogEvent } from '../ledger/index.js';
-import type { TableName } from './entry.js';
+import { TABLE_NAMES, type TableName } from './entry.js';
 import { LMDB_FILES, makeFilesPrivate } from '../private-files.js';
 
 export type SyncMode = 'commit' | 'overlapping';
@@ -41,7 +41,6 @@ export interface Store {
 export const STRUCTURES_KEY = Symbol.for('structures');
 export const CHAIN_KEY = 'commits';
 const RECORD_TABLES: ReadonlySet<TableName> = new Set(['profiles', 'wallets', 'services', 'orders', 'idempotency']);
-const TABLES: TableName[] = ['profiles', 'wallets', 'keys', 'services', 'orders', 'orderIndex', 'idempotency', 'meta'];
 
 export function openStore(path: string, options: { syncMode?: SyncMode; readOnly?: boolean } = {}): Store {
   const syncMode = options.syncMode ?? 'commit';
@@ -69,7 +68,7 @@ export function openStore(path: string, options: { syncMode?: SyncMode; readOnly
   const log = root.openDB<LogEvent, number>({ name: 'log', cache: false, ...structured });
   const chain = root.openDB<number, string>({ name: 'chain', cache: false, useVersions: true });
   const tables = {} as Record<TableName, Database<any, any>>;
-  for (const name of TABLES) tables[name] = root.openDB({ name, cache: false, ...(RECORD_TABLES.has(name) ? structured : {}) });
+  for (const name of TABLE_NAMES) tables[name] = root.openDB({ name, cache: false, ...(RECORD_TABLES.has(name) ? structured : {}) });
   let nextSeq = 1;
   for (const key of log.getKeys({ reverse: true, limit: 1 })) nextSeq = Number(key) + 1;
   return {
