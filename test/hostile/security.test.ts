@@ -395,3 +395,49 @@ describe('(g) what an anonymous client learns (issue 11)', () => {
     expect([...seen][0]).toMatch(/^401 /);
   });
 });
+
+describe('(h) an unknown key and a wrong secret take the same path (issue 11)', () => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer({ config: { authFailuresPerMinute: 1_000 } });
+  });
+  afterAll(() => t?.close());
+
+  /** The table reads (table and found or not) one request makes, recorded by wrapping `get`. */
+  async function readsOf(send: () => Promise<unknown>): Promise<string[]> {
+    const reads: string[] = [];
+    const tables = t.server.context.store.tables;
+    const originals = new Map<'keys' | 'profiles' | 'wallets', (key: unknown) => unknown>();
+    for (const name of ['keys', 'profiles', 'wallets'] as const) {
+      const table = tables[name] as unknown as { get: (key: unknown) => unknown };
+      const original = table.get;
+      originals.set(name, original);
+      table.get = function (this: unknown, key: unknown) {
+        const value = original.call(this, key);
+        reads.push(`${name}:${value === undefined ? 'absent' : 'found'}`);
+        return value;
+      };
+    }
+    try {
+      await send();
+    } finally {
+      for (const [name, original] of originals) (tables[name] as unknown as { get: unknown }).get = original;
+    }
+    return reads;
+  }
+
+  it('the same table reads for an unknown key, a loaded key with a wrong secret, and a key not loaded with a wrong secret', async () => {
+    const known = await t.createAccount('loaded', '10');
+    const idle = await t.createAccount('not-loaded', '10');
+    expect((await t.api('GET', '/api/v1/balance', known)).status).toBe(200);
+    const wrongSecret = 'sec_' + 'w'.repeat(43);
+    const unknown = await readsOf(() => t.api('GET', '/api/v1/balance', { ...known, key: 'key_' + '0'.repeat(32), secret: wrongSecret }));
+    const wrong = await readsOf(() => t.api('GET', '/api/v1/balance', { ...known, secret: wrongSecret }));
+    const wrongIdle = await readsOf(() => t.api('GET', '/api/v1/balance', { ...idle, secret: wrongSecret }));
+    expect(unknown).toEqual(['keys:absent', 'profiles:found']);
+    expect(wrong).toEqual(['keys:found', 'profiles:found']);
+    expect(wrongIdle).toEqual(wrong);
+    // Control: the valid request on a loaded account reads nothing, so the reads above are authentication's.
+    expect(await readsOf(() => t.api('GET', '/api/v1/balance', known))).toEqual([]);
+  });
+});
