@@ -34,7 +34,9 @@ function loadNative(): typeof UwsTypes {
   // "silent"; `_cfg('silent')` is the binding's switch for that (the header
   // tells an anonymous client which server and version to aim at). The
   // hostile tests check that the header is gone.
-  (native['_cfg'] as (key: string) => void)('silent');
+  const cfg = native['_cfg'];
+  if (typeof cfg !== 'function') throw new Error(`uWebSockets.js package ${PACKAGE} has no _cfg('silent'): it would announce its name and version in every response.`);
+  (cfg as (key: string) => void)('silent');
   return uws;
 }
 
