@@ -4,6 +4,7 @@
  * flags, seeds an empty data directory, prints how to try it, and shuts
  * down cleanly on SIGTERM and SIGINT.
  */
+import { join } from 'node:path';
 import { loadConfig } from './config.js';
 import { createLogger } from './log.js';
 import { seedIfEmpty } from './seed.js';
@@ -27,7 +28,8 @@ async function main(): Promise<void> {
   const admin = `http://${config.adminHost}:${server.adminPort}`;
   const out: string[] = [];
   if (server.adminTokenGenerated) {
-    out.push(`Admin token generated into ${config.dataDir}/admin-token (mode 0600): ${server.adminToken}`);
+    // Where, never what: supervisors and terminals keep what a process prints.
+    out.push(`Admin token generated into ${join(config.dataDir, 'admin-token')} (mode 0600, readable only by this user).`);
   }
   const seed = config.seedDemo ? await seedIfEmpty(server.context) : null;
   if (seed !== null) {

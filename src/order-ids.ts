@@ -11,6 +11,7 @@
  * decrypts back to the storage key without any lookup table.
  */
 import { createCipheriv, createDecipheriv, randomBytes, randomFillSync, type Cipher, type Decipher } from 'node:crypto';
+import { decodeCanonicalBase64url } from './canonical-id.js';
 
 export const ORDER_ID_PATTERN = /^[A-Za-z0-9_-]{22}$/;
 const POOL_BYTES = 6 * 4096;
@@ -62,13 +63,13 @@ export class OrderIds {
 
   /**
    * The storage key of a public id (hex, which sorts like the bytes), or
-   * null when the text cannot be an order id.
+   * null when the text is not an order id as this server spells it (a
+   * spelling that differs only in the unused bits is not one).
    */
   storageKey(id: string): string | null {
     if (id === this.lastId) return this.lastKey;
-    if (!ORDER_ID_PATTERN.test(id)) return null;
-    const block = Buffer.from(id, 'base64url');
-    if (block.length !== 16) return null;
+    const block = decodeCanonicalBase64url(id, 16);
+    if (block === null) return null;
     return this.decipher.update(block).toString('hex');
   }
 }

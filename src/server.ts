@@ -5,7 +5,8 @@
  * `main.ts` and by the tests, which start it on ephemeral ports.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { makePrivateDirectory } from './private-files.js';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { Catalog, Registry, type Account, type ActorContext, type ForceJoinVerdict } from './actors/index.js';
@@ -47,6 +48,11 @@ export interface ServerOptions {
   exit?: (code: number) => void;
   /** Replace the WAL (fault injection in tests). */
   wal?: (store: ReturnType<typeof openStore>, onFatal: (error: unknown) => void) => Wal;
+  /**
+   * How often the Idempotency-Key sweep runs (wall time; 60 s). Null: never
+   * by itself (tests on an injected clock call `sweeper.runOnce()`).
+   */
+  sweepEveryMs?: number | null;
 }
 
 export interface Server {
@@ -99,7 +105,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       log.fatal({ err: error }, 'a commit failed; stopping so that a restart recovers exactly the durable state');
       (options.exit ?? process.exit)(1);
     });
-  mkdirSync(config.dataDir, { recursive: true });
+  makePrivateDirectory(config.dataDir);
   const token = adminToken(config);
   const store = openStore(config.dataDir, { syncMode: config.syncMode });
   const reserve =
@@ -133,6 +139,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     orderKey: (id) => orderIds.storageKey(id) ?? id,
   };
   const registry = new Registry(store, wal, clock, actorContext, config.defaultRateLimitPerMinute);
+  const sweeper = new IdempotencySweeper(store, wal, clock, actorContext.idempotencyRetentionMs);
   const catalog = new Catalog(store, wal, clock);
   const verifier =
     config.forceJoin === null
@@ -160,14 +167,17 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     forceJoinVerdict: verifier === null ? () => null : (account) => verdictFor(verifier, account),
     forceJoinChanged: (id) => verifier?.invalidate(id),
     draining: () => draining,
+    idempotencyStats: () => sweeper.stats(),
   };
   const api = createApp();
   mountApi(api, context);
   const admin = createApp();
   mountAdmin(admin, context);
   registry.startEviction(60_000);
-  const sweeper = new IdempotencySweeper(store, wal, clock, actorContext.idempotencyRetentionMs);
-  sweeper.start(10 * 60_000, (error) => log.error({ err: error }, 'idempotency sweep failed'));
+  // Every minute: each sweep removes what expired since the last one, in
+  // steps of 5,000, so it keeps up with any keyed order rate the server takes.
+  const sweepEveryMs = options.sweepEveryMs === undefined ? 60_000 : options.sweepEveryMs;
+  if (sweepEveryMs !== null) sweeper.start(sweepEveryMs, (error) => log.error({ err: error }, 'idempotency sweep failed'));
   const apiSocket = await listen(api, config.host, config.port);
   const adminSocket = await listen(admin, config.adminHost, config.adminPort);
   log.info(
@@ -188,7 +198,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
         // done, then drop the remaining connections and close LMDB.
         draining = true;
         context.ops.close();
-        sweeper.stop();
+        await sweeper.stop();
         registry.stopEviction();
         closeListenSocket(apiSocket);
         closeListenSocket(adminSocket);

@@ -111,21 +111,29 @@ export class Registry {
   }
 
   /**
-   * The account for this key and secret, or null. An unknown key and a
-   * wrong secret run the same comparison and give the same answer.
+   * The account for this key and secret, or null. Every failure takes the
+   * same path, whether the key exists or not: the secret's hash, the key's
+   * row, a profile (an unknown key reads the newest account's, so it pays
+   * the same read and decoding) and one constant-time comparison. Only a
+   * success on a loaded account skips the reads, and a success tells the
+   * client nothing it did not know. An account is loaded only once its
+   * secret is right.
    */
   authenticate(apiKey: string, apiSecret: string): Account | null {
-    let account = this.activeByKey.get(apiKey);
-    if (account === undefined && apiKey.length <= API_KEY_CHARS_MAX) {
-      // (A longer key cannot exist, and LMDB refuses keys over 1,978 bytes.)
-      const id = this.store.tables.keys.get(apiKey) as number | undefined;
-      account = id === undefined ? undefined : this.get(id);
-    } else if (account !== undefined) {
-      account.usedMs = this.clock.monotonicMs();
-    }
     const presented = hashSecret(apiSecret);
-    const matches = timingSafeEqual(presented, account?.secretHash ?? DECOY_HASH);
-    return account !== undefined && matches ? account : null;
+    const loaded = this.activeByKey.get(apiKey);
+    if (loaded !== undefined && timingSafeEqual(presented, loaded.secretHash)) {
+      loaded.usedMs = this.clock.monotonicMs();
+      return loaded;
+    }
+    // (A key longer than API_KEY_CHARS_MAX cannot exist, and LMDB refuses keys over 1,978 bytes.)
+    const id = apiKey.length <= API_KEY_CHARS_MAX ? (this.store.tables.keys.get(apiKey) as number | undefined) : undefined;
+    const profile = this.store.tables.profiles.get(id ?? this.nextId - 1) as AccountProfile | undefined;
+    const stored = profile === undefined ? DECOY_HASH : Buffer.from(profile.secretHash, 'hex');
+    // Compared in every case; an unknown key never matches, whatever it was compared with.
+    const matches = timingSafeEqual(presented, stored);
+    if (!matches || id === undefined) return null;
+    return loaded ?? this.get(id) ?? null;
   }
 
   async create(name: string): Promise<{ account: Account; apiSecret: string }> {

@@ -13,7 +13,7 @@
 import type { Clock } from '../clock.js';
 import type { TablePut, Wal, WalEntry } from '../wal/index.js';
 import type { IdempotencyRecord, OrderRecord } from '../ledger/index.js';
-import { orderIndexKey } from '../wal/index.js';
+import { idempotencyExpiryKey, orderIndexKey } from '../wal/index.js';
 import { checkOrder, checkWallet } from '../ledger/index.js';
 import { decide, initialState, type Command, type Decision, type WalletState } from './wallet-logic.js';
 
@@ -117,7 +117,9 @@ export class WalletActor {
     }
     const idem = decision.idempotency;
     if (idem !== null) {
-      puts.push({ table: 'idempotency', key: idempotencyTableKey(this.id, idem.key), value: idem.record });
+      const tableKey = idempotencyTableKey(this.id, idem.key);
+      puts.push({ table: 'idempotency', key: tableKey, value: idem.record });
+      puts.push({ table: 'idempotencyExpiry', key: idempotencyExpiryKey(idem.record.atMs, tableKey), value: 1 });
       (this.pendingKeys ??= new Map()).set(idem.key, idem.record);
     }
     const durable = this.ctx.wal.append(entry);

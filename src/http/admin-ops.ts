@@ -73,12 +73,15 @@ function running(job: 'verify' | 'snapshot'): ErrorOutcome {
 export const metrics: AdminHandler = (ex, ctx) => {
   let deepest = 0;
   for (const account of ctx.registry.loaded()) deepest = Math.max(deepest, account.actor.depth);
+  const idempotency = ctx.idempotencyStats();
   const text = ctx.metrics.render({
     accounts: ctx.registry.size,
     deepestMailbox: deepest,
     ordersByStatus: ordersByStatus(ctx),
     pendingWalEntries: ctx.wal.stats().pendingEntries,
     walCommits: ctx.wal.stats().commits,
+    idempotencyRecords: idempotency.records,
+    idempotencyOldestAgeMs: idempotency.oldestAgeMs,
   });
   if (ex.aborted) return;
   ex.done = true;

@@ -69,19 +69,19 @@ function handleAdmin(ctx: AppContext, ex: Exchange, res: HttpResponse, req: Http
   const url = req.getUrl();
   const method = req.getMethod();
   ex.head = method === 'head';
-  if (url === '/healthz') {
-    if (method !== 'get') return sendError(ex, errorOutcome('METHOD', '/healthz accepts only GET.'), ['Allow', 'GET']);
-    return send(ex, 200, '{"ok":true}');
+  if (url === '/healthz' && method === 'get') return send(ex, 200, '{"ok":true}');
+  // The token first, before the route: without it every request gets the
+  // same 401, so an anonymous client cannot map the routes and methods.
+  if (!timingSafeEqual(sha256(req.getHeader('authorization')), tokenHash)) {
+    return sendError(ex, errorOutcome('AUTH', 'Send the admin token as Authorization: Bearer <token>.'));
   }
+  if (url === '/healthz') return sendError(ex, errorOutcome('METHOD', '/healthz accepts only GET.'), ['Allow', 'GET']);
   const matching = ROUTES.filter((r) => r.pattern.test(url));
   if (matching.length === 0) return sendError(ex, errorOutcome('NOT_FOUND', 'No such admin endpoint.'));
   const match = matching.find((r) => r.method === method);
   if (match === undefined) {
     const allow = matching.map((r) => r.method.toUpperCase()).join(', ');
     return sendError(ex, errorOutcome('METHOD', `${url} accepts only ${allow}.`), ['Allow', allow]);
-  }
-  if (!timingSafeEqual(sha256(req.getHeader('authorization')), tokenHash)) {
-    return sendError(ex, errorOutcome('AUTH', 'Send the admin token as Authorization: Bearer <token>.'));
   }
   ex.route = match.path;
   const params = match.pattern.exec(url)!.slice(1);

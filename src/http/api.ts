@@ -127,8 +127,17 @@ function statusQuery(query: string): string | null {
   return values[0] ?? '';
 }
 
-/** AUTH (after the per-IP failure limit). Sends the error and returns null on failure. */
+/**
+ * AUTH, and the per-IP failure limit. Credentials are always checked (the
+ * same constant-time comparison whatever the address's count), and valid
+ * ones are served: one bad client behind a shared NAT or proxy must not lock
+ * out every customer there. Only failures are limited: an address that has
+ * used up its failures gets 429 for every failed attempt instead of 401, so
+ * guessing still costs it time. Sends the error and returns null on failure.
+ */
 function authenticate(ex: Exchange, ctx: AppContext, ip: () => string, apiKey: string, apiSecret: string, close: boolean): Account | null {
+  const account = apiKey === '' || apiSecret === '' ? null : ctx.registry.authenticate(apiKey, apiSecret);
+  if (account !== null) return account;
   const blockedS = ctx.authFailures.tracking ? ctx.authFailures.blockedForS(ip()) : 0;
   if (blockedS > 0) {
     sendError(
@@ -139,16 +148,11 @@ function authenticate(ex: Exchange, ctx: AppContext, ip: () => string, apiKey: s
     );
     return null;
   }
-  const account = apiKey === '' || apiSecret === '' ? null : ctx.registry.authenticate(apiKey, apiSecret);
-  if (account === null) {
-    ctx.authFailures.recordFailure(ip());
-    const message =
-      apiKey === '' || apiSecret === ''
-        ? 'Send your API key and secret in the X-API-Key and X-API-Secret headers.'
-        : 'The API key or secret is not valid.';
-    sendError(ex, errorOutcome('AUTH', message), [], close);
-  }
-  return account;
+  ctx.authFailures.recordFailure(ip());
+  const message =
+    apiKey === '' || apiSecret === '' ? 'Send your API key and secret in the X-API-Key and X-API-Secret headers.' : 'The API key or secret is not valid.';
+  sendError(ex, errorOutcome('AUTH', message), [], close);
+  return null;
 }
 
 function orderStatus(ex: Exchange, ctx: AppContext, account: Account, orderQuery: string | null | undefined): void {

@@ -2,7 +2,7 @@
 import type { Logger } from 'pino';
 import type { Account, Catalog, ForceJoinVerdict, Registry } from '../actors/index.js';
 import type { Clock } from '../clock.js';
-import type { Store, Wal } from '../wal/index.js';
+import type { IdempotencyTableStats, Store, Wal } from '../wal/index.js';
 import type { OrderRecord } from '../ledger/index.js';
 import type { OrderIds } from '../order-ids.js';
 import type { Metrics, OperatorJobs } from '../ops/index.js';
@@ -42,6 +42,8 @@ export interface AppContext {
   forceJoinChanged: (accountId: number) => void;
   /** True while the server is shutting down: new requests get 503. */
   draining: () => boolean;
+  /** Idempotency-Key records kept and the oldest one's age (metrics). */
+  idempotencyStats: () => IdempotencyTableStats;
 }
 
 /** A fresh order id and sequence number for a command. */

@@ -30,6 +30,13 @@ function loadNative(): typeof UwsTypes {
         'Use Node 20 on Linux x64/arm64, macOS or Windows x64, and do not set UWS_USE_FALLBACK.',
     );
   }
+  // uWS writes `uWebSockets: 20` into every response unless its loop is
+  // "silent"; `_cfg('silent')` is the binding's switch for that (the header
+  // tells an anonymous client which server and version to aim at). The
+  // hostile tests check that the header is gone.
+  const cfg = native['_cfg'];
+  if (typeof cfg !== 'function') throw new Error(`uWebSockets.js package ${PACKAGE} has no _cfg('silent'): it would announce its name and version in every response.`);
+  (cfg as (key: string) => void)('silent');
   return uws;
 }
 

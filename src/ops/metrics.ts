@@ -94,6 +94,8 @@ export interface MetricsGauges {
   pendingWalEntries: number;
   /** Storage commits since start (each one sync; LMDB may put several batches in one). */
   walCommits: number;
+  idempotencyRecords: number;
+  idempotencyOldestAgeMs: number;
 }
 
 function header(out: string[], name: string, type: 'counter' | 'gauge' | 'histogram', help: string): void {
@@ -154,6 +156,10 @@ export class Metrics {
     out.push(`coa_accounts ${num(gauges.accounts)}`);
     header(out, 'coa_mailbox_depth_max', 'gauge', 'Commands waiting in the deepest wallet mailbox.');
     out.push(`coa_mailbox_depth_max ${num(gauges.deepestMailbox)}`);
+    header(out, 'coa_idempotency_records', 'gauge', 'Idempotency-Key records stored (swept once past the retention).');
+    out.push(`coa_idempotency_records ${num(gauges.idempotencyRecords)}`);
+    header(out, 'coa_idempotency_oldest_age_seconds', 'gauge', 'Age of the oldest Idempotency-Key record; above the retention plus a minute, the sweep is behind.');
+    out.push(`coa_idempotency_oldest_age_seconds ${num(gauges.idempotencyOldestAgeMs / 1000)}`);
     header(out, 'coa_orders', 'gauge', 'Orders by status.');
     for (const [status, count] of Object.entries(gauges.ordersByStatus)) out.push(`coa_orders{status="${labelValue(status)}"} ${num(count)}`);
     return out.join('\n') + '\n';

@@ -13,6 +13,7 @@
  * a server runs it through `OperatorJobs`, in a child process.
  */
 import { mkdir, open, readdir, stat } from 'node:fs/promises';
+import { LMDB_FILES, makeFilesPrivate, PRIVATE_DIR_MODE } from '../private-files.js';
 import { dirname, extname, join, resolve } from 'node:path';
 import { openStore, type Store } from '../wal/store.js';
 import { verifyLedger, type VerifyReport } from './verify.js';
@@ -60,7 +61,11 @@ export async function takeSnapshot(store: Store, outDir: string): Promise<Snapsh
   await fsyncPath(dirname(dir));
   const bytes = (await stat(dataFile)).size;
 
+  // The copy holds what the live store holds (secret hashes, the order-id
+  // key): only the server's user may read it, like the live files.
+  makeFilesPrivate(dir, LMDB_FILES);
   const copy = openStore(dir, { readOnly: true });
+  makeFilesPrivate(dir, LMDB_FILES);
   let verify: VerifyReport;
   try {
     verify = verifyLedger(copy);
@@ -81,7 +86,7 @@ async function prepareEmptyDirectory(dir: string): Promise<void> {
     entries = await readdir(dir);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    await mkdir(dir, { recursive: true });
+    await mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
     return;
   }
   if (entries.length > 0) {

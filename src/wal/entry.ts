@@ -5,7 +5,18 @@
  */
 import type { LogEvent, OrderRecord } from '../ledger/index.js';
 
-export type TableName = 'profiles' | 'wallets' | 'keys' | 'services' | 'orders' | 'orderIndex' | 'idempotency' | 'meta';
+export type TableName = 'profiles' | 'wallets' | 'keys' | 'services' | 'orders' | 'orderIndex' | 'idempotency' | 'idempotencyExpiry' | 'meta';
+
+export const TABLE_NAMES: readonly TableName[] = ['profiles', 'wallets', 'keys', 'services', 'orders', 'orderIndex', 'idempotency', 'idempotencyExpiry', 'meta'];
+
+/**
+ * Key of an Idempotency-Key record in the expiry index (`idempotencyExpiry`,
+ * written in the same commit as the record): the sweep reads the oldest
+ * records first, whatever their keys.
+ */
+export function idempotencyExpiryKey(atMs: number, tableKey: string): [number, string] {
+  return [atMs, tableKey];
+}
 
 export interface TablePut {
   table: TableName;

@@ -1,41 +1,132 @@
 /**
  * Forgets Idempotency-Key records past their retention, so the table does
- * not grow without bound. Deletions go through the WAL, in order with every
- * other write, and each is conditional inside the commit: a key that was
- * used again since it was read is kept.
+ * not grow without bound.
+ *
+ * It reads the expiry index (`idempotencyExpiry`, keyed by [atMs, record
+ * key] and written in the same commit as each record), oldest first, so it
+ * finds every expired record whatever its key and never reads a fresh one:
+ * the work is proportional to what is removed, not to the table. Each step
+ * removes at most `stepMax` index entries and their records in one commit
+ * and runs alone, so no step holds the write lock or the event loop for
+ * long; a sweep runs steps back to back until nothing expired is left.
+ *
+ * Deletions go through the WAL, in order with every other write. A record
+ * is removed only if, inside the commit, it is still older than the cutoff:
+ * a key used again since (a new record, with its own newer index entry) is
+ * kept. Index entries older than the cutoff are removed outright: nothing
+ * writes one again.
+ *
+ * A store written before the index existed has records without index
+ * entries: the first sweeps walk the records table once, in bounded steps,
+ * and index what they find (`meta` row `IDEMPOTENCY_INDEXED_KEY` marks the
+ * walk done).
  */
 import type { Clock } from '../clock.js';
 import type { IdempotencyRecord } from '../ledger/index.js';
-import type { Store } from './store.js';
+import { idempotencyExpiryKey, type TablePut, type WalEntry } from './entry.js';
+import { STRUCTURES_KEY, type Store } from './store.js';
 import type { Wal } from './wal.js';
 
+export const IDEMPOTENCY_INDEXED_KEY = 'idempotencyExpiryIndexed';
+
 export interface SweepResult {
-  scanned: number;
+  /**
+   * Expiry-index entries older than the cutoff removed, each with its record
+   * unless that key was used again since (then only the stale entry goes).
+   */
   removed: number;
+  /** Steps (commits) it took. */
+  steps: number;
 }
+
+export interface IdempotencyTableStats {
+  records: number;
+  /** Age of the oldest record in the index, in milliseconds (0 when there is none). */
+  oldestAgeMs: number;
+}
+
+type Remove = NonNullable<WalEntry['removes']>[number];
 
 export class IdempotencySweeper {
   private timer: NodeJS.Timeout | null = null;
+  private running: Promise<SweepResult> | null = null;
+  /** Where the walk that indexes old records continues (null: not started). */
+  private legacyCursor: string | null = null;
+  private indexed: boolean;
+  private stopped = false;
 
   constructor(
     private readonly store: Store,
     private readonly wal: Wal,
     private readonly clock: Clock,
     private readonly retentionMs: number,
-    /** Most records looked at in one run, so a sweep never stalls the event loop for long. */
-    private readonly scanMax = 50_000,
-  ) {}
+    /** Most index entries (and records) removed in one step and commit. */
+    private readonly stepMax = 5_000,
+  ) {
+    this.indexed = store.tables.meta.get(IDEMPOTENCY_INDEXED_KEY) === true;
+  }
 
-  async runOnce(): Promise<SweepResult> {
+  /** One bounded step: removes up to `stepMax` expired entries. `more` says whether expired ones may remain. */
+  async step(): Promise<{ removed: number; more: boolean }> {
+    if (!this.indexed) return { removed: 0, more: await this.indexStep() };
     const cutoffMs = this.clock.wallMs() - this.retentionMs;
-    const removes: { table: 'idempotency'; key: string; ifAtMsBefore: number }[] = [];
-    let scanned = 0;
-    for (const { key, value } of this.store.tables.idempotency.getRange({ limit: this.scanMax })) {
-      scanned++;
-      if ((value as IdempotencyRecord).atMs < cutoffMs) removes.push({ table: 'idempotency', key: key as string, ifAtMsBefore: cutoffMs });
+    const removes: Remove[] = [];
+    let entries = 0;
+    for (const key of this.store.tables.idempotencyExpiry.getKeys({ end: [cutoffMs], limit: this.stepMax })) {
+      const [, tableKey] = key as [number, string];
+      entries++;
+      removes.push({ table: 'idempotencyExpiry', key: key as [number, string] });
+      removes.push({ table: 'idempotency', key: tableKey, ifAtMsBefore: cutoffMs });
     }
-    if (removes.length > 0) await this.wal.append({ events: [], puts: [], removes });
-    return { scanned, removed: removes.length };
+    if (entries > 0) await this.wal.append({ events: [], puts: [], removes });
+    return { removed: entries, more: entries === this.stepMax };
+  }
+
+  /** Steps until nothing expired is left (one sweep at a time). */
+  runOnce(): Promise<SweepResult> {
+    this.running ??= this.sweep().finally(() => {
+      this.running = null;
+    });
+    return this.running;
+  }
+
+  private async sweep(): Promise<SweepResult> {
+    const result: SweepResult = { removed: 0, steps: 0 };
+    for (;;) {
+      const { removed, more } = await this.step();
+      result.removed += removed;
+      result.steps++;
+      if (!more || this.stopped) return result;
+    }
+  }
+
+  /** Indexes up to `stepMax` records written before the index existed; false once the walk is done. */
+  private async indexStep(): Promise<boolean> {
+    const puts: TablePut[] = [];
+    let last: string | null = null;
+    const range = this.legacyCursor === null ? { limit: this.stepMax } : { start: this.legacyCursor, exclusiveStart: true, limit: this.stepMax };
+    for (const { key, value } of this.store.tables.idempotency.getRange(range)) {
+      last = key as string;
+      puts.push({ table: 'idempotencyExpiry', key: idempotencyExpiryKey((value as IdempotencyRecord).atMs, last), value: 1 });
+    }
+    const done = puts.length < this.stepMax;
+    if (done) puts.push({ table: 'meta', key: IDEMPOTENCY_INDEXED_KEY, value: true });
+    await this.wal.append({ events: [], puts });
+    this.legacyCursor = last ?? this.legacyCursor;
+    this.indexed = done;
+    return true;
+  }
+
+  /** Records in the table and the age of the oldest (for /metrics and stats). */
+  stats(): IdempotencyTableStats {
+    const table = this.store.tables.idempotency;
+    // LMDB's count includes the table's shared-structures entry, if any.
+    const records = (table.getStats() as { entryCount: number }).entryCount - (table.doesExist(STRUCTURES_KEY) ? 1 : 0);
+    let oldestAgeMs = 0;
+    for (const key of this.store.tables.idempotencyExpiry.getKeys({ limit: 1 })) {
+      oldestAgeMs = Math.max(0, this.clock.wallMs() - (key as [number, string])[0]);
+    }
+    return { records, oldestAgeMs };
   }
 
   start(intervalMs: number, onError: (error: unknown) => void): void {
@@ -46,8 +137,11 @@ export class IdempotencySweeper {
     this.timer.unref();
   }
 
-  stop(): void {
+  /** No new sweep starts and a running one ends after its step; resolves once it has (its errors were reported by `start`'s caller). */
+  async stop(): Promise<void> {
+    this.stopped = true;
     if (this.timer !== null) clearInterval(this.timer);
     this.timer = null;
+    await this.running?.catch(() => {});
   }
 }

@@ -22,10 +22,9 @@
  */
 import { addToOpenBatch, type Batch } from './batch.js';
 import type { LogEvent } from '../ledger/index.js';
-import type { TableName, WalEntry } from './entry.js';
+import { TABLE_NAMES, type TableName, type WalEntry } from './entry.js';
 import type { Wal, WalStats } from './wal.js';
 
-export const TABLE_NAMES: readonly TableName[] = ['profiles', 'wallets', 'keys', 'services', 'orders', 'orderIndex', 'idempotency', 'meta'];
 
 export type TableKey = string | number | Buffer | (string | number)[];
 

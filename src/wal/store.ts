@@ -10,9 +10,12 @@
  * writable memory maps, asynchronous map flushes) are never set; they are
  * off by default.
  */
+import { statSync } from 'node:fs';
+import { basename, dirname } from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import type { LogEvent } from '../ledger/index.js';
-import type { TableName } from './entry.js';
+import { TABLE_NAMES, type TableName } from './entry.js';
+import { LMDB_FILES, makeFilesPrivate } from '../private-files.js';
 
 export type SyncMode = 'commit' | 'overlapping';
 
@@ -38,7 +41,6 @@ export interface Store {
 export const STRUCTURES_KEY = Symbol.for('structures');
 export const CHAIN_KEY = 'commits';
 const RECORD_TABLES: ReadonlySet<TableName> = new Set(['profiles', 'wallets', 'services', 'orders', 'idempotency']);
-const TABLES: TableName[] = ['profiles', 'wallets', 'keys', 'services', 'orders', 'orderIndex', 'idempotency', 'meta'];
 
 export function openStore(path: string, options: { syncMode?: SyncMode; readOnly?: boolean } = {}): Store {
   const syncMode = options.syncMode ?? 'commit';
@@ -53,6 +55,12 @@ export function openStore(path: string, options: { syncMode?: SyncMode; readOnly
     compression: false,
     cache: false,
   });
+  if (!(options.readOnly ?? false)) {
+    // A path with an extension is a single-file environment (lmdb-js's
+    // noSubdir default): the file and its `-lock` twin.
+    if (statSync(path).isDirectory()) makeFilesPrivate(path, LMDB_FILES);
+    else makeFilesPrivate(dirname(path), [basename(path), `${basename(path)}-lock`]);
+  }
   // Tables of records keep their msgpack record structures in the table
   // itself (lmdb-js shared structures): records are encoded about twice as
   // fast and smaller, and the structures entry is invisible to reads.
@@ -60,7 +68,7 @@ export function openStore(path: string, options: { syncMode?: SyncMode; readOnly
   const log = root.openDB<LogEvent, number>({ name: 'log', cache: false, ...structured });
   const chain = root.openDB<number, string>({ name: 'chain', cache: false, useVersions: true });
   const tables = {} as Record<TableName, Database<any, any>>;
-  for (const name of TABLES) tables[name] = root.openDB({ name, cache: false, ...(RECORD_TABLES.has(name) ? structured : {}) });
+  for (const name of TABLE_NAMES) tables[name] = root.openDB({ name, cache: false, ...(RECORD_TABLES.has(name) ? structured : {}) });
   let nextSeq = 1;
   for (const key of log.getKeys({ reverse: true, limit: 1 })) nextSeq = Number(key) + 1;
   return {

@@ -47,6 +47,19 @@ describe('customer endpoints over HTTP', () => {
     expect(r.body).toEqual({ ok: true, order: placed.body.order, status: 'pending', quantity: 7, charge: 0.7 });
   });
 
+  it('an order id spelled differently in its last character\'s unused bits is NOT_FOUND, on the API and the admin API', async () => {
+    const placed = await t.api('POST', '/api/v1/order', creds, order(service, 7));
+    const id: string = placed.body.order;
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const respelled = id.slice(0, 21) + alphabet[alphabet.indexOf(id[21]!) ^ 1];
+    expect(Buffer.from(respelled, 'base64url').equals(Buffer.from(id, 'base64url'))).toBe(true);
+    const r = await t.api('GET', `/api/v1/status?order=${respelled}`, creds);
+    expect(r.status).toBe(404);
+    expect(r.body.error).toBe('NOT_FOUND');
+    expect((await t.admin('GET', `/admin/v1/orders/${respelled}`)).status).toBe(404);
+    expect((await t.api('GET', `/api/v1/status?order=${id}`, creds)).status).toBe(200);
+  });
+
   it('order ids are unique and random, not sequential', async () => {
     const ids = new Set<string>();
     for (let i = 0; i < 20; i++) ids.add((await t.api('POST', '/api/v1/order', creds, order(service, 1))).body.order);

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { keepAlive } from '../helpers/keep-alive.js';
 import { order, startTestServer, type Creds, type TestServer } from '../helpers/server.js';
 
 describe('Idempotency-Key on POST /order', () => {
@@ -106,8 +107,12 @@ describe('Idempotency-Key retention sweep', () => {
       await t.api('POST', '/api/v1/order', creds, order(service, 1), { 'idempotency-key': 'fresh' });
       const table = t.server.context.store.tables.idempotency;
       expect([...table.getKeys()].sort()).toEqual([`${creds.id}:fresh`, `${creds.id}:old`, `${creds.id}:reused`]);
-      expect(await t.server.sweeper.runOnce()).toEqual({ scanned: 3, removed: 1 });
+      // Two expiry-index entries were past the cutoff: 'old' and the first 'reused'.
+      expect((await t.server.sweeper.runOnce()).removed).toBe(2);
       expect([...table.getKeys()].sort()).toEqual([`${creds.id}:fresh`, `${creds.id}:reused`]);
+      // The expiry index keeps the entries of the live records only.
+      const index = [...t.server.context.store.tables.idempotencyExpiry.getKeys()].map((k) => (k as [number, string])[1]);
+      expect(index.sort()).toEqual([`${creds.id}:fresh`, `${creds.id}:reused`]);
       // The re-used key now answers with its second order.
       const replay = await t.api('POST', '/api/v1/order', creds, order(service, 2), { 'idempotency-key': 'reused' });
       expect(replay.headers.get('idempotent-replayed')).toBe('true');
@@ -143,3 +148,54 @@ describe('Idempotency-Key retention sweep', () => {
     }
   });
 });
+
+describe('Idempotency-Key sweep, whatever the key order (issue 11)', () => {
+  /** `count` keyed orders of one account, over raw keep-alive connections. */
+  async function placeKeyed(t: TestServer, creds: Creds, service: number, prefix: string, count: number): Promise<void> {
+    const body = JSON.stringify(order(service, 1));
+    const requests = Array.from(
+      { length: count },
+      (_, i) =>
+        `POST /api/v1/order HTTP/1.1\r\nHost: x\r\nX-API-Key: ${creds.key}\r\nX-API-Secret: ${creds.secret}\r\n` +
+        `Content-Type: application/json\r\nIdempotency-Key: ${prefix}-${i}\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+    );
+    const statuses = await keepAlive(t.server.port, requests);
+    expect(statuses.filter((s) => s !== 201)).toEqual([]);
+  }
+  const gauge = (text: string, name: string): number => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)![1]);
+
+  it('2,000 expired keys of one account behind 50,000 fresh keys of another are all removed, and /metrics shows the table', async () => {
+    const t = await startTestServer();
+    try {
+      const clock = t.clock as import('../../src/clock.js').ManualClock;
+      const service = await t.createService({ rate: '0.001', min: 1, max: 10 });
+      // Table keys are `account:key`: the fresh account's keys sort first.
+      const fresh = await t.createAccount('fresh', '1000');
+      const stale = await t.createAccount('stale', '1000');
+      expect(`${fresh.id}:` < `${stale.id}:`).toBe(true);
+      await placeKeyed(t, stale, service, 'old', 2_000);
+      clock.advance(24 * 3_600_000 + 1);
+      await placeKeyed(t, fresh, service, 'new', 50_000);
+      const table = t.server.context.store.tables.idempotency;
+      const before = (await t.admin('GET', '/metrics')).text;
+      expect(gauge(before, 'coa_idempotency_records')).toBe(52_000);
+      expect(gauge(before, 'coa_idempotency_oldest_age_seconds')).toBeGreaterThan(24 * 3600);
+
+      const swept = await t.server.sweeper.runOnce();
+      expect(swept.removed).toBe(2_000);
+      expect(table.getCount({ start: `${stale.id}:`, end: `${stale.id};` })).toBe(0);
+      expect(table.getCount({ start: `${fresh.id}:`, end: `${fresh.id};` })).toBe(50_000);
+      const after = (await t.admin('GET', '/metrics')).text;
+      expect(gauge(after, 'coa_idempotency_records')).toBe(50_000);
+      expect(gauge(after, 'coa_idempotency_oldest_age_seconds')).toBeLessThan(24 * 3600);
+      // Nothing more to do: a second sweep removes nothing and the fresh keys still replay.
+      expect((await t.server.sweeper.runOnce()).removed).toBe(0);
+      const replay = await t.api('POST', '/api/v1/order', fresh, order(service, 1), { 'idempotency-key': 'new-49999' });
+      expect(replay.headers.get('idempotent-replayed')).toBe('true');
+      expect((await t.admin('GET', '/admin/v1/verify')).body.report.ok).toBe(true);
+    } finally {
+      await t.close();
+    }
+  }, 300_000);
+});
+

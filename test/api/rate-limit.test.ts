@@ -49,13 +49,14 @@ describe('rate limits (simulated clock)', () => {
     expect((await t.admin('PATCH', `/admin/v1/accounts/${creds.id}`, { rate_limit_per_minute: 100_000_001 })).status).toBe(400);
   });
 
-  it('limits failed authentication per client IP before any key lookup', async () => {
+  it('limits failed authentication per client IP, and serves valid credentials from a blocked IP', async () => {
     const wrong = { ...creds, secret: 'sec_wrong' };
     for (let i = 0; i < 5; i++) expect((await t.api('GET', '/api/v1/balance', wrong)).status).toBe(401);
-    const blocked = await t.api('GET', '/api/v1/balance', creds);
+    const blocked = await t.api('GET', '/api/v1/balance', wrong);
     expect(blocked.status).toBe(429);
     expect(blocked.body.error).toBe('RATE');
-    clock.advance(12_000);
     expect((await t.api('GET', '/api/v1/balance', creds)).status).toBe(200);
+    clock.advance(12_000);
+    expect((await t.api('GET', '/api/v1/balance', wrong)).status).toBe(401);
   });
 });

@@ -86,7 +86,8 @@ export async function startTestServer(
     ...overrides,
   });
   const start = (overrides?: Partial<Config>) =>
-    startServer(configFor(overrides), { clock, log: createLogger('silent'), onFatal: () => {}, ...options.server });
+    // The sweep runs when a test says so: its timer is wall time, the clock is not.
+    startServer(configFor(overrides), { clock, log: createLogger('silent'), onFatal: () => {}, sweepEveryMs: null, ...options.server });
   let server = await start();
   const t: TestServer = {
     server,

@@ -14,7 +14,7 @@ import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import { startServer } from '../../src/server.js';
 import { ADMIN_TOKEN, order, startTestServer, tempDir, type Creds, type TestServer } from '../helpers/server.js';
-import { http } from './support.js';
+import { http, rawRequest } from './support.js';
 
 const sha256hex = (text: string): string => createHash('sha256').update(text).digest('hex');
 
@@ -332,5 +332,112 @@ describe('(f) rotation retires the old secret', () => {
     expect((await t.api('GET', '/api/v1/balance', fresh)).status).toBe(401);
     expect((await t.api('GET', '/api/v1/balance', a)).status).toBe(401);
     expect((await t.api('GET', '/api/v1/balance', newest)).status).toBe(200);
+  });
+});
+
+describe('(g) what an anonymous client learns (issue 11)', () => {
+  let t: TestServer;
+  let creds: Creds;
+  beforeAll(async () => {
+    t = await startTestServer({ config: { authFailuresPerMinute: 1_000 } });
+    creds = await t.createAccount('observed', '10');
+  });
+  afterAll(() => t?.close());
+
+  it('no response names the server or its version (no uWebSockets header), on either listener', async () => {
+    const replies = [
+      await rawRequest(t.server.port, 'GET /api/v1/balance HTTP/1.1\r\nHost: x\r\n\r\n'),
+      await rawRequest(t.server.port, `GET /api/v1/balance HTTP/1.1\r\nHost: x\r\nX-API-Key: ${creds.key}\r\nX-API-Secret: ${creds.secret}\r\n\r\n`),
+      await rawRequest(t.server.port, 'GET /nowhere HTTP/1.1\r\nHost: x\r\n\r\n'),
+      await rawRequest(t.server.adminPort, 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n'),
+      await rawRequest(t.server.adminPort, 'GET /admin/v1/stats HTTP/1.1\r\nHost: x\r\n\r\n'),
+    ];
+    expect(replies.map((r) => r.status)).toEqual([401, 200, 404, 200, 401]);
+    for (const r of replies) {
+      expect([...r.headers.keys()]).not.toContain('uwebsockets');
+      expect([...r.headers.keys()]).not.toContain('server');
+    }
+  });
+
+  it('request ids are random: 100 of them share no prefix and do not count', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 100; i++) ids.push((await t.api('GET', '/api/v1/balance', null)).headers.get('request-id')!);
+    expect(new Set(ids).size).toBe(100);
+    const bodies = ids.map((id) => {
+      expect(id).toMatch(/^req_[A-Za-z0-9_-]{16}$/);
+      return id.slice(4);
+    });
+    // A per-process prefix plus a counter would share its first characters.
+    expect(new Set(bodies.map((b) => b.slice(0, 2))).size).toBeGreaterThan(80);
+  });
+
+  it('the admin listener answers every request without a valid token the same way, whatever the route or method', async () => {
+    const requests: Array<[string, string]> = [
+      ['GET', '/admin/v1/stats'],
+      ['DELETE', '/admin/v1/stats'],
+      ['GET', '/admin/v1/nowhere'],
+      ['PUT', '/admin/v1/accounts/1'],
+      ['GET', '/'],
+      ['POST', '/healthz'],
+      ['GET', '/metrics'],
+      ['OPTIONS', '/admin/v1/accounts'],
+      ['GET', '/admin/v1/accounts/not-an-id'],
+    ];
+    const seen = new Set<string>();
+    for (const [method, path] of requests) {
+      for (const auth of ['', 'Authorization: Bearer wrong\r\n']) {
+        const r = await rawRequest(t.server.adminPort, `${method} ${path} HTTP/1.1\r\nHost: x\r\n${auth}Content-Length: 0\r\n\r\n`);
+        const headers = [...r.headers.entries()].filter(([k]) => k !== 'request-id' && k !== 'date').map(([k, v]) => `${k}: ${v.join(',')}`);
+        seen.add(`${r.status} ${headers.join('; ')} ${r.body.toString().replace(/"request_id":"[^"]*"/, '')}`);
+      }
+    }
+    expect([...seen]).toHaveLength(1);
+    expect([...seen][0]).toMatch(/^401 /);
+  });
+});
+
+describe('(h) an unknown key and a wrong secret take the same path (issue 11)', () => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer({ config: { authFailuresPerMinute: 1_000 } });
+  });
+  afterAll(() => t?.close());
+
+  /** The table reads (table and found or not) one request makes, recorded by wrapping `get`. */
+  async function readsOf(send: () => Promise<unknown>): Promise<string[]> {
+    const reads: string[] = [];
+    const tables = t.server.context.store.tables;
+    const originals = new Map<'keys' | 'profiles' | 'wallets', (key: unknown) => unknown>();
+    for (const name of ['keys', 'profiles', 'wallets'] as const) {
+      const table = tables[name] as unknown as { get: (key: unknown) => unknown };
+      const original = table.get;
+      originals.set(name, original);
+      table.get = function (this: unknown, key: unknown) {
+        const value = original.call(this, key);
+        reads.push(`${name}:${value === undefined ? 'absent' : 'found'}`);
+        return value;
+      };
+    }
+    try {
+      await send();
+    } finally {
+      for (const [name, original] of originals) (tables[name] as unknown as { get: unknown }).get = original;
+    }
+    return reads;
+  }
+
+  it('the same table reads for an unknown key, a loaded key with a wrong secret, and a key not loaded with a wrong secret', async () => {
+    const known = await t.createAccount('loaded', '10');
+    const idle = await t.createAccount('not-loaded', '10');
+    expect((await t.api('GET', '/api/v1/balance', known)).status).toBe(200);
+    const wrongSecret = 'sec_' + 'w'.repeat(43);
+    const unknown = await readsOf(() => t.api('GET', '/api/v1/balance', { ...known, key: 'key_' + '0'.repeat(32), secret: wrongSecret }));
+    const wrong = await readsOf(() => t.api('GET', '/api/v1/balance', { ...known, secret: wrongSecret }));
+    const wrongIdle = await readsOf(() => t.api('GET', '/api/v1/balance', { ...idle, secret: wrongSecret }));
+    expect(unknown).toEqual(['keys:absent', 'profiles:found']);
+    expect(wrong).toEqual(['keys:found', 'profiles:found']);
+    expect(wrongIdle).toEqual(wrong);
+    // Control: the valid request on a loaded account reads nothing, so the reads above are authentication's.
+    expect(await readsOf(() => t.api('GET', '/api/v1/balance', known))).toEqual([]);
   });
 });

@@ -87,7 +87,7 @@ function checkHistograms(samples: Sample[], family: string, bounds: readonly num
   return series;
 }
 
-const gauges = { accounts: 3, deepestMailbox: 7, ordersByStatus: { pending: 5, processing: 0, completed: 2 }, pendingWalEntries: 11, walCommits: 9 };
+const gauges = { accounts: 3, deepestMailbox: 7, ordersByStatus: { pending: 5, processing: 0, completed: 2 }, pendingWalEntries: 11, walCommits: 9, idempotencyRecords: 4, idempotencyOldestAgeMs: 1500 };
 
 describe('Metrics', () => {
   it('renders counters, histograms and gauges in valid exposition format', () => {
@@ -111,8 +111,12 @@ describe('Metrics', () => {
       coa_wal_pending_entries: 'gauge',
       coa_accounts: 'gauge',
       coa_mailbox_depth_max: 'gauge',
+      coa_idempotency_records: 'gauge',
+      coa_idempotency_oldest_age_seconds: 'gauge',
       coa_orders: 'gauge',
     });
+    expect(samples.find((s) => s.name === 'coa_idempotency_records')?.value).toBe(4);
+    expect(samples.find((s) => s.name === 'coa_idempotency_oldest_age_seconds')?.value).toBe(1.5);
     const counter = (route: string, status: string, code: string) =>
       samples.find((s) => s.name === 'coa_http_requests_total' && s.labels.route === route && s.labels.status === status && s.labels.code === code)?.value;
     expect(counter('POST /api/v1/order', '201', '')).toBe(3);
@@ -159,7 +163,7 @@ describe('Metrics', () => {
 
   it('escapes label values and renders an empty registry', () => {
     const m = new Metrics();
-    expect(() => parse(m.render({ accounts: 0, deepestMailbox: 0, ordersByStatus: {}, pendingWalEntries: 0, walCommits: 0 }))).not.toThrow();
+    expect(() => parse(m.render({ accounts: 0, deepestMailbox: 0, ordersByStatus: {}, pendingWalEntries: 0, walCommits: 0, idempotencyRecords: 0, idempotencyOldestAgeMs: 0 }))).not.toThrow();
     m.countRequest('GET /weird"route\\with\nnewline', 404, 'NOT_FOUND', 0.001);
     const { samples } = parse(m.render(gauges));
     const s = samples.find((x) => x.name === 'coa_http_requests_total')!;

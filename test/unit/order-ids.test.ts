@@ -42,4 +42,19 @@ describe('order ids: opaque to clients, ordered in storage', () => {
     expect(ids.storageKey('!'.repeat(22))).toBeNull();
     expect(() => new OrderIds(Buffer.alloc(8))).toThrow(/16 bytes/);
   });
+
+  it('only the spelling the server wrote is an id: the 4 unused bits of the last character must be zero', () => {
+    const fresh = new OrderIds(Buffer.alloc(16, 7));
+    const { id } = ids.next(1_800_000_000_000);
+    const key = fresh.storageKey(id);
+    expect(key).toMatch(/^[0-9a-f]{32}$/);
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const last = alphabet.indexOf(id[21]!);
+    // The same two meaningful bits with any of the 15 other unused-bit patterns.
+    for (let unused = 1; unused < 16; unused++) {
+      const respelled = id.slice(0, 21) + alphabet[last ^ unused];
+      expect(Buffer.from(respelled, 'base64url').toString('hex')).toBe(Buffer.from(id, 'base64url').toString('hex'));
+      expect(fresh.storageKey(respelled)).toBeNull();
+    }
+  });
 });
