@@ -23,7 +23,11 @@ export function renderStatus(order: OrderRecord): string {
 
 /** A service as customers see it (no `enabled`: they only ever see enabled ones). */
 export function renderPublicService(s: ServiceRecord): string {
-  return `{"id":${s.id},"platform":${JSON.stringify(s.platform)},"name":${JSON.stringify(s.name)},"rate":${formatMicro(s.rate)},"min":${s.min},"max":${s.max}}`;
+  return (
+    `{"id":${s.id},"platform":${JSON.stringify(s.platform)},"name":${JSON.stringify(s.name)},"rate":${formatMicro(s.rate)},"min":${s.min},"max":${s.max},` +
+    `"category":${JSON.stringify(s.category)},"type":${JSON.stringify(s.type)},"refill":${s.refill},"refill_days":${s.refillDays},` +
+    `"cancel":${s.cancel},"dripfeed":${s.dripfeed},"description":${JSON.stringify(s.description)}}`
+  );
 }
 
 /** A service as the operator sees it. */

@@ -6,6 +6,7 @@
 import { Type, type TSchema, type Static } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { errorOutcome, type ErrorOutcome } from '../errors.js';
+import { ORDER_TYPE_NAMES } from '../ledger/index.js';
 
 const SAFE = Number.MAX_SAFE_INTEGER;
 
@@ -49,6 +50,13 @@ export const Schemas = {
     rate: Money('Credits per unit of quantity.'),
     min: Type.Integer(),
     max: Type.Integer(),
+    category: Type.String({ description: 'Grouping shown to clients.' }),
+    type: Type.Union(ORDER_TYPE_NAMES.map((s) => Type.Literal(s)), { description: 'Order type: which inputs an order of this service takes.' }),
+    refill: Type.Boolean({ description: 'Whether completed or partial orders may ask for a refill.' }),
+    refill_days: Type.Integer({ description: 'Days after completion during which a refill may be asked for.' }),
+    cancel: Type.Boolean({ description: 'Whether a pending order may be canceled by the customer.' }),
+    dripfeed: Type.Boolean({ description: 'Whether orders may be drip-fed (runs, interval).' }),
+    description: Type.String(),
   }),
   OrderPlaced: Type.Object({
     ok: Type.Literal(true),

@@ -3,6 +3,8 @@
  * times are Unix milliseconds. Records are checked before they are written
  * and when they are read back (see `checkWallet`, `checkOrder`).
  */
+import type { OrderType } from './order-types.js';
+
 export type Channel = 'api' | 'panel';
 export type OrderStatus = 'pending' | 'processing' | 'in_progress' | 'completed' | 'partial' | 'canceled';
 
@@ -36,6 +38,32 @@ export interface ServiceRecord {
   min: number;
   max: number;
   enabled: boolean;
+  /** What clients choose by: a grouping, the order type, and what the service allows. */
+  category: string;
+  type: OrderType;
+  /** Whether a completed or partial order may ask for a refill, and for how many days after it finished. */
+  refill: boolean;
+  refillDays: number;
+  /** Whether a customer may cancel a pending order of this service. */
+  cancel: boolean;
+  /** Whether orders may be split into runs (drip-feed). */
+  dripfeed: boolean;
+  description: string;
+}
+
+/** Services saved before these fields existed read as the defaults. */
+export const SERVICE_DEFAULTS = {
+  category: '',
+  type: 'Default',
+  refill: false,
+  refillDays: 30,
+  cancel: false,
+  dripfeed: false,
+  description: '',
+} as const satisfies Partial<ServiceRecord>;
+
+export function withServiceDefaults(stored: Partial<ServiceRecord> & Pick<ServiceRecord, 'id'>): ServiceRecord {
+  return { ...SERVICE_DEFAULTS, ...stored } as ServiceRecord;
 }
 
 export interface OrderRecord {

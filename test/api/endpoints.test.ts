@@ -26,7 +26,21 @@ describe('customer endpoints over HTTP', () => {
     const r = await t.api('GET', '/api/v1/services', creds);
     expect(r.status).toBe(200);
     expect(r.body.ok).toBe(true);
-    expect(r.body.services).toContainEqual({ id: service, platform: 'instagram', name: 'Followers', rate: 0.1, min: 1, max: 1000 });
+    expect(r.body.services).toContainEqual({
+      id: service,
+      platform: 'instagram',
+      name: 'Followers',
+      rate: 0.1,
+      min: 1,
+      max: 1000,
+      category: '',
+      type: 'Default',
+      refill: false,
+      refill_days: 30,
+      cancel: false,
+      dripfeed: false,
+      description: '',
+    });
     expect(r.body.services.map((s: { id: number }) => s.id)).not.toContain(disabled);
   });
 

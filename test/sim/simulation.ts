@@ -23,7 +23,7 @@ import { formatMicro, multiplyMicro } from '../../src/money/index.js';
 import { WalletActor, idempotencyTableKey, type ActorContext, type Delivery } from '../../src/actors/wallet-actor.js';
 import type { Command, WalletState } from '../../src/actors/wallet-logic.js';
 import { imageLedgerSource, orderIndexKey } from '../../src/wal/index.js';
-import { FINAL_STATUSES, ORDER_STATUSES, replayLedger, STATUS_RANK, type IdempotencyRecord, type OrderRecord, type OrderStatus, type ServiceRecord, type WalletRecord } from '../../src/ledger/index.js';
+import { withServiceDefaults, FINAL_STATUSES, ORDER_STATUSES, replayLedger, STATUS_RANK, type IdempotencyRecord, type OrderRecord, type OrderStatus, type ServiceRecord, type WalletRecord } from '../../src/ledger/index.js';
 import { MemoryWal, emptyImage, tableKeyString, type DurableImage } from '../../src/wal/memory-wal.js';
 
 // --- Deterministic randomness -------------------------------------------
@@ -133,9 +133,9 @@ class AckBeforeSyncActor implements SimActor {
 }
 
 const SERVICES: ServiceRecord[] = [
-  { id: 1, platform: 'instagram', name: 'Followers', rate: 1_500, min: 10, max: 10_000, enabled: true },
-  { id: 2, platform: 'telegram', name: 'Members', rate: 2_000_000, min: 1, max: 20, enabled: true },
-  { id: 3, platform: 'youtube', name: 'Views (retired)', rate: 1_000, min: 1, max: 100, enabled: false },
+  withServiceDefaults({ id: 1, platform: 'instagram', name: 'Followers', rate: 1_500, min: 10, max: 10_000, enabled: true }),
+  withServiceDefaults({ id: 2, platform: 'telegram', name: 'Members', rate: 2_000_000, min: 1, max: 20, enabled: true }),
+  withServiceDefaults({ id: 3, platform: 'youtube', name: 'Views (retired)', rate: 1_000, min: 1, max: 100, enabled: false }),
 ];
 const UNKNOWN_SERVICE_ID = 99;
 const DAY_MS = 86_400_000;
