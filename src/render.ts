@@ -18,7 +18,23 @@ export function renderBalance(creditsMicro: number, unlimitedExpiresMs: number |
 export function renderStatus(order: OrderRecord): string {
   let body = `{"ok":true,"order":"${order.id}","status":"${order.status}","quantity":${order.quantity},"charge":${formatMicro(order.charge)}`;
   if (order.status === 'partial' && order.remains !== null) body += `,"remains":${order.remains}`;
-  return body + '}';
+  return body + renderDripFeed(order) + '}';
+}
+
+/** `,"runs":N,"interval":M` for a drip-feed order, nothing otherwise. */
+export function renderDripFeed(order: Pick<OrderRecord, 'extras'>): string {
+  const runs = order.extras?.runs;
+  return runs === undefined ? '' : `,"runs":${runs},"interval":${order.extras!.interval!}`;
+}
+
+/** The order's type and the inputs it took, as the processing queue shows them. */
+export function renderOrderInputs(order: Pick<OrderRecord, 'type' | 'extras'>): string {
+  const e = order.extras;
+  return (
+    `"type":${JSON.stringify(order.type ?? 'Default')},"comments":${JSON.stringify(e?.comments ?? null)},` +
+    `"usernames":${JSON.stringify(e?.usernames ?? null)},"answer_number":${e?.answerNumber ?? null},` +
+    `"runs":${e?.runs ?? null},"interval":${e?.interval ?? null}`
+  );
 }
 
 /** A service as customers see it (no `enabled`: they only ever see enabled ones). */

@@ -12,6 +12,7 @@ import { errorOutcome, renderError, type ErrorOutcome } from '../errors.js';
 import { formatMicro, addMicro, MICRO_MAX } from '../money/index.js';
 import { renderBalance, renderOrderPlaced } from '../render.js';
 import { chargeFor, isUnlimited, planPriceInr, PLAN_MONTHS_MAX, refundFor, remainsRefusal, statusMoveRefusal } from '../ledger/index.js';
+import { isRanged, type OrderExtras } from '../ledger/index.js';
 import type { Channel, IdempotencyRecord, LogEvent, OrderRecord, OrderStatus, ServiceRecord, WalletRecord } from '../ledger/index.js';
 import { fullBucket, takeToken, type BucketState, type BucketVerdict } from './token-bucket.js';
 
@@ -28,7 +29,10 @@ export interface Now {
 export interface OrderInput {
   serviceId: number;
   target: string;
+  /** Units per run: as sent, or derived by the service's order type (a list's length, 1 for a package). */
   quantity: number;
+  /** The type's other inputs and drip-feed runs, read against `Command.service` (see readOrderInputs). */
+  extras?: OrderExtras;
 }
 
 export type Command =
@@ -207,6 +211,9 @@ function decideOrder(
     createdAtMs: now.wallMs,
     seq: command.seq,
   };
+  const extras = input.extras !== undefined && Object.keys(input.extras).length > 0 ? input.extras : undefined;
+  if (service.type !== 'Default') order.type = service.type;
+  if (extras !== undefined) order.extras = extras;
   const body = renderOrderPlaced(order.id, charge, wallet.credits);
   const decision: Decision = {
     state: { wallet, bucket: state.bucket },
@@ -224,6 +231,8 @@ function decideOrder(
         balance: wallet.credits,
         channel: command.channel,
         idempotencyKey: idem?.key ?? null,
+        ...(order.type === undefined ? {} : { orderType: order.type }),
+        ...(extras === undefined ? {} : { extras }),
       },
     ],
     outcome: { kind: 'ok', status: 201, body },
@@ -252,7 +261,7 @@ function checkBusiness(
   if (service === null || !service.enabled) {
     return { kind: 'error', error: errorOutcome('SERVICE', `Service ${input.serviceId} does not exist or is disabled.`) };
   }
-  if (input.quantity < service.min || input.quantity > service.max) {
+  if (isRanged(service.type) && (input.quantity < service.min || input.quantity > service.max)) {
     return {
       kind: 'error',
       error: errorOutcome('QTY', `Quantity must be between ${service.min} and ${service.max} for service ${service.id}.`, {
@@ -268,10 +277,14 @@ function checkBusiness(
       transient: forceJoin.transient,
     };
   }
-  const charge = chargeFor(input.quantity, service.rate);
-  // The admin API refuses services whose max × rate does not fit, so an
-  // in-range quantity always has an exact charge.
-  if (charge === null) throw new Error(`invariant: charge of ${input.quantity} × ${service.rate} overflows`);
+  const runs = input.extras?.runs ?? 1;
+  const charge = chargeFor(input.quantity, service.rate, runs);
+  // The admin API refuses services whose max × rate does not fit, so only
+  // drip-feed runs can take an in-range order's charge out of the exact range.
+  if (charge === null) {
+    if (runs === 1) throw new Error(`invariant: charge of ${input.quantity} × ${service.rate} overflows`);
+    return { kind: 'error', error: errorOutcome('QTY', `quantity × runs × rate is larger than the largest supported charge; order fewer runs.`) };
+  }
   if (isUnlimited(state.wallet, now.wallMs)) return { kind: 'accept', service, charge, debit: 0, unlimited: true };
   if (charge > state.wallet.credits) {
     return {

@@ -6,6 +6,7 @@
 import { PLAN_MONTHS_MAX } from '../ledger/index.js';
 import { errorOutcome } from '../errors.js';
 import { formatMicro } from '../money/index.js';
+import { renderOrderInputs } from '../render.js';
 import { countIndex, dataFileBytes, isOrderCounts, ORDER_COUNTS_KEY } from '../wal/index.js';
 import { ORDER_STATUSES, type OrderRecord, type OrderStatus } from '../ledger/index.js';
 import { busy, findAccount, invalid, optionalReason, renderAccount, unknownField, type AdminHandler } from './admin-common.js';
@@ -23,7 +24,7 @@ export function renderAdminOrder(o: OrderRecord): string {
     `{"id":"${o.id}","account":${o.account},"service":${o.service},"target":${JSON.stringify(o.target)},` +
     `"quantity":${o.quantity},"rate":${formatMicro(o.rate)},"charge":${formatMicro(o.charge)},"debit":${formatMicro(o.debit)},` +
     `"status":"${o.status}","remains":${o.remains ?? null},"channel":"${o.channel}","unlimited":${o.unlimited},` +
-    `"created_at":"${new Date(o.createdAtMs).toISOString()}"}`
+    `"created_at":"${new Date(o.createdAtMs).toISOString()}",${renderOrderInputs(o)}}`
   );
 }
 
@@ -125,7 +126,7 @@ export const setOrderStatus: AdminHandler = async (ex, ctx, [id], body) => {
 export const placePanelOrder: AdminHandler = async (ex, ctx, [id], body) => {
   const account = findAccount(ex, ctx, id!);
   if (account === null) return;
-  const checked = checkOrderInput(body, ctx.limits.targetCharsMax);
+  const checked = checkOrderInput(body, ctx.limits.targetCharsMax, (serviceId) => ctx.catalog.get(serviceId));
   if (!checked.ok) return sendError(ex, checked.error);
   const forceJoin = await (ctx.forceJoinVerdict(account) ?? Promise.resolve(null));
   const delivery = account.actor.send({
@@ -135,7 +136,7 @@ export const placePanelOrder: AdminHandler = async (ex, ctx, [id], body) => {
     channel: 'panel',
     invalid: null,
     input: checked.input,
-    service: ctx.catalog.get(checked.input.serviceId),
+    service: checked.service,
     idempotency: null,
     forceJoin,
   });

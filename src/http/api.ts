@@ -9,6 +9,7 @@ import { errorOutcome, renderError, type ErrorOutcome } from '../errors.js';
 import { newRequestId } from '../ids.js';
 import { ORDER_ID_PATTERN } from '../order-ids.js';
 import { renderStatus } from '../render.js';
+import type { ServiceRecord } from '../ledger/index.js';
 import { readBody, type BodyResult } from './body.js';
 import type { AppContext } from './context.js';
 import { deliver, unavailable } from './deliver.js';
@@ -186,6 +187,7 @@ function placeOrder(
 ): void {
   let invalid: ErrorOutcome | null = null;
   let input: OrderInput | null = null;
+  let service: ServiceRecord | null = null;
   let idempotency: { key: string; fingerprint: string; prior: null } | null = null;
   if (body.kind === 'too-large') {
     invalid = TOO_LARGE(ctx.limits.bodyBytesMax);
@@ -193,20 +195,20 @@ function placeOrder(
     const parsed = parseJson(contentType, body.bytes);
     if (!parsed.ok) invalid = parsed.error;
     else {
-      const checked = checkOrderInput(parsed.value, ctx.limits.targetCharsMax);
+      const checked = checkOrderInput(parsed.value, ctx.limits.targetCharsMax, (id) => ctx.catalog.get(id));
       if (!checked.ok) invalid = checked.error;
-      else input = checked.input;
+      else ({ input, service } = checked);
     }
     if (invalid === null && idempotencyHeader !== null) {
       const key = parseIdempotencyKey(idempotencyHeader);
       if (!key.ok) invalid = key.error;
-      else idempotency = { key: key.key, fingerprint: orderFingerprint(input!.serviceId, input!.target, input!.quantity), prior: null };
+      else idempotency = { key: key.key, fingerprint: orderFingerprint(input!.serviceId, input!.target, input!.quantity, input!.extras), prior: null };
     }
   }
   const pending = input === null ? null : ctx.forceJoinVerdict(account);
-  if (pending === null) return sendOrder(ex, ctx, account, invalid, input, idempotency, null, body.kind === 'too-large');
+  if (pending === null) return sendOrder(ex, ctx, account, invalid, input, service, idempotency, null, body.kind === 'too-large');
   pending.then(
-    (verdict) => guarded(ctx, ex, () => sendOrder(ex, ctx, account, invalid, input, idempotency, verdict, false)),
+    (verdict) => guarded(ctx, ex, () => sendOrder(ex, ctx, account, invalid, input, service, idempotency, verdict, false)),
     (error: unknown) => {
       ctx.log.error({ err: error }, 'force-join check failed');
       sendError(ex, errorOutcome('INTERNAL', 'The server failed to check the Telegram channel membership.'));
@@ -220,6 +222,7 @@ function sendOrder(
   account: Account,
   invalid: ErrorOutcome | null,
   input: OrderInput | null,
+  service: ServiceRecord | null,
   idempotency: { key: string; fingerprint: string; prior: null } | null,
   forceJoin: ForceJoinVerdict | null,
   close: boolean,
@@ -232,7 +235,8 @@ function sendOrder(
     channel: 'api',
     invalid,
     input,
-    service: input === null ? null : ctx.catalog.get(input.serviceId),
+    // The record the inputs were read against, so the type that read them is the one the order gets.
+    service,
     idempotency,
     forceJoin,
   });

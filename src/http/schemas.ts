@@ -6,7 +6,16 @@
 import { Type, type TSchema, type Static } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { errorOutcome, type ErrorOutcome } from '../errors.js';
-import { ORDER_TYPE_NAMES } from '../ledger/index.js';
+import {
+  ANSWER_NUMBER_MAX,
+  COMMENT_CHARS_MAX,
+  COMMENT_LINES_MAX,
+  INTERVAL_MINUTES_MAX,
+  ORDER_TYPE_NAMES,
+  RUNS_MAX,
+  USERNAME_CHARS_MAX,
+  USERNAME_LINES_MAX,
+} from '../ledger/index.js';
 
 const SAFE = Number.MAX_SAFE_INTEGER;
 
@@ -16,11 +25,22 @@ export const OrderBody = Type.Object(
   {
     service: Type.Integer({ minimum: 1, maximum: SAFE, description: 'Service id from GET /api/v1/services.' }),
     target: Type.String({ minLength: 1, maxLength: TARGET_CHARS_MAX, description: 'http(s) URL of the item to promote.' }),
-    quantity: Type.Integer({
-      minimum: -SAFE,
-      maximum: SAFE,
-      description: "Units to order; must lie within the service's min..max.",
-    }),
+    quantity: Type.Optional(
+      Type.Integer({
+        minimum: -SAFE,
+        maximum: SAFE,
+        description: "Units to order; must lie within the service's min..max. Required by Default and Poll orders; the other types derive it.",
+      }),
+    ),
+    comments: Type.Optional(
+      Type.String({ maxLength: COMMENT_LINES_MAX * (COMMENT_CHARS_MAX + 2), description: `Custom Comments orders: one comment per line (at most ${COMMENT_LINES_MAX} lines of ${COMMENT_CHARS_MAX} characters).` }),
+    ),
+    usernames: Type.Optional(
+      Type.String({ maxLength: USERNAME_LINES_MAX * (USERNAME_CHARS_MAX + 2), description: `Mentions Custom List orders: one username per line (at most ${USERNAME_LINES_MAX} lines of ${USERNAME_CHARS_MAX} characters).` }),
+    ),
+    answer_number: Type.Optional(Type.Integer({ minimum: -SAFE, maximum: SAFE, description: `Poll orders: the answer to vote for, 1 to ${ANSWER_NUMBER_MAX}.` })),
+    runs: Type.Optional(Type.Integer({ minimum: -SAFE, maximum: SAFE, description: `Drip-feed: number of runs, 2 to ${RUNS_MAX}; the charge is quantity × runs × rate.` })),
+    interval: Type.Optional(Type.Integer({ minimum: -SAFE, maximum: SAFE, description: `Drip-feed: minutes between runs, 1 to ${INTERVAL_MINUTES_MAX}.` })),
   },
   { additionalProperties: false },
 );
@@ -85,20 +105,21 @@ export interface Validator<T> {
 export function compile<S extends TSchema>(schema: S): Validator<Static<S>> {
   const checker: TypeCheck<S> = TypeCompiler.Compile(schema);
   const known = new Set(Object.keys((schema as { properties?: object }).properties ?? {}));
+  const required = (schema as { required?: string[] }).required ?? [];
   return {
     check(value) {
       if (checker.Check(value)) return { ok: true, value };
-      return { ok: false, error: errorOutcome('VALIDATION', describe(value, known, checker)) };
+      return { ok: false, error: errorOutcome('VALIDATION', describe(value, known, required, checker)) };
     },
   };
 }
 
-function describe(value: unknown, known: Set<string>, checker: TypeCheck<TSchema>): string {
+function describe(value: unknown, known: Set<string>, required: string[], checker: TypeCheck<TSchema>): string {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'The request body must be a JSON object.';
   for (const key of Object.keys(value)) {
     if (!known.has(key)) return `Field '${key}' is not allowed; the server computes prices and accepts only ${[...known].join(', ')}.`;
   }
-  for (const key of known) if (!(key in value)) return `Field '${key}' is required.`;
+  for (const key of required) if (!(key in value)) return `Field '${key}' is required.`;
   const first = checker.Errors(value).First();
   if (first === undefined) return 'The request body is invalid.';
   const field = first.path.replace(/^\//, '');

@@ -3,7 +3,7 @@
  * times are Unix milliseconds. Records are checked before they are written
  * and when they are read back (see `checkWallet`, `checkOrder`).
  */
-import type { OrderType } from './order-types.js';
+import type { OrderExtras, OrderType } from './order-types.js';
 
 export type Channel = 'api' | 'panel';
 export type OrderStatus = 'pending' | 'processing' | 'in_progress' | 'completed' | 'partial' | 'canceled';
@@ -84,6 +84,9 @@ export interface OrderRecord {
   createdAtMs: number;
   /** Orders placed in the same millisecond keep their order by this counter. */
   seq: number;
+  /** The service's order type when placed, and the inputs it took (absent on orders placed before types existed: Default). */
+  type?: OrderType;
+  extras?: OrderExtras;
 }
 
 /** An Idempotency-Key record: the first answer, replayed for the same payload. */
@@ -114,6 +117,9 @@ export type LogEvent =
       balance: number;
       channel: Channel;
       idempotencyKey: string | null;
+      /** Absent for a Default order with no extras. charge = quantity × rate × (extras.runs ?? 1). */
+      orderType?: OrderType;
+      extras?: OrderExtras;
     }
   | { type: 'order.rejected'; atMs: number; account: number; idempotencyKey: string; code: string }
   | {

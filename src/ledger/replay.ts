@@ -382,8 +382,12 @@ class LedgerReplay {
     if (!isInt(rate) || rate < 0) fail('order-charge', seq, id, orderId, `order.placed carries an invalid rate ${credits(rate)}.`);
     if (!isInt(charge) || charge < 0) fail('order-charge', seq, id, orderId, `order.placed carries an invalid charge ${credits(charge)}.`);
     if (!isInt(debit)) fail('order-charge', seq, id, orderId, `order.placed carries an invalid debit ${credits(debit)}.`);
-    if (BigInt(quantity) * BigInt(rate) !== BigInt(charge)) {
-      fail('order-charge', seq, id, orderId, `the charge is ${credits(charge)} but quantity ${quantity} × rate ${credits(rate)} is ${formatBig(BigInt(quantity) * BigInt(rate))} credits.`);
+    const runs = (e.extras as { runs?: unknown } | undefined)?.runs ?? 1;
+    if (!isInt(runs) || runs < 1) fail('order-charge', seq, id, orderId, `order.placed carries invalid drip-feed runs (${String(runs)}).`);
+    const expected = BigInt(quantity) * BigInt(rate) * BigInt(runs);
+    if (expected !== BigInt(charge)) {
+      const times = runs === 1 ? '' : ` × runs ${runs}`;
+      fail('order-charge', seq, id, orderId, `the charge is ${credits(charge)} but quantity ${quantity} × rate ${credits(rate)}${times} is ${formatBig(expected)} credits.`);
     }
     if (debit !== charge && debit !== 0) {
       fail('order-charge', seq, id, orderId, `the debit ${credits(debit)} is neither the charge ${credits(charge)} nor 0.`);
