@@ -14,6 +14,8 @@ import { readBody } from './body.js';
 import { busy, findAccount, invalid, optionalReason, renderAccount, renderAccountView, unknownField, type AdminHandler } from './admin-common.js';
 import { grantPlan, listOrders, ORDER_PARAM, placePanelOrder, setForceJoin, setOrderStatus, showOrder, stats } from './admin-orders.js';
 import { metrics, snapshot, verify } from './admin-ops.js';
+import { claimOrders, recordProgress } from './admin-order-queue.js';
+import { listRefills, setRefillStatus } from './admin-refills.js';
 import type { AppContext } from './context.js';
 import { parseJson, TOO_LARGE } from './json-request.js';
 import { guarded, newExchange, send, sendError, type Exchange } from './reply.js';
@@ -46,6 +48,10 @@ const ROUTES: Route[] = [
   route('get', '/admin/v1/services', listServices),
   route('patch', '/admin/v1/services/:id', patchService),
   route('get', '/admin/v1/orders', listOrders),
+  route('post', '/admin/v1/orders/claim', claimOrders),
+  route('post', '/admin/v1/orders/:order/progress', recordProgress),
+  route('get', '/admin/v1/refills', listRefills),
+  route('post', '/admin/v1/refills/:id/status', setRefillStatus),
   route('get', '/admin/v1/orders/:order', showOrder),
   route('post', '/admin/v1/orders/:order/status', setOrderStatus),
   route('post', '/admin/v1/accounts/:id/orders', placePanelOrder),

@@ -18,6 +18,8 @@ import { orderFingerprint, parseIdempotencyKey } from './idempotency-key.js';
 import { parseJson, TOO_LARGE } from './json-request.js';
 import { guarded, newExchange, send, sendError, type Exchange } from './reply.js';
 import { checkOrderInput } from './order-input.js';
+import { batchStatus, cancelOrders, refillOrders, refillStatus } from './api-lifecycle.js';
+import { bodyIdList, queryIdList, type IdList } from './id-list.js';
 import type { HttpRequest, HttpResponse, TemplatedApp } from './uws.js';
 
 const ROUTES: Record<string, 'get' | 'post'> = {
@@ -25,6 +27,9 @@ const ROUTES: Record<string, 'get' | 'post'> = {
   '/api/v1/services': 'get',
   '/api/v1/order': 'post',
   '/api/v1/status': 'get',
+  '/api/v1/cancel': 'post',
+  '/api/v1/refill': 'post',
+  '/api/v1/refill_status': 'get',
   '/api/v1/openapi.json': 'get',
 };
 
@@ -77,15 +82,23 @@ function handleApi(ctx: AppContext, ex: Exchange, res: HttpResponse, req: HttpRe
     readBody(res, req.getHeader('content-length'), ctx.limits.bodyBytesMax, (body) =>
       guarded(ctx, ex, () => {
         const account = authenticate(ex, ctx, ip, apiKey, apiSecret, body.kind === 'too-large');
-        if (account !== null) placeOrder(ex, ctx, account, body, contentType, idempotencyHeader);
+        if (account === null) return;
+        if (url === '/api/v1/order') return placeOrder(ex, ctx, account, body, contentType, idempotencyHeader);
+        const list = bodyList(ctx, body, contentType);
+        if (url === '/api/v1/cancel') return cancelOrders(ex, ctx, account, list);
+        return refillOrders(ex, ctx, account, list);
       }),
     );
     return;
   }
 
-  const orderQuery = url === '/api/v1/status' ? statusQuery(req.getQuery() ?? '') : undefined;
+  const query = req.getQuery() ?? '';
+  const batch = url === '/api/v1/status' && /(^|&)orders=/.test(query);
+  const orderQuery = url === '/api/v1/status' && !batch ? statusQuery(query) : undefined;
   const account = authenticate(ex, ctx, ip, apiKey, apiSecret, false);
   if (account === null) return;
+  if (batch) return batchStatus(ex, ctx, account, batchQuery(query, 'orders', 'orders=ID1,ID2'));
+  if (url === '/api/v1/refill_status') return refillStatus(ex, ctx, account, batchQuery(query, 'refills', 'refills=1,2,3'));
   if (url === '/api/v1/balance') return deliver(ex, ctx, account, account.actor.send({ kind: 'balance' }));
   if (url === '/api/v1/services') {
     return deliver(ex, ctx, account, account.actor.send({ kind: 'touch' }), () => ({ status: 200, body: ctx.catalog.publicListBody() }));
@@ -126,6 +139,28 @@ function statusQuery(query: string): string | null {
   const values = params.getAll('order');
   if (values.length > 1) return null;
   return values[0] ?? '';
+}
+
+/** A batch query's id list; the single `order=` form cannot be mixed in. */
+function batchQuery(query: string, name: string, example: string): IdList {
+  let params: URLSearchParams;
+  try {
+    params = new URLSearchParams(query);
+  } catch {
+    return { ok: false, error: errorOutcome('VALIDATION', 'The query string cannot be decoded.') };
+  }
+  if (name === 'orders' && params.has('order')) {
+    return { ok: false, error: errorOutcome('VALIDATION', 'Pass either order=ID or orders=ID1,ID2, not both.') };
+  }
+  return queryIdList(params, name, `/api/v1/${name === 'orders' ? 'status' : 'refill_status'}?${example}`);
+}
+
+/** The `{"orders": [...]}` body of cancel and refill. */
+function bodyList(ctx: AppContext, body: BodyResult, contentType: string): IdList {
+  if (body.kind === 'too-large') return { ok: false, error: TOO_LARGE(ctx.limits.bodyBytesMax) };
+  const parsed = parseJson(contentType, body.bytes);
+  if (!parsed.ok) return parsed;
+  return bodyIdList(parsed.value, 'orders', '{"orders": ["ID1", "ID2"]}');
 }
 
 /**

@@ -6,3 +6,4 @@ export * from './records.js';
 export * from './rules.js';
 export * from './replay.js';
 export * from './order-types.js';
+export * from './lifecycle.js';

@@ -87,6 +87,30 @@ export interface OrderRecord {
   /** The service's order type when placed, and the inputs it took (absent on orders placed before types existed: Default). */
   type?: OrderType;
   extras?: OrderExtras;
+  /** Progress the operator recorded while in progress (absent until recorded). */
+  startCount?: number | null;
+  progressRemains?: number | null;
+  /** The customer asked to cancel while the order was being processed; the operator resolves it. */
+  cancelRequested?: boolean;
+  /** The worker that claimed the order from the processing queue. */
+  worker?: string;
+  /** When the order reached a final state (the refill window counts from here). */
+  finishedAtMs?: number;
+  /** The order's latest refill (at most one is open at a time). */
+  refill?: { id: number; status: RefillStatus; createdAtMs: number };
+}
+
+export type RefillStatus = 'pending' | 'in_progress' | 'completed' | 'rejected';
+
+/** A refill request: moves no money. Ids are positive integers, growing. */
+export interface RefillRecord {
+  id: number;
+  order: string;
+  account: number;
+  status: RefillStatus;
+  createdAtMs: number;
+  updatedAtMs: number;
+  reason?: string;
 }
 
 /** An Idempotency-Key record: the first answer, replayed for the same payload. */
@@ -134,7 +158,13 @@ export type LogEvent =
       refund: number;
       balance: number;
       reason?: string;
+      /** The worker that claimed the order (a move to processing from the claim queue). */
+      worker?: string;
     }
+  | { type: 'order.progress'; atMs: number; account: number; order: string; startCount: number | null; remains: number | null }
+  | { type: 'order.cancel_requested'; atMs: number; account: number; order: string }
+  | { type: 'refill.requested'; atMs: number; account: number; order: string; refill: number }
+  | { type: 'refill.status'; atMs: number; account: number; order: string; refill: number; from: RefillStatus; to: RefillStatus; reason?: string }
   | { type: 'plan.granted'; atMs: number; account: number; months: number; priceInr: number; expiresMs: number; reason?: string }
   | {
       type: 'forcejoin.updated';

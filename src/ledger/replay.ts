@@ -192,6 +192,10 @@ function asRaw(value: unknown): Raw {
 const KNOWN_TYPES: Record<LogEvent['type'], true> = {
   'account.created': true,
   'credits.adjusted': true,
+  'order.progress': true,
+  'order.cancel_requested': true,
+  'refill.requested': true,
+  'refill.status': true,
   'account.updated': true,
   'secret.rotated': true,
   'service.saved': true,

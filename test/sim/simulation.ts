@@ -290,6 +290,7 @@ class Simulation {
       readIdempotency: (key) => wal.get('idempotency', key) as IdempotencyRecord | undefined,
       readOrder: (id) => wal.get('orders', id) as OrderRecord | undefined,
       orderKey: (id) => id,
+      readService: (id) => SERVICES.find((s) => s.id === id) ?? null,
     };
     this.actors = new Map();
     for (const id of this.walletIds) {

@@ -12,7 +12,7 @@ import {
 import { ManualClock } from '../../src/clock.js';
 import { errorOutcome, renderError, type ErrorOutcome } from '../../src/errors.js';
 import { MICRO_MAX, multiplyMicro, parseMicro } from '../../src/money/index.js';
-import { withServiceDefaults, isUnlimited, type Channel, type IdempotencyRecord, type OrderRecord, type OrderStatus, type ServiceRecord, type WalletRecord } from '../../src/ledger/index.js';
+import { FINAL_STATUSES, withServiceDefaults, isUnlimited, type Channel, type IdempotencyRecord, type OrderRecord, type OrderStatus, type ServiceRecord, type WalletRecord } from '../../src/ledger/index.js';
 
 type OrderCommand = Extract<Command, { kind: 'order' }>;
 
@@ -802,7 +802,8 @@ describe('ledger and purity (property)', () => {
                 if (ev.to === 'partial') expect(ev.refund).toBe(o.debit === 0 ? 0 : multiplyMicro(o.remains!, o.rate));
                 // The order keeps the rate and charge it was placed with.
                 const i = orders.findIndex((x) => x.id === o.id);
-                expect(o).toEqual({ ...orders[i]!, status: ev.to, remains: o.remains });
+                const finished = FINAL_STATUSES.has(ev.to) ? { finishedAtMs: ev.atMs } : {};
+                expect(o).toEqual({ ...orders[i]!, status: ev.to, remains: o.remains, ...finished });
                 orders[i] = o;
               }
             }
