@@ -8,6 +8,8 @@ import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { errorOutcome, type ErrorOutcome } from '../errors.js';
 import {
   ANSWER_NUMBER_MAX,
+  BATCH_IDS_MAX,
+  REFILL_STATUSES,
   COMMENT_CHARS_MAX,
   COMMENT_LINES_MAX,
   INTERVAL_MINUTES_MAX,
@@ -48,6 +50,18 @@ export type OrderBody = Static<typeof OrderBody>;
 
 const Money = (description: string) => Type.Number({ description: `${description} Exact decimal, at most 6 decimal places.` });
 
+/** What GET /status shows of an order, alone or in a batch. */
+const STATUS_FIELDS = {
+  order: Type.String(),
+  status: Type.Union(['pending', 'processing', 'in_progress', 'completed', 'partial', 'canceled'].map((s) => Type.Literal(s))),
+  quantity: Type.Integer(),
+  charge: Money('Credits charged.'),
+  start_count: Type.Union([Type.Integer(), Type.Null()], { description: "The target's count when delivery started, or null until the operator records it." }),
+  remains: Type.Integer({ description: 'Units not (yet) delivered: quantity until in progress, then as recorded; 0 when completed.' }),
+  runs: Type.Optional(Type.Integer({ description: 'Drip-feed orders: number of runs.' })),
+  interval: Type.Optional(Type.Integer({ description: 'Drip-feed orders: minutes between runs.' })),
+};
+
 export const Schemas = {
   Error: Type.Object({
     ok: Type.Literal(false),
@@ -87,12 +101,50 @@ export const Schemas = {
   }),
   OrderStatus: Type.Object({
     ok: Type.Literal(true),
-    order: Type.String(),
-    status: Type.Union(['pending', 'processing', 'in_progress', 'completed', 'partial', 'canceled'].map((s) => Type.Literal(s))),
-    quantity: Type.Integer(),
-    charge: Money('Credits charged.'),
-    remains: Type.Optional(Type.Integer({ description: 'Units not delivered; present when status is partial.' })),
+    ...STATUS_FIELDS,
   }),
+};
+
+/** Cancel and refill bodies: the orders to act on. */
+const OrderIdList = Type.Object(
+  { orders: Type.Array(Type.String(), { minItems: 1, maxItems: BATCH_IDS_MAX, description: `Order ids, at most ${BATCH_IDS_MAX}.` }) },
+  { additionalProperties: false },
+);
+
+/** A per-order (or per-refill) refusal inside a batch answer. */
+const ItemError = Type.Object({
+  error: Type.String({ description: 'NOT_FOUND (unknown or another account\'s), VALIDATION (not an id), CONFLICT (the order\'s state does not allow it; the message says why) or UNAVAILABLE.' }),
+  message: Type.String(),
+});
+
+const keyedBy = (field: string, item: TSchema, description: string) =>
+  Type.Object({ ok: Type.Literal(true), [field]: Type.Record(Type.String(), Type.Union([item, ItemError]), { description }) });
+
+export const LifecycleSchemas = {
+  OrderIdList,
+  BatchStatus: keyedBy('orders', Type.Object(STATUS_FIELDS), 'Keyed by the ids asked for.'),
+  CancelResult: keyedBy(
+    'orders',
+    Type.Object({
+      status: Type.String({ description: 'canceled (refunded at once) or the current status (a cancel request was opened).' }),
+      refund: Type.Optional(Money('Credits returned (the whole debit) when canceled at once.')),
+      cancel_requested: Type.Optional(Type.Literal(true)),
+    }),
+    'Keyed by the ids asked for.',
+  ),
+  RefillResult: keyedBy('orders', Type.Object({ refill: Type.Integer({ minimum: 1, description: 'The new refill id.' }) }), 'Keyed by the order ids asked for.'),
+  RefillStatus: keyedBy(
+    'refills',
+    Type.Object({
+      refill: Type.Integer({ minimum: 1 }),
+      order: Type.String(),
+      status: Type.Union(REFILL_STATUSES.map((s) => Type.Literal(s))),
+      created_at: Type.String({ format: 'date-time' }),
+      updated_at: Type.String({ format: 'date-time' }),
+      reason: Type.Optional(Type.String({ description: "The operator's reason, when given." })),
+    }),
+    'Keyed by the refill ids asked for.',
+  ),
 };
 
 export const ServicesList = Type.Object({ ok: Type.Literal(true), services: Type.Array(Schemas.Service) });
