@@ -65,10 +65,17 @@ export const LIFECYCLE_COMMANDS: readonly Command[] = [
   {
     words: ['order', 'cancel-requests'],
     summary: 'list processing and in_progress orders whose customer asked to cancel (resolve with set-status canceled or partial)',
-    options: { limit: { kind: 'integer', placeholder: 'N', help: 'at most this many (default 100, at most 500)' } },
+    options: {
+      limit: { kind: 'integer', placeholder: 'N', help: 'page size (default 100, at most 500)' },
+      cursor: { kind: 'text', placeholder: 'CURSOR', help: 'next_cursor of the previous page' },
+    },
     request: (input) => {
+      const query = new URLSearchParams({ cancel_requested: 'true' });
       const limit = input.number('limit');
-      return { method: 'GET', path: adminPath('orders') + `?cancel_requested=true${limit === undefined ? '' : `&limit=${limit.text}`}` };
+      if (limit !== undefined) query.set('limit', limit.text);
+      const cursor = input.text('cursor');
+      if (cursor !== undefined) query.set('cursor', cursor);
+      return { method: 'GET', path: `${adminPath('orders')}?${query.toString()}` };
     },
     render: (body) => queueTable(body, 'No open cancel requests.\n'),
   },

@@ -88,20 +88,51 @@ export const recordProgress: AdminHandler = async (ex, ctx, [id], body) => {
   send(ex, 200, `{"ok":true,"order":${renderAdminOrder(order!)}}`);
 };
 
+const CANCEL_STATUSES = ['processing', 'in_progress'] as const;
+type IndexKey = [string, number, number, string];
+
+/** The cursor is the status-index key of the last order listed. */
+function decodeIndexCursor(text: string): IndexKey | null {
+  try {
+    const v = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as unknown;
+    if (Array.isArray(v) && v.length === 4 && (CANCEL_STATUSES as readonly unknown[]).includes(v[0]) && Number.isSafeInteger(v[1]) && Number.isSafeInteger(v[2]) && typeof v[3] === 'string') {
+      return v as IndexKey;
+    }
+  } catch {
+    // fall through: not a cursor this server issued
+  }
+  return null;
+}
+
 /**
- * GET /admin/v1/orders?cancel_requested=true: processing and in_progress
- * orders with an open cancel request, oldest first, at most `limit`. It
- * walks those two statuses' index (bounded memory: one page).
+ * GET /admin/v1/orders?cancel_requested=true&limit=&cursor=: processing,
+ * then in_progress orders with an open cancel request, each oldest first, a
+ * page at a time. It walks those two statuses' index (bounded memory: one
+ * page).
  */
-export async function listCancelRequested(ex: Parameters<AdminHandler>[0], ctx: AppContext, limit: number): Promise<void> {
+export async function listCancelRequested(ex: Parameters<AdminHandler>[0], ctx: AppContext, limit: number, cursorText: string | null): Promise<void> {
+  const after = cursorText === null ? null : decodeIndexCursor(cursorText);
+  if (cursorText !== null && after === null) return sendError(ex, invalid('cursor is not one this server returned for cancel_requested=true; start without it.'));
   await ctx.wal.flushed();
   const orders: OrderRecord[] = [];
-  for (const status of ['processing', 'in_progress'] as const) {
-    for (const { key } of ctx.store.tables.orderIndex.getRange({ start: [status], end: [status, Infinity] })) {
-      if (orders.length === limit) break;
-      const order = ctx.readOrder((key as (string | number)[])[3] as string);
-      if (order?.cancelRequested === true) orders.push(order);
+  let next: IndexKey | null = null;
+  let last: IndexKey | null = null;
+  const from = after === null ? 0 : CANCEL_STATUSES.indexOf(after[0] as (typeof CANCEL_STATUSES)[number]);
+  walk: for (const status of CANCEL_STATUSES.slice(from)) {
+    const start = after !== null && after[0] === status ? after : [status];
+    for (const { key } of ctx.store.tables.orderIndex.getRange({ start, end: [status, Infinity] })) {
+      const k = key as IndexKey;
+      if (after !== null && k[3] === after[3]) continue;
+      const order = ctx.readOrder(k[3]);
+      if (order?.cancelRequested !== true) continue;
+      if (orders.length === limit) {
+        next = last;
+        break walk;
+      }
+      orders.push(order);
+      last = k;
     }
   }
-  send(ex, 200, `{"ok":true,"orders":[${orders.map(renderAdminOrder).join(',')}],"next_cursor":null}`);
+  const cursor = next === null ? 'null' : `"${Buffer.from(JSON.stringify(next)).toString('base64url')}"`;
+  send(ex, 200, `{"ok":true,"orders":[${orders.map(renderAdminOrder).join(',')}],"next_cursor":${cursor}}`);
 }

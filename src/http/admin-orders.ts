@@ -65,7 +65,7 @@ export const listOrders: AdminHandler = async (ex, ctx, _params, _body, query) =
   const cancelRequested = query.get('cancel_requested');
   if (cancelRequested !== null) {
     if (cancelRequested !== 'true') return sendError(ex, invalid('cancel_requested takes only the value true.'));
-    return listCancelRequested(ex, ctx, limit);
+    return listCancelRequested(ex, ctx, limit, query.get('cursor'));
   }
   let start: (string | number)[] = [status];
   const cursorText = query.get('cursor');

@@ -68,6 +68,31 @@ describe('customer cancel', () => {
     expect(after.body.orders.map((o: { id: string }) => o.id)).not.toContain(id);
   });
 
+  it('the cancel-request queue pages with a cursor: processing first, then in_progress, each oldest first', async () => {
+    const ids: string[] = [];
+    for (const status of ['in_progress', 'processing', 'processing', 'in_progress']) {
+      const id = await place();
+      await t.admin('POST', `/admin/v1/orders/${id}/status`, { status });
+      await t.api('POST', '/api/v1/cancel', creds, { orders: [id] });
+      ids.push(id);
+    }
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: { body: { orders: { id: string }[]; next_cursor: string | null } } = await t.admin(
+        'GET',
+        `/admin/v1/orders?cancel_requested=true&limit=1${cursor === null ? '' : `&cursor=${cursor}`}`,
+      );
+      seen.push(...page.body.orders.map((o) => o.id));
+      cursor = page.body.next_cursor;
+    } while (cursor !== null);
+    const mine = seen.filter((id) => ids.includes(id));
+    expect(mine).toEqual([ids[1], ids[2], ids[0], ids[3]]);
+    expect(new Set(seen).size).toBe(seen.length);
+    const bad = await t.admin('GET', '/admin/v1/orders?cancel_requested=true&cursor=nonsense');
+    expect(bad.status).toBe(400);
+  });
+
   it('at most 100 orders per request, and the body must name them', async () => {
     const many = await t.api('POST', '/api/v1/cancel', creds, { orders: Array.from({ length: 101 }, (_, i) => `o${i}`) });
     expect(many.status).toBe(400);
