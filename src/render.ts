@@ -4,7 +4,7 @@
  * the hot path. Strings from users go through JSON.stringify.
  */
 import { formatMicro } from './money/index.js';
-import type { OrderRecord, ServiceRecord } from './ledger/index.js';
+import { remainsShown, type OrderRecord, type RefillRecord, type ServiceRecord } from './ledger/index.js';
 
 export function renderOrderPlaced(orderId: string, chargeMicro: number, balanceMicro: number): string {
   return `{"ok":true,"order":"${orderId}","charge":${formatMicro(chargeMicro)},"status":"pending","balance":${formatMicro(balanceMicro)}}`;
@@ -16,14 +16,66 @@ export function renderBalance(creditsMicro: number, unlimitedExpiresMs: number |
 }
 
 export function renderStatus(order: OrderRecord): string {
-  let body = `{"ok":true,"order":"${order.id}","status":"${order.status}","quantity":${order.quantity},"charge":${formatMicro(order.charge)}`;
-  if (order.status === 'partial' && order.remains !== null) body += `,"remains":${order.remains}`;
-  return body + '}';
+  return `{"ok":true,${renderStatusFields(order)}}`;
+}
+
+/**
+ * An order's status fields, as GET /status shows one order and the batch
+ * form shows each: start_count (null until the operator records it) and
+ * remains (see remainsShown) for every order, runs and interval when drip-fed.
+ */
+export function renderStatusFields(order: OrderRecord): string {
+  return (
+    `"order":"${order.id}","status":"${order.status}","quantity":${order.quantity},"charge":${formatMicro(order.charge)},` +
+    `"start_count":${order.startCount ?? null},"remains":${remainsShown(order)}` +
+    renderDripFeed(order)
+  );
+}
+
+/** A per-order (or per-refill) refusal inside a batch answer. */
+export function renderItemError(error: { code: string; message: string }): string {
+  return `{"error":"${error.code}","message":${JSON.stringify(error.message)}}`;
+}
+
+/** `{"ok":true,"<field>":{"<id>":<item>,…}}`: a batch answer keyed by the ids asked for. */
+export function renderBatch(field: string, items: Iterable<[string | number, string]>): string {
+  const parts: string[] = [];
+  for (const [id, item] of items) parts.push(`${JSON.stringify(String(id))}:${item}`);
+  return `{"ok":true,"${field}":{${parts.join(',')}}}`;
+}
+
+export function renderRefill(refill: RefillRecord): string {
+  return (
+    `{"refill":${refill.id},"order":"${refill.order}","status":"${refill.status}",` +
+    `"created_at":"${new Date(refill.createdAtMs).toISOString()}","updated_at":"${new Date(refill.updatedAtMs).toISOString()}"` +
+    (refill.reason === undefined ? '' : `,"reason":${JSON.stringify(refill.reason)}`) +
+    '}'
+  );
+}
+
+/** `,"runs":N,"interval":M` for a drip-feed order, nothing otherwise. */
+export function renderDripFeed(order: Pick<OrderRecord, 'extras'>): string {
+  const runs = order.extras?.runs;
+  return runs === undefined ? '' : `,"runs":${runs},"interval":${order.extras!.interval!}`;
+}
+
+/** The order's type and the inputs it took, as the processing queue shows them. */
+export function renderOrderInputs(order: Pick<OrderRecord, 'type' | 'extras'>): string {
+  const e = order.extras;
+  return (
+    `"type":${JSON.stringify(order.type ?? 'Default')},"comments":${JSON.stringify(e?.comments ?? null)},` +
+    `"usernames":${JSON.stringify(e?.usernames ?? null)},"answer_number":${e?.answerNumber ?? null},` +
+    `"runs":${e?.runs ?? null},"interval":${e?.interval ?? null}`
+  );
 }
 
 /** A service as customers see it (no `enabled`: they only ever see enabled ones). */
 export function renderPublicService(s: ServiceRecord): string {
-  return `{"id":${s.id},"platform":${JSON.stringify(s.platform)},"name":${JSON.stringify(s.name)},"rate":${formatMicro(s.rate)},"min":${s.min},"max":${s.max}}`;
+  return (
+    `{"id":${s.id},"platform":${JSON.stringify(s.platform)},"name":${JSON.stringify(s.name)},"rate":${formatMicro(s.rate)},"min":${s.min},"max":${s.max},` +
+    `"category":${JSON.stringify(s.category)},"type":${JSON.stringify(s.type)},"refill":${s.refill},"refill_days":${s.refillDays},` +
+    `"cancel":${s.cancel},"dripfeed":${s.dripfeed},"description":${JSON.stringify(s.description)}}`
+  );
 }
 
 /** A service as the operator sees it. */

@@ -5,7 +5,7 @@
  */
 import type { AppContext } from './http/context.js';
 import { parseMicro } from './money/index.js';
-import type { ServiceRecord } from './ledger/index.js';
+import { withServiceDefaults, type ServiceRecord } from './ledger/index.js';
 
 export interface SeedResult {
   accountId: number;
@@ -26,7 +26,7 @@ export async function seedIfEmpty(ctx: AppContext): Promise<SeedResult | null> {
   if (ctx.registry.size > 0 || ctx.catalog.all().length > 0) return null;
   const services: ServiceRecord[] = [];
   for (const s of DEMO_SERVICES) {
-    const saved = await ctx.catalog.save<never>(null, (_current, id) => ({ id, ...s, rate: parseMicro(s.rate)!, enabled: true }));
+    const saved = await ctx.catalog.save<never>(null, (_current, id) => withServiceDefaults({ id, ...s, rate: parseMicro(s.rate)!, enabled: true }));
     services.push(saved as ServiceRecord);
   }
   const { account, apiSecret } = await ctx.registry.create('Demo reseller');

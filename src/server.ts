@@ -125,6 +125,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       onIdle: () => reserve?.idle(),
     });
   const orderIds = new OrderIds(orderIdSecret(store));
+  let nextRefillId = 1;
+  for (const key of store.tables.refills.getKeys({ reverse: true, limit: 1 })) nextRefillId = Number(key) + 1;
   const readOrder = (id: string): OrderRecord | undefined => {
     const key = orderIds.storageKey(id);
     return key === null ? undefined : (store.tables.orders.get(key) as OrderRecord | undefined);
@@ -137,6 +139,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     readIdempotency: (key) => store.tables.idempotency.get(key) as IdempotencyRecord | undefined,
     readOrder,
     orderKey: (id) => orderIds.storageKey(id) ?? id,
+    // The catalogue is created just below; commands reach actors only after start-up.
+    readService: (id) => catalog.get(id),
   };
   const registry = new Registry(store, wal, clock, actorContext, config.defaultRateLimitPerMinute);
   const sweeper = new IdempotencySweeper(store, wal, clock, actorContext.idempotencyRetentionMs);
@@ -168,6 +172,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     forceJoinChanged: (id) => verifier?.invalidate(id),
     draining: () => draining,
     idempotencyStats: () => sweeper.stats(),
+    nextRefillId: () => nextRefillId++,
   };
   const api = createApp();
   mountApi(api, context);

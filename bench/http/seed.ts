@@ -30,7 +30,7 @@ import { hashSecret } from '../../src/ids.js';
 import { multiplyMicro } from '../../src/money/index.js';
 import { OrderIds } from '../../src/order-ids.js';
 import { noOrders, ORDER_COUNTS_KEY, openStore, orderIndexKey } from '../../src/wal/index.js';
-import { checkOrder, checkWallet, type AccountProfile, type LogEvent, type OrderRecord, type ServiceRecord, type WalletRecord } from '../../src/ledger/index.js';
+import { withServiceDefaults, checkOrder, checkWallet, type AccountProfile, type LogEvent, type OrderRecord, type ServiceRecord, type WalletRecord } from '../../src/ledger/index.js';
 import { admin, type ServerProcess } from './server-process.js';
 
 /** The service every benchmark orders: rate 0.001 credits, so quantity 1000 costs 1 credit. */
@@ -136,7 +136,7 @@ export async function seedDirect(dataDir: string, count: number, options: Direct
   const salt = randomBytes(16);
   if (!Number.isSafeInteger(orders) || orders < 0) throw new Error(`seedDirect: orders must be a non-negative integer, not ${orders}`);
   if (orders > 0 && count === 0) throw new Error('seedDirect: orders need at least one account');
-  const service: ServiceRecord = { id: 1, platform: 'bench', name: 'bench', rate: Number(RATE_MICRO), min: 1, max: 1_000_000, enabled: true };
+  const service: ServiceRecord = withServiceDefaults({ id: 1, platform: 'bench', name: 'bench', rate: Number(RATE_MICRO), min: 1, max: 1_000_000, enabled: true });
   const credits = Number(CREDITS_MICRO);
   const charge = multiplyMicro(SEEDED_ORDER_QUANTITY, service.rate)!;
   // Order k goes to account k % count, so account i holds ⌊orders / count⌋

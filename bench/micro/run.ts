@@ -13,6 +13,7 @@ import { decide, initialState, takeToken, type Command } from '../../src/actors/
 import { formatMicro, multiplyMicro, parseMicro } from '../../src/money/index.js';
 import { renderOrderPlaced } from '../../src/render.js';
 import { LmdbGroupCommit, openStore, type WalEntry } from '../../src/wal/index.js';
+import { withServiceDefaults } from '../../src/ledger/index.js';
 
 const TIME_MS = 300;
 
@@ -27,7 +28,7 @@ function print(bench: Bench): void {
   }
 }
 
-const service = { id: 1, platform: 'p', name: 'n', rate: 100_000, min: 1, max: 1_000_000, enabled: true };
+const service = withServiceDefaults({ id: 1, platform: 'p', name: 'n', rate: 100_000, min: 1, max: 1_000_000, enabled: true });
 const wallet = { id: 1, credits: 1_000_000_000_000_000, banned: false, rateLimitPerMinute: 100_000_000, unlimitedExpiresMs: null };
 let seq = 0;
 let mono = 0;

@@ -5,6 +5,13 @@
  * every acknowledged order is stored with the same charge and status, every
  * wallet equals its initial credits minus the debits of its stored orders,
  * and retrying each acknowledged key returns the original answer.
+ *
+ * The lifecycle runs under the same kills: every fifth request of a worker
+ * cancels one of its earlier orders (a pending order of a cancel service is
+ * canceled and refunded at once), and every fifth completes one through the
+ * admin API and asks for its refill. An acknowledged cancel must be canceled
+ * after the restart with its whole debit back in the wallet, exactly once; an
+ * acknowledged refill must exist, pending, and no refill moves money.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -35,6 +42,9 @@ export interface CrashReport {
   acknowledged: number;
   acknowledgedWithKey: number;
   storedOrders: number;
+  /** Acknowledged customer cancels (refunded at once) and refills. */
+  cancelsAcknowledged: number;
+  refillsAcknowledged: number;
   lost: number;
   problems: string[];
 }
@@ -46,6 +56,10 @@ interface Ack {
   key: string | null;
   body: string;
   payload: string;
+  /** What was sent about the order after it was placed, and what was acknowledged. */
+  cancel?: 'sent' | 'acked';
+  complete?: 'sent' | 'acked';
+  refill?: number;
 }
 
 
@@ -80,8 +94,9 @@ export async function runCrashCycles(options: CrashOptions): Promise<CrashReport
     }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
   try {
     await waitHealthy(server);
-    const service = (await admin('POST', '/admin/v1/services', { platform: 'crash', name: 'crash', rate: RATE_MICRO / 1e6, min: 1, max: 1000 })).body
-      .service.id as number;
+    const service = (
+      await admin('POST', '/admin/v1/services', { platform: 'crash', name: 'crash', rate: RATE_MICRO / 1e6, min: 1, max: 1000, cancel: true, refill: true })
+    ).body.service.id as number;
     const accounts: { id: number; key: string; secret: string }[] = [];
     for (let i = 0; i < accountsWanted; i++) {
       const created = await admin('POST', '/admin/v1/accounts', { name: `crash-${i}` });
@@ -93,8 +108,18 @@ export async function runCrashCycles(options: CrashOptions): Promise<CrashReport
       let stop = false;
       const base = server.url;
       const drive = async (w: number): Promise<void> => {
+        const mine: Ack[] = [];
         for (let n = 0; !stop; n++) {
           const account = accounts[(w + n) % accounts.length]!;
+          const earlier = mine.length === 0 ? undefined : mine[(n * 13) % mine.length];
+          if (n % 5 === 3 && earlier !== undefined && earlier.cancel === undefined && earlier.complete === undefined) {
+            if (!(await lifecycleStep(base, admin, accounts, earlier, 'cancel'))) return;
+            continue;
+          }
+          if (n % 5 === 4 && earlier !== undefined && earlier.cancel === undefined && earlier.complete === undefined) {
+            if (!(await lifecycleStep(base, admin, accounts, earlier, 'refill'))) return;
+            continue;
+          }
           const quantity = 1 + ((w * 31 + n * 7) % 1000);
           const payload = JSON.stringify({ service, target: `https://example.com/c${cycle}/w${w}/${n}`, quantity });
           const key = n % 2 === 0 ? `c${cycle}-w${w}-n${n}` : null;
@@ -112,7 +137,9 @@ export async function runCrashCycles(options: CrashOptions): Promise<CrashReport
             const text = await res.text();
             if (res.status === 201) {
               const body = JSON.parse(text) as { order: string; charge: number };
-              acks.push({ account: account.id, order: body.order, charge: Math.round(body.charge * 1e6), key, body: text, payload });
+              const ack: Ack = { account: account.id, order: body.order, charge: Math.round(body.charge * 1e6), key, body: text, payload };
+              acks.push(ack);
+              mine.push(ack);
             }
           } catch {
             // The server was killed mid-request: not acknowledged, nothing to check.
@@ -145,6 +172,8 @@ export async function runCrashCycles(options: CrashOptions): Promise<CrashReport
       acknowledged: acks.length,
       acknowledgedWithKey: acks.filter((a) => a.key !== null).length,
       storedOrders: final.stored,
+      cancelsAcknowledged: acks.filter((a) => a.cancel === 'acked').length,
+      refillsAcknowledged: acks.filter((a) => a.refill !== undefined).length,
       lost,
       problems,
     };
@@ -155,37 +184,81 @@ export async function runCrashCycles(options: CrashOptions): Promise<CrashReport
   }
 }
 
+type Admin = (method: string, path: string, body?: unknown) => Promise<{ status: number; body: any }>;
+
+/**
+ * Cancels `ack`'s order as its customer, or completes it (admin) and asks for
+ * a refill, recording what was sent and what was acknowledged. Returns false
+ * when the server was killed mid-request.
+ */
+async function lifecycleStep(base: string, admin: Admin, accounts: { id: number; key: string; secret: string }[], ack: Ack, what: 'cancel' | 'refill'): Promise<boolean> {
+  const account = accounts.find((a) => a.id === ack.account)!;
+  const customer = (path: string): Promise<Response> =>
+    fetch(`${base}/api/v1/${path}`, {
+      method: 'POST',
+      headers: { 'x-api-key': account.key, 'x-api-secret': account.secret, 'content-type': 'application/json' },
+      body: JSON.stringify({ orders: [ack.order] }),
+    });
+  try {
+    if (what === 'cancel') {
+      ack.cancel = 'sent';
+      const res = await customer('cancel');
+      const body = (await res.json()) as { orders?: Record<string, { status?: string }> };
+      if (body.orders?.[ack.order]?.status === 'canceled') ack.cancel = 'acked';
+      return true;
+    }
+    ack.complete = 'sent';
+    const moved = await admin('POST', `/admin/v1/orders/${ack.order}/status`, { status: 'completed' });
+    if (moved.status !== 200) return true;
+    ack.complete = 'acked';
+    const res = await customer('refill');
+    const body = (await res.json()) as { orders?: Record<string, { refill?: number }> };
+    const refill = body.orders?.[ack.order]?.refill;
+    if (refill !== undefined) ack.refill = refill;
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 async function checkState(
   server: ServerProcess,
-  admin: (method: string, path: string, body?: unknown) => Promise<{ status: number; body: any }>,
+  admin: Admin,
   accounts: { id: number; key: string; secret: string }[],
   acks: Ack[],
   service: number,
 ): Promise<{ problems: string[]; stored: number; storedIds: Set<string> }> {
   const problems: string[] = [];
-  const stored = new Map<string, { account: number; charge: number; debit: number; status: string }>();
-  let cursor: string | null = null;
-  do {
-    const page: { body: { orders: any[]; next_cursor: string | null } } = await admin(
-      'GET',
-      `/admin/v1/orders?status=pending&limit=500${cursor === null ? '' : `&cursor=${cursor}`}`,
-    );
-    for (const o of page.body.orders) {
-      stored.set(o.id, { account: o.account, charge: Math.round(o.charge * 1e6), debit: Math.round(o.debit * 1e6), status: o.status });
-    }
-    cursor = page.body.next_cursor;
-  } while (cursor !== null);
+  const stored = new Map<string, { account: number; charge: number; debit: number; status: string; refill: { id: number; status: string } | null }>();
+  for (const status of ['pending', 'completed', 'canceled']) {
+    let cursor: string | null = null;
+    do {
+      const page: { body: { orders: any[]; next_cursor: string | null } } = await admin(
+        'GET',
+        `/admin/v1/orders?status=${status}&limit=500${cursor === null ? '' : `&cursor=${cursor}`}`,
+      );
+      for (const o of page.body.orders) {
+        stored.set(o.id, { account: o.account, charge: Math.round(o.charge * 1e6), debit: Math.round(o.debit * 1e6), status: o.status, refill: o.refill });
+      }
+      cursor = page.body.next_cursor;
+    } while (cursor !== null);
+  }
   for (const ack of acks) {
     const order = stored.get(ack.order);
+    // What the order may be: what was acknowledged, or anything sent but not acknowledged.
+    const allowed = ack.cancel === 'acked' ? ['canceled'] : ack.complete === 'acked' ? ['completed'] : ['pending', ...(ack.cancel === 'sent' ? ['canceled'] : []), ...(ack.complete === 'sent' ? ['completed'] : [])];
     if (order === undefined) problems.push(`acknowledged order ${ack.order} is missing`);
-    else if (order.charge !== ack.charge || order.account !== ack.account || order.status !== 'pending') {
-      problems.push(`acknowledged order ${ack.order} changed: ${JSON.stringify(order)} vs charge ${ack.charge}`);
+    else if (order.charge !== ack.charge || order.account !== ack.account || !allowed.includes(order.status)) {
+      problems.push(`acknowledged order ${ack.order} changed: ${JSON.stringify(order)} vs charge ${ack.charge}, expected ${allowed.join(' or ')}`);
+    } else if (ack.refill !== undefined && (order.refill?.id !== ack.refill || order.refill.status !== 'pending')) {
+      problems.push(`acknowledged refill ${ack.refill} of order ${ack.order} is ${JSON.stringify(order.refill)} after the restart`);
     }
   }
   const accountList = (await admin('GET', '/admin/v1/accounts')).body.accounts as { id: number; credits: number }[];
   for (const account of accountList) {
     let debits = 0;
-    for (const o of stored.values()) if (o.account === account.id) debits += o.debit;
+    // A canceled order's whole debit came back; refills move nothing.
+    for (const o of stored.values()) if (o.account === account.id && o.status !== 'canceled') debits += o.debit;
     const expected = INITIAL_CREDITS * 1e6 - debits;
     if (Math.round(account.credits * 1e6) !== expected) {
       problems.push(`wallet ${account.id} holds ${account.credits} but its ledger says ${expected / 1e6}`);

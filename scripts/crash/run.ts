@@ -27,6 +27,7 @@ const started = Date.now();
 const report = await runCrashCycles({ cycles, seed, log: (line) => process.stdout.write(line + '\n'), ...(powerLoss === undefined ? {} : { powerLoss }) });
 process.stdout.write(
   `\nseed ${seed}${powerLoss === undefined ? '' : ' (power loss: unsynced writes dropped)'}: ${report.cycles} cycles, ${report.acknowledged} acknowledged orders (${report.acknowledgedWithKey} with keys), ` +
+    `${report.cancelsAcknowledged} acknowledged cancels, ${report.refillsAcknowledged} acknowledged refills, ` +
     `${report.storedOrders} stored, lost ${report.lost}, problems ${report.problems.length}, ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
 );
 for (const p of report.problems.slice(0, 20)) process.stdout.write(`  ${p}\n`);

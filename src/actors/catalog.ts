@@ -7,7 +7,7 @@
 import type { Clock } from '../clock.js';
 import { renderServiceList } from '../render.js';
 import type { Store, Wal } from '../wal/index.js';
-import type { ServiceRecord } from '../ledger/index.js';
+import { withServiceDefaults, type ServiceRecord } from '../ledger/index.js';
 
 export class Catalog {
   private readonly services = new Map<number, ServiceRecord>();
@@ -20,7 +20,7 @@ export class Catalog {
     private readonly wal: Wal,
     private readonly clock: Clock,
   ) {
-    for (const { value } of store.tables.services.getRange()) this.apply(value as ServiceRecord);
+    for (const { value } of store.tables.services.getRange()) this.apply(withServiceDefaults(value as ServiceRecord));
   }
 
   get(id: number): ServiceRecord | null {

@@ -12,7 +12,7 @@
  */
 import type { Clock } from '../clock.js';
 import type { TablePut, Wal, WalEntry } from '../wal/index.js';
-import type { IdempotencyRecord, OrderRecord } from '../ledger/index.js';
+import type { IdempotencyRecord, OrderRecord, ServiceRecord } from '../ledger/index.js';
 import { idempotencyExpiryKey, orderIndexKey } from '../wal/index.js';
 import { checkOrder, checkWallet } from '../ledger/index.js';
 import { decide, initialState, type Command, type Decision, type WalletState } from './wallet-logic.js';
@@ -28,6 +28,8 @@ export interface ActorContext {
   readOrder(id: string): OrderRecord | undefined;
   /** The key an order is stored under in the orders table. */
   orderKey(id: string): string;
+  /** The catalogue's service, or null. */
+  readService(id: number): ServiceRecord | null;
 }
 
 export interface Delivery {
@@ -94,9 +96,13 @@ export class WalletActor {
       command.idempotency.prior = this.findKey(command.idempotency.key, now.wallMs);
     }
     let previous: OrderRecord | null = null;
-    if (command.kind === 'set-status') {
+    // Commands about one order get it as this actor last applied it (a
+    // change not yet durable included), and the ones whose rules depend on
+    // the service get that too.
+    if ('orderId' in command && command.kind !== 'order') {
       previous = this.pendingOrders?.get(command.orderId) ?? this.ctx.readOrder(command.orderId) ?? null;
       command.order = previous;
+      if (command.kind === 'cancel' || command.kind === 'refill') command.service = previous === null ? null : this.ctx.readService(previous.service);
     }
     const decision = decide(this.state, command, now);
     const next = decision.state;
@@ -115,6 +121,7 @@ export class WalletActor {
       puts.push({ table: 'orderIndex', key: orderIndexKey(order), value: order.account });
       (this.pendingOrders ??= new Map()).set(order.id, order);
     }
+    if (decision.refill !== null) puts.push({ table: 'refills', key: decision.refill.id, value: decision.refill });
     const idem = decision.idempotency;
     if (idem !== null) {
       const tableKey = idempotencyTableKey(this.id, idem.key);

@@ -12,6 +12,20 @@ import { errorOutcome, renderError, type ErrorOutcome } from '../errors.js';
 import { formatMicro, addMicro, MICRO_MAX } from '../money/index.js';
 import { renderBalance, renderOrderPlaced } from '../render.js';
 import { chargeFor, isUnlimited, planPriceInr, PLAN_MONTHS_MAX, refundFor, remainsRefusal, statusMoveRefusal } from '../ledger/index.js';
+import {
+  cancelRefusalMessage,
+  cancelVerdict,
+  FINAL_STATUSES,
+  isOpenRefill,
+  isRanged,
+  progressRefusal,
+  refillMoveRefusal,
+  refillRefusal,
+  refillRefusalMessage,
+  type OrderExtras,
+  type RefillRecord,
+  type RefillStatus,
+} from '../ledger/index.js';
 import type { Channel, IdempotencyRecord, LogEvent, OrderRecord, OrderStatus, ServiceRecord, WalletRecord } from '../ledger/index.js';
 import { fullBucket, takeToken, type BucketState, type BucketVerdict } from './token-bucket.js';
 
@@ -28,7 +42,10 @@ export interface Now {
 export interface OrderInput {
   serviceId: number;
   target: string;
+  /** Units per run: as sent, or derived by the service's order type (a list's length, 1 for a package). */
   quantity: number;
+  /** The type's other inputs and drip-feed runs, read against `Command.service` (see readOrderInputs). */
+  extras?: OrderExtras;
 }
 
 export type Command =
@@ -52,8 +69,19 @@ export type Command =
       /** The force-join verdict, or null when no channel is required. */
       forceJoin: ForceJoinVerdict | null;
     }
-  /** The operator moves an order (the shell looks the order up; null when unknown). */
-  | { kind: 'set-status'; orderId: string; order: OrderRecord | null; to: OrderStatus; remains: number | null; reason?: string }
+  /** The operator moves an order (the shell looks the order up; null when unknown). A claim names its worker. */
+  | { kind: 'set-status'; orderId: string; order: OrderRecord | null; to: OrderStatus; remains: number | null; reason?: string; worker?: string }
+  /** The operator records progress of an in_progress order; an absent field is left as it is. */
+  | { kind: 'progress'; orderId: string; order: OrderRecord | null; startCount?: number | null; remains?: number | null }
+  /**
+   * One order of a customer's cancel or refill request. The request's rate
+   * limit and ban checks ran once, as a `touch`, before these; the shell
+   * fills in the order and its service.
+   */
+  | { kind: 'cancel'; orderId: string; order: OrderRecord | null; service: ServiceRecord | null }
+  | { kind: 'refill'; orderId: string; order: OrderRecord | null; service: ServiceRecord | null; refillId: number }
+  /** The operator moves a refill; `stored` is its durable row, the shell fills in its order. */
+  | { kind: 'refill-status'; stored: RefillRecord; orderId: string; order: OrderRecord | null; to: RefillStatus; reason?: string }
   | { kind: 'grant-plan'; months: number; reason?: string }
   | { kind: 'credit'; amount: number; reason: string }
   | { kind: 'update'; banned?: boolean; rateLimitPerMinute?: number; reason?: string };
@@ -81,6 +109,7 @@ export interface Decision {
   rate: BucketVerdict | null;
   /** Written in the same commit as the events. */
   order: OrderRecord | null;
+  refill: RefillRecord | null;
   idempotency: { key: string; record: IdempotencyRecord } | null;
 }
 
@@ -90,7 +119,7 @@ export function initialState(wallet: WalletRecord, nowMs: number): WalletState {
 
 
 function result(state: WalletState, outcome: Outcome, rate: BucketVerdict | null = null): Decision {
-  return { state, events: [], outcome, rate, order: null, idempotency: null };
+  return { state, events: [], outcome, rate, order: null, refill: null, idempotency: null };
 }
 
 function refused(state: WalletState, error: ErrorOutcome, rate: BucketVerdict | null = null): Decision {
@@ -99,7 +128,7 @@ function refused(state: WalletState, error: ErrorOutcome, rate: BucketVerdict | 
 
 /** An accepted operator change: new state, its one event, and (for status moves) the order. */
 function changed(state: WalletState, event: LogEvent, body = '', order: OrderRecord | null = null): Decision {
-  return { state, events: [event], outcome: { kind: 'ok', status: 200, body }, rate: null, order, idempotency: null };
+  return { state, events: [event], outcome: { kind: 'ok', status: 200, body }, rate: null, order, refill: null, idempotency: null };
 }
 
 export function decide(state: WalletState, command: Command, now: Now): Decision {
@@ -110,6 +139,14 @@ export function decide(state: WalletState, command: Command, now: Now): Decision
       return decideUpdate(state, command, now);
     case 'set-status':
       return decideStatus(state, command, now);
+    case 'progress':
+      return decideProgress(state, command, now);
+    case 'cancel':
+      return decideCancel(state, command, now);
+    case 'refill':
+      return decideRefill(state, command, now);
+    case 'refill-status':
+      return decideRefillStatus(state, command, now);
     case 'grant-plan':
       return decideGrant(state, command, now);
     case 'order':
@@ -207,6 +244,9 @@ function decideOrder(
     createdAtMs: now.wallMs,
     seq: command.seq,
   };
+  const extras = input.extras !== undefined && Object.keys(input.extras).length > 0 ? input.extras : undefined;
+  if (service.type !== 'Default') order.type = service.type;
+  if (extras !== undefined) order.extras = extras;
   const body = renderOrderPlaced(order.id, charge, wallet.credits);
   const decision: Decision = {
     state: { wallet, bucket: state.bucket },
@@ -224,11 +264,14 @@ function decideOrder(
         balance: wallet.credits,
         channel: command.channel,
         idempotencyKey: idem?.key ?? null,
+        ...(order.type === undefined ? {} : { orderType: order.type }),
+        ...(extras === undefined ? {} : { extras }),
       },
     ],
     outcome: { kind: 'ok', status: 201, body },
     rate,
     order,
+    refill: null,
     idempotency:
       idem === null
         ? null
@@ -252,7 +295,7 @@ function checkBusiness(
   if (service === null || !service.enabled) {
     return { kind: 'error', error: errorOutcome('SERVICE', `Service ${input.serviceId} does not exist or is disabled.`) };
   }
-  if (input.quantity < service.min || input.quantity > service.max) {
+  if (isRanged(service.type) && (input.quantity < service.min || input.quantity > service.max)) {
     return {
       kind: 'error',
       error: errorOutcome('QTY', `Quantity must be between ${service.min} and ${service.max} for service ${service.id}.`, {
@@ -268,10 +311,14 @@ function checkBusiness(
       transient: forceJoin.transient,
     };
   }
-  const charge = chargeFor(input.quantity, service.rate);
-  // The admin API refuses services whose max × rate does not fit, so an
-  // in-range quantity always has an exact charge.
-  if (charge === null) throw new Error(`invariant: charge of ${input.quantity} × ${service.rate} overflows`);
+  const runs = input.extras?.runs ?? 1;
+  const charge = chargeFor(input.quantity, service.rate, runs);
+  // The admin API refuses services whose max × rate does not fit, so only
+  // drip-feed runs can take an in-range order's charge out of the exact range.
+  if (charge === null) {
+    if (runs === 1) throw new Error(`invariant: charge of ${input.quantity} × ${service.rate} overflows`);
+    return { kind: 'error', error: errorOutcome('QTY', `quantity × runs × rate is larger than the largest supported charge; order fewer runs.`) };
+  }
   if (isUnlimited(state.wallet, now.wallMs)) return { kind: 'accept', service, charge, debit: 0, unlimited: true };
   if (charge > state.wallet.credits) {
     return {
@@ -354,12 +401,22 @@ function decideStatus(state: WalletState, command: Extract<Command, { kind: 'set
   if (remainsProblem === 'remains-only-on-partial') {
     return refused(state, errorOutcome('VALIDATION', 'remains is only accepted when the status is partial.'));
   }
-  const remains = command.remains;
+  return moveOrder(state, order, to, command.remains, now, command.reason, command.worker);
+}
+
+/** The accepted move of `order` to `to`, with its refund in the same event (see refundFor). */
+function moveOrder(state: WalletState, order: OrderRecord, to: OrderStatus, remains: number | null, now: Now, reason?: string, worker?: string): Decision {
   const refund = refundFor(order, to, remains);
   const credits = addMicro(state.wallet.credits, refund);
   if (credits === null || refund > order.debit) throw new Error(`invariant: refund ${refund} of order ${order.id} is impossible`);
   const wallet: WalletRecord = { ...state.wallet, credits };
   const updated: OrderRecord = { ...order, status: to, remains };
+  if (FINAL_STATUSES.has(to)) {
+    updated.finishedAtMs = now.wallMs;
+    // A move to a final state resolves an open cancel request, whichever it is.
+    delete updated.cancelRequested;
+  }
+  if (worker !== undefined) updated.worker = worker;
   return changed(
     { wallet, bucket: state.bucket },
     {
@@ -372,11 +429,108 @@ function decideStatus(state: WalletState, command: Extract<Command, { kind: 'set
       remains,
       refund,
       balance: credits,
+      ...(reason === undefined ? {} : { reason }),
+      ...(worker === undefined ? {} : { worker }),
+    },
+    `{"status":"${to}","refund":${formatMicro(refund)}}`,
+    updated,
+  );
+}
+
+function orderNotFound(state: WalletState, order: OrderRecord | null, orderId: string): Decision | null {
+  if (order !== null && order.account === state.wallet.id) return null;
+  return refused(state, errorOutcome('NOT_FOUND', `No order with id ${orderId}.`));
+}
+
+/** Records start_count and remains of an in_progress order (absent fields stay as they were). */
+function decideProgress(state: WalletState, command: Extract<Command, { kind: 'progress' }>, now: Now): Decision {
+  const missing = orderNotFound(state, command.order, command.orderId);
+  if (missing !== null) return missing;
+  const order = command.order!;
+  const refusal = progressRefusal(order, command.startCount, command.remains);
+  if (refusal === 'nothing') return refused(state, errorOutcome('VALIDATION', 'Send at least one of start_count, remains.'));
+  if (refusal === 'not-in-progress') {
+    return refused(state, errorOutcome('CONFLICT', `Order ${order.id} is ${order.status}; progress is recorded only while it is in_progress.`));
+  }
+  if (refusal === 'start-count-range') return refused(state, errorOutcome('VALIDATION', 'start_count must be a non-negative integer or null.'));
+  if (refusal === 'remains-range') return refused(state, errorOutcome('VALIDATION', `remains must be an integer from 0 to ${order.quantity} or null.`));
+  const startCount = command.startCount === undefined ? (order.startCount ?? null) : command.startCount;
+  const remains = command.remains === undefined ? (order.progressRemains ?? null) : command.remains;
+  const updated: OrderRecord = { ...order, startCount, progressRemains: remains };
+  return changed(state, { type: 'order.progress', atMs: now.wallMs, account: state.wallet.id, order: order.id, startCount, remains }, '', updated);
+}
+
+/** One order of a customer's cancel: at once with a full refund, as a request, or refused (see cancelVerdict). */
+function decideCancel(state: WalletState, command: Extract<Command, { kind: 'cancel' }>, now: Now): Decision {
+  const missing = orderNotFound(state, command.order, command.orderId);
+  if (missing !== null) return missing;
+  const order = command.order!;
+  const verdict = cancelVerdict(order, command.service);
+  switch (verdict.kind) {
+    case 'refused':
+      return refused(state, errorOutcome('CONFLICT', cancelRefusalMessage(verdict.reason, order.status)));
+    case 'cancel-now':
+      return moveOrder(state, order, 'canceled', null, now, 'canceled by the customer');
+    case 'request':
+      return changed(
+        state,
+        { type: 'order.cancel_requested', atMs: now.wallMs, account: state.wallet.id, order: order.id },
+        `{"status":"${order.status}","cancel_requested":true}`,
+        { ...order, cancelRequested: true },
+      );
+  }
+}
+
+/** One order of a customer's refill request: opens refill `refillId`, or refuses (see refillRefusal). No money moves. */
+function decideRefill(state: WalletState, command: Extract<Command, { kind: 'refill' }>, now: Now): Decision {
+  const missing = orderNotFound(state, command.order, command.orderId);
+  if (missing !== null) return missing;
+  const order = command.order!;
+  const refusal = refillRefusal(order, command.service, now.wallMs);
+  if (refusal !== null) return refused(state, errorOutcome('CONFLICT', refillRefusalMessage(refusal, order.status, command.service?.refillDays ?? 0)));
+  const id = command.refillId;
+  const refill: RefillRecord = { id, order: order.id, account: order.account, status: 'pending', createdAtMs: now.wallMs, updatedAtMs: now.wallMs };
+  const decision = changed(
+    state,
+    { type: 'refill.requested', atMs: now.wallMs, account: state.wallet.id, order: order.id, refill: id },
+    `{"refill":${id}}`,
+    { ...order, refill: { id, status: 'pending', createdAtMs: now.wallMs } },
+  );
+  decision.refill = refill;
+  return decision;
+}
+
+/** The operator moves a refill forward; the order's record holds the latest refill's status, so two moves cannot both start from the same one. */
+function decideRefillStatus(state: WalletState, command: Extract<Command, { kind: 'refill-status' }>, now: Now): Decision {
+  const missing = orderNotFound(state, command.order, command.orderId);
+  if (missing !== null) return missing;
+  const order = command.order!;
+  const { stored, to } = command;
+  const latest = order.refill?.id === stored.id ? order.refill : null;
+  // Only the latest refill can be open; an earlier one is final as stored.
+  if (latest === null && isOpenRefill(stored.status)) throw new Error(`invariant: open refill ${stored.id} is not order ${order.id}'s latest`);
+  const from = latest?.status ?? stored.status;
+  const refusal = refillMoveRefusal(from, to);
+  if (refusal === 'final') return refused(state, errorOutcome('CONFLICT', `Refill ${stored.id} is already ${from}, a final state; it cannot move again.`));
+  if (refusal === 'backwards') return refused(state, errorOutcome('CONFLICT', `Refill ${stored.id} is ${from}; it can only move forward, not to ${to}.`));
+  const refill: RefillRecord = { ...stored, status: to, updatedAtMs: now.wallMs, ...(command.reason === undefined ? {} : { reason: command.reason }) };
+  const decision = changed(
+    state,
+    {
+      type: 'refill.status',
+      atMs: now.wallMs,
+      account: state.wallet.id,
+      order: order.id,
+      refill: stored.id,
+      from,
+      to,
       ...(command.reason === undefined ? {} : { reason: command.reason }),
     },
     '',
-    updated,
+    { ...order, refill: { id: stored.id, status: to, createdAtMs: latest!.createdAtMs } },
   );
+  decision.refill = refill;
+  return decision;
 }
 
 /** Adds calendar months in UTC (31 Jan + 1 month = 3 Mar, as Date does). */

@@ -15,6 +15,10 @@ const SERVICE_COLUMNS: readonly Column<JsonObject>[] = [
   { header: 'MIN', value: (s) => s.min, align: 'right' },
   { header: 'MAX', value: (s) => s.max, align: 'right' },
   { header: 'ENABLED', value: (s) => s.enabled },
+  { header: 'TYPE', value: (s) => s.type },
+  { header: 'REFILL', value: (s) => (s.refill === true ? `${String(s.refill_days)}d` : 'no') },
+  { header: 'CANCEL', value: (s) => s.cancel },
+  { header: 'DRIPFEED', value: (s) => s.dripfeed },
 ];
 
 function serviceFields(body: JsonObject): string {
@@ -29,7 +33,23 @@ function serviceOptions(required: boolean): OptionSpecs {
     rate: { kind: 'decimal', placeholder: 'RATE', required, help: 'credits per unit of quantity, e.g. 0.5' },
     min: { kind: 'integer', placeholder: 'N', required, help: 'smallest quantity allowed' },
     max: { kind: 'integer', placeholder: 'N', required, help: 'largest quantity allowed' },
+    category: { kind: 'text', placeholder: 'TEXT', help: 'category shown to clients, e.g. Instagram Followers' },
+    type: { kind: 'text', placeholder: 'TYPE', help: "order type: Default, Package, 'Custom Comments', 'Custom Comments Package', 'Mentions Custom List', Poll" },
+    refill: { kind: 'text', placeholder: 'yes|no', help: 'whether completed orders may ask for a refill' },
+    'refill-days': { kind: 'integer', placeholder: 'N', help: 'days after completion a refill may be asked for (default 30)' },
+    cancel: { kind: 'text', placeholder: 'yes|no', help: 'whether customers may cancel pending orders' },
+    dripfeed: { kind: 'text', placeholder: 'yes|no', help: 'whether orders may be drip-fed in runs' },
+    description: { kind: 'text', placeholder: 'TEXT', help: 'description shown to clients' },
   };
+}
+
+/** `--refill yes` and the like: the answer as a boolean, undefined when not given. */
+function yesNo(input: CommandInput, name: string): boolean | undefined {
+  const text = input.text(name);
+  if (text === undefined) return undefined;
+  if (text === 'yes' || text === 'true') return true;
+  if (text === 'no' || text === 'false') return false;
+  throw new UsageError(`--${name} must be yes or no.`);
 }
 
 function serviceFieldsFrom(input: CommandInput) {
@@ -39,6 +59,13 @@ function serviceFieldsFrom(input: CommandInput) {
     rate: input.number('rate'),
     min: input.number('min'),
     max: input.number('max'),
+    category: input.text('category'),
+    type: input.text('type'),
+    refill: yesNo(input, 'refill'),
+    refill_days: input.number('refill-days'),
+    cancel: yesNo(input, 'cancel'),
+    dripfeed: yesNo(input, 'dripfeed'),
+    description: input.text('description'),
   };
 }
 
@@ -75,7 +102,9 @@ export const SERVICE_COMMANDS: readonly Command[] = [
     request: (input) => {
       const body = serviceFieldsFrom(input);
       if (Object.values(body).every((value) => value === undefined)) {
-        throw new UsageError('service update needs at least one of --platform, --name, --rate, --min, --max.');
+        throw new UsageError(
+          'service update needs at least one of --platform, --name, --rate, --min, --max, --category, --type, --refill, --refill-days, --cancel, --dripfeed, --description.',
+        );
       }
       return { method: 'PATCH', path: adminPath('services', input.arg('ID')), body: { ...body, reason: input.text('reason') } };
     },

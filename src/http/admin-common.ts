@@ -36,6 +36,16 @@ export function optionalReason(body: Record<string, unknown>): { ok: true; reaso
   return { ok: true, reason: reason.trim() };
 }
 
+/** The account of a durable order, for a command about it; sends NOT_FOUND and returns null when there is none. */
+export async function orderAccount(ex: Exchange, ctx: AppContext, id: string): Promise<Account | null> {
+  await ctx.wal.flushed();
+  const stored = ctx.readOrder(id);
+  const account = stored === undefined ? undefined : ctx.registry.get(stored.account);
+  if (account !== undefined) return account;
+  sendError(ex, errorOutcome('NOT_FOUND', `No order with id ${id}.`));
+  return null;
+}
+
 export function busy(ex: Exchange): void {
   sendError(ex, errorOutcome('UNAVAILABLE', 'The wallet is busy; retry shortly.', { retry_after: 1 }), ['Retry-After', '1']);
 }

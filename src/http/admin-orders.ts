@@ -6,10 +6,12 @@
 import { PLAN_MONTHS_MAX } from '../ledger/index.js';
 import { errorOutcome } from '../errors.js';
 import { formatMicro } from '../money/index.js';
+import { renderOrderInputs } from '../render.js';
 import { countIndex, dataFileBytes, isOrderCounts, ORDER_COUNTS_KEY } from '../wal/index.js';
 import { ORDER_STATUSES, type OrderRecord, type OrderStatus } from '../ledger/index.js';
-import { busy, findAccount, invalid, optionalReason, renderAccount, unknownField, type AdminHandler } from './admin-common.js';
+import { busy, findAccount, invalid, orderAccount, optionalReason, renderAccount, unknownField, type AdminHandler } from './admin-common.js';
 import { deliver } from './deliver.js';
+import { listCancelRequested } from './admin-order-queue.js';
 import { checkOrderInput } from './order-input.js';
 import { send, sendError } from './reply.js';
 import { orderId } from './context.js';
@@ -23,7 +25,9 @@ export function renderAdminOrder(o: OrderRecord): string {
     `{"id":"${o.id}","account":${o.account},"service":${o.service},"target":${JSON.stringify(o.target)},` +
     `"quantity":${o.quantity},"rate":${formatMicro(o.rate)},"charge":${formatMicro(o.charge)},"debit":${formatMicro(o.debit)},` +
     `"status":"${o.status}","remains":${o.remains ?? null},"channel":"${o.channel}","unlimited":${o.unlimited},` +
-    `"created_at":"${new Date(o.createdAtMs).toISOString()}"}`
+    `"created_at":"${new Date(o.createdAtMs).toISOString()}",${renderOrderInputs(o)},` +
+    `"start_count":${o.startCount ?? null},"progress_remains":${o.progressRemains ?? null},"cancel_requested":${o.cancelRequested === true},` +
+    `"worker":${JSON.stringify(o.worker ?? null)},"refill":${o.refill === undefined ? null : `{"id":${o.refill.id},"status":"${o.refill.status}"}`}}`
   );
 }
 
@@ -58,6 +62,11 @@ export const listOrders: AdminHandler = async (ex, ctx, _params, _body, query) =
   const limitText = query.get('limit') ?? '100';
   const limit = Number(limitText);
   if (!/^\d+$/.test(limitText) || limit < 1 || limit > PAGE_MAX) return sendError(ex, invalid(`limit must be an integer from 1 to ${PAGE_MAX}.`));
+  const cancelRequested = query.get('cancel_requested');
+  if (cancelRequested !== null) {
+    if (cancelRequested !== 'true') return sendError(ex, invalid('cancel_requested takes only the value true.'));
+    return listCancelRequested(ex, ctx, limit, query.get('cursor'));
+  }
   let start: (string | number)[] = [status];
   const cursorText = query.get('cursor');
   let after: string | null = null;
@@ -101,10 +110,8 @@ export const setOrderStatus: AdminHandler = async (ex, ctx, [id], body) => {
   if (!ORDER_STATUSES.includes(to)) return sendError(ex, invalid(`status must be one of ${ORDER_STATUSES.join(', ')}.`));
   const remains = b['remains'] ?? null;
   if (remains !== null && !Number.isSafeInteger(remains)) return sendError(ex, invalid('remains must be an integer.'));
-  await ctx.wal.flushed();
-  const stored = ctx.readOrder(id!);
-  const account = stored === undefined ? undefined : ctx.registry.get(stored.account);
-  if (stored === undefined || account === undefined) return sendError(ex, errorOutcome('NOT_FOUND', `No order with id ${id}.`));
+  const account = await orderAccount(ex, ctx, id!);
+  if (account === null) return;
   const delivery = account.actor.send({
     kind: 'set-status',
     orderId: id!,
@@ -125,7 +132,7 @@ export const setOrderStatus: AdminHandler = async (ex, ctx, [id], body) => {
 export const placePanelOrder: AdminHandler = async (ex, ctx, [id], body) => {
   const account = findAccount(ex, ctx, id!);
   if (account === null) return;
-  const checked = checkOrderInput(body, ctx.limits.targetCharsMax);
+  const checked = checkOrderInput(body, ctx.limits.targetCharsMax, (serviceId) => ctx.catalog.get(serviceId));
   if (!checked.ok) return sendError(ex, checked.error);
   const forceJoin = await (ctx.forceJoinVerdict(account) ?? Promise.resolve(null));
   const delivery = account.actor.send({
@@ -135,7 +142,7 @@ export const placePanelOrder: AdminHandler = async (ex, ctx, [id], body) => {
     channel: 'panel',
     invalid: null,
     input: checked.input,
-    service: ctx.catalog.get(checked.input.serviceId),
+    service: checked.service,
     idempotency: null,
     forceJoin,
   });

@@ -9,11 +9,13 @@ import { errorOutcome, type ErrorOutcome } from '../errors.js';
 import { newRequestId } from '../ids.js';
 import { microFromJson, multiplyMicro } from '../money/index.js';
 import { renderAdminService } from '../render.js';
-import type { ServiceRecord } from '../ledger/index.js';
+import { isOrderType, ORDER_TYPE_NAMES, SERVICE_DEFAULTS, type ServiceRecord } from '../ledger/index.js';
 import { readBody } from './body.js';
 import { busy, findAccount, invalid, optionalReason, renderAccount, renderAccountView, unknownField, type AdminHandler } from './admin-common.js';
 import { grantPlan, listOrders, ORDER_PARAM, placePanelOrder, setForceJoin, setOrderStatus, showOrder, stats } from './admin-orders.js';
 import { metrics, snapshot, verify } from './admin-ops.js';
+import { claimOrders, recordProgress } from './admin-order-queue.js';
+import { listRefills, setRefillStatus } from './admin-refills.js';
 import type { AppContext } from './context.js';
 import { parseJson, TOO_LARGE } from './json-request.js';
 import { guarded, newExchange, send, sendError, type Exchange } from './reply.js';
@@ -46,6 +48,10 @@ const ROUTES: Route[] = [
   route('get', '/admin/v1/services', listServices),
   route('patch', '/admin/v1/services/:id', patchService),
   route('get', '/admin/v1/orders', listOrders),
+  route('post', '/admin/v1/orders/claim', claimOrders),
+  route('post', '/admin/v1/orders/:order/progress', recordProgress),
+  route('get', '/admin/v1/refills', listRefills),
+  route('post', '/admin/v1/refills/:id/status', setRefillStatus),
   route('get', '/admin/v1/orders/:order', showOrder),
   route('post', '/admin/v1/orders/:order/status', setOrderStatus),
   route('post', '/admin/v1/accounts/:id/orders', placePanelOrder),
@@ -201,11 +207,15 @@ function listServices(ex: Exchange, ctx: AppContext): void {
   send(ex, 200, `{"ok":true,"services":[${services.map(renderAdminService).join(',')}]}`);
 }
 
-const SERVICE_FIELDS = ['platform', 'name', 'rate', 'min', 'max', 'enabled', 'reason'];
+const SERVICE_FIELDS = ['platform', 'name', 'rate', 'min', 'max', 'enabled', 'category', 'type', 'refill', 'refill_days', 'cancel', 'dripfeed', 'description', 'reason'];
+/** The longest refill window an operator may offer (ten years). */
+export const REFILL_DAYS_MAX = 3650;
+const DESCRIPTION_CHARS_MAX = 2000;
 
 /** Applies the body's fields to a service, checking each; returns an error value to refuse. */
 function buildService(b: Record<string, unknown>, current: ServiceRecord | null, id: number): ServiceRecord | ErrorOutcome {
-  const next: ServiceRecord = current === null ? { id, platform: '', name: '', rate: 0, min: 0, max: 0, enabled: true } : { ...current };
+  const next: ServiceRecord =
+    current === null ? { id, platform: '', name: '', rate: 0, min: 0, max: 0, enabled: true, ...SERVICE_DEFAULTS } : { ...current };
   for (const field of ['platform', 'name'] as const) {
     const value = b[field];
     if (value === undefined && current !== null) continue;
@@ -228,6 +238,28 @@ function buildService(b: Record<string, unknown>, current: ServiceRecord | null,
   if (b['enabled'] !== undefined) {
     if (typeof b['enabled'] !== 'boolean') return invalid("Field 'enabled' must be true or false.");
     next.enabled = b['enabled'];
+  }
+  for (const [field, key, charsMax] of [['category', 'category', 200], ['description', 'description', DESCRIPTION_CHARS_MAX]] as const) {
+    const value = b[field];
+    if (value === undefined) continue;
+    if (typeof value !== 'string' || value.length > charsMax) return invalid(`Field '${field}' must be a string of at most ${charsMax} characters.`);
+    next[key] = value.trim();
+  }
+  if (b['type'] !== undefined) {
+    if (!isOrderType(b['type'])) return invalid(`Field 'type' must be one of ${ORDER_TYPE_NAMES.join(', ')}.`);
+    next.type = b['type'];
+  }
+  for (const field of ['refill', 'cancel', 'dripfeed'] as const) {
+    if (b[field] === undefined) continue;
+    if (typeof b[field] !== 'boolean') return invalid(`Field '${field}' must be true or false.`);
+    next[field] = b[field];
+  }
+  if (b['refill_days'] !== undefined) {
+    const days = b['refill_days'];
+    if (!Number.isSafeInteger(days) || (days as number) < 1 || (days as number) > REFILL_DAYS_MAX) {
+      return invalid(`Field 'refill_days' must be an integer from 1 to ${REFILL_DAYS_MAX}.`);
+    }
+    next.refillDays = days as number;
   }
   if (next.min > next.max) return invalid(`min (${next.min}) must not exceed max (${next.max}).`);
   if (multiplyMicro(next.max, next.rate) === null) {

@@ -9,6 +9,7 @@ import { errorOutcome, renderError, type ErrorOutcome } from '../errors.js';
 import { newRequestId } from '../ids.js';
 import { ORDER_ID_PATTERN } from '../order-ids.js';
 import { renderStatus } from '../render.js';
+import type { ServiceRecord } from '../ledger/index.js';
 import { readBody, type BodyResult } from './body.js';
 import type { AppContext } from './context.js';
 import { deliver, unavailable } from './deliver.js';
@@ -17,6 +18,8 @@ import { orderFingerprint, parseIdempotencyKey } from './idempotency-key.js';
 import { parseJson, TOO_LARGE } from './json-request.js';
 import { guarded, newExchange, send, sendError, type Exchange } from './reply.js';
 import { checkOrderInput } from './order-input.js';
+import { batchStatus, cancelOrders, refillOrders, refillStatus } from './api-lifecycle.js';
+import { bodyIdList, queryIdList, type IdList } from './id-list.js';
 import type { HttpRequest, HttpResponse, TemplatedApp } from './uws.js';
 
 const ROUTES: Record<string, 'get' | 'post'> = {
@@ -24,6 +27,9 @@ const ROUTES: Record<string, 'get' | 'post'> = {
   '/api/v1/services': 'get',
   '/api/v1/order': 'post',
   '/api/v1/status': 'get',
+  '/api/v1/cancel': 'post',
+  '/api/v1/refill': 'post',
+  '/api/v1/refill_status': 'get',
   '/api/v1/openapi.json': 'get',
 };
 
@@ -76,15 +82,23 @@ function handleApi(ctx: AppContext, ex: Exchange, res: HttpResponse, req: HttpRe
     readBody(res, req.getHeader('content-length'), ctx.limits.bodyBytesMax, (body) =>
       guarded(ctx, ex, () => {
         const account = authenticate(ex, ctx, ip, apiKey, apiSecret, body.kind === 'too-large');
-        if (account !== null) placeOrder(ex, ctx, account, body, contentType, idempotencyHeader);
+        if (account === null) return;
+        if (url === '/api/v1/order') return placeOrder(ex, ctx, account, body, contentType, idempotencyHeader);
+        const list = bodyList(ctx, body, contentType);
+        if (url === '/api/v1/cancel') return cancelOrders(ex, ctx, account, list);
+        return refillOrders(ex, ctx, account, list);
       }),
     );
     return;
   }
 
-  const orderQuery = url === '/api/v1/status' ? statusQuery(req.getQuery() ?? '') : undefined;
+  const query = req.getQuery() ?? '';
+  const batch = url === '/api/v1/status' && /(^|&)orders=/.test(query);
+  const orderQuery = url === '/api/v1/status' && !batch ? statusQuery(query) : undefined;
   const account = authenticate(ex, ctx, ip, apiKey, apiSecret, false);
   if (account === null) return;
+  if (batch) return batchStatus(ex, ctx, account, batchQuery(query, 'orders', 'orders=ID1,ID2'));
+  if (url === '/api/v1/refill_status') return refillStatus(ex, ctx, account, batchQuery(query, 'refills', 'refills=1,2,3'));
   if (url === '/api/v1/balance') return deliver(ex, ctx, account, account.actor.send({ kind: 'balance' }));
   if (url === '/api/v1/services') {
     return deliver(ex, ctx, account, account.actor.send({ kind: 'touch' }), () => ({ status: 200, body: ctx.catalog.publicListBody() }));
@@ -125,6 +139,28 @@ function statusQuery(query: string): string | null {
   const values = params.getAll('order');
   if (values.length > 1) return null;
   return values[0] ?? '';
+}
+
+/** A batch query's id list; the single `order=` form cannot be mixed in. */
+function batchQuery(query: string, name: string, example: string): IdList {
+  let params: URLSearchParams;
+  try {
+    params = new URLSearchParams(query);
+  } catch {
+    return { ok: false, error: errorOutcome('VALIDATION', 'The query string cannot be decoded.') };
+  }
+  if (name === 'orders' && params.has('order')) {
+    return { ok: false, error: errorOutcome('VALIDATION', 'Pass either order=ID or orders=ID1,ID2, not both.') };
+  }
+  return queryIdList(params, name, `/api/v1/${name === 'orders' ? 'status' : 'refill_status'}?${example}`);
+}
+
+/** The `{"orders": [...]}` body of cancel and refill. */
+function bodyList(ctx: AppContext, body: BodyResult, contentType: string): IdList {
+  if (body.kind === 'too-large') return { ok: false, error: TOO_LARGE(ctx.limits.bodyBytesMax) };
+  const parsed = parseJson(contentType, body.bytes);
+  if (!parsed.ok) return parsed;
+  return bodyIdList(parsed.value, 'orders', '{"orders": ["ID1", "ID2"]}');
 }
 
 /**
@@ -186,6 +222,7 @@ function placeOrder(
 ): void {
   let invalid: ErrorOutcome | null = null;
   let input: OrderInput | null = null;
+  let service: ServiceRecord | null = null;
   let idempotency: { key: string; fingerprint: string; prior: null } | null = null;
   if (body.kind === 'too-large') {
     invalid = TOO_LARGE(ctx.limits.bodyBytesMax);
@@ -193,20 +230,20 @@ function placeOrder(
     const parsed = parseJson(contentType, body.bytes);
     if (!parsed.ok) invalid = parsed.error;
     else {
-      const checked = checkOrderInput(parsed.value, ctx.limits.targetCharsMax);
+      const checked = checkOrderInput(parsed.value, ctx.limits.targetCharsMax, (id) => ctx.catalog.get(id));
       if (!checked.ok) invalid = checked.error;
-      else input = checked.input;
+      else ({ input, service } = checked);
     }
     if (invalid === null && idempotencyHeader !== null) {
       const key = parseIdempotencyKey(idempotencyHeader);
       if (!key.ok) invalid = key.error;
-      else idempotency = { key: key.key, fingerprint: orderFingerprint(input!.serviceId, input!.target, input!.quantity), prior: null };
+      else idempotency = { key: key.key, fingerprint: orderFingerprint(input!.serviceId, input!.target, input!.quantity, input!.extras), prior: null };
     }
   }
   const pending = input === null ? null : ctx.forceJoinVerdict(account);
-  if (pending === null) return sendOrder(ex, ctx, account, invalid, input, idempotency, null, body.kind === 'too-large');
+  if (pending === null) return sendOrder(ex, ctx, account, invalid, input, service, idempotency, null, body.kind === 'too-large');
   pending.then(
-    (verdict) => guarded(ctx, ex, () => sendOrder(ex, ctx, account, invalid, input, idempotency, verdict, false)),
+    (verdict) => guarded(ctx, ex, () => sendOrder(ex, ctx, account, invalid, input, service, idempotency, verdict, false)),
     (error: unknown) => {
       ctx.log.error({ err: error }, 'force-join check failed');
       sendError(ex, errorOutcome('INTERNAL', 'The server failed to check the Telegram channel membership.'));
@@ -220,6 +257,7 @@ function sendOrder(
   account: Account,
   invalid: ErrorOutcome | null,
   input: OrderInput | null,
+  service: ServiceRecord | null,
   idempotency: { key: string; fingerprint: string; prior: null } | null,
   forceJoin: ForceJoinVerdict | null,
   close: boolean,
@@ -232,7 +270,8 @@ function sendOrder(
     channel: 'api',
     invalid,
     input,
-    service: input === null ? null : ctx.catalog.get(input.serviceId),
+    // The record the inputs were read against, so the type that read them is the one the order gets.
+    service,
     idempotency,
     forceJoin,
   });

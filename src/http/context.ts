@@ -40,6 +40,8 @@ export interface AppContext {
   forceJoinVerdict: (account: Account) => Promise<ForceJoinVerdict> | null;
   /** The operator changed an account's force-join settings: forget cached answers. */
   forceJoinChanged: (accountId: number) => void;
+  /** A fresh refill id (positive, growing; an id given to a refused refill is not reused). */
+  nextRefillId: () => number;
   /** True while the server is shutting down: new requests get 503. */
   draining: () => boolean;
   /** Idempotency-Key records kept and the oldest one's age (metrics). */

@@ -4,6 +4,7 @@
  * escapes). The fingerprint binds a key to its payload.
  */
 import { createHash } from 'node:crypto';
+import type { OrderExtras } from '../ledger/index.js';
 import { errorOutcome, type ErrorOutcome } from '../errors.js';
 
 export const IDEMPOTENCY_KEY_CHARS_MAX = 255;
@@ -26,6 +27,9 @@ function invalid(): ErrorOutcome {
   return errorOutcome('VALIDATION', `Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_CHARS_MAX} printable ASCII characters.`);
 }
 
-export function orderFingerprint(service: number, target: string, quantity: number): string {
-  return createHash('sha256').update(`${service}\n${quantity}\n${target}`).digest('base64url');
+export function orderFingerprint(service: number, target: string, quantity: number, extras?: OrderExtras): string {
+  // Extras join the hashed text only when present, so a plain order's
+  // fingerprint (possibly stored before extras existed) stays the same.
+  const more = extras === undefined || Object.keys(extras).length === 0 ? '' : `\n${JSON.stringify(extras)}`;
+  return createHash('sha256').update(`${service}\n${quantity}\n${target}${more}`).digest('base64url');
 }

@@ -6,7 +6,8 @@
 import { ERRORS } from '../errors.js';
 import { VERSION } from '../version.js';
 import { IDEMPOTENCY_KEY_CHARS_MAX } from './idempotency-key.js';
-import { OrderBody, Schemas, ServicesList } from './schemas.js';
+import { LifecycleSchemas, OrderBody, Schemas, ServicesList } from './schemas.js';
+import { BATCH_IDS_MAX } from '../ledger/index.js';
 
 const json = (schema: unknown) => ({ content: { 'application/json': { schema } } });
 
@@ -40,24 +41,27 @@ export function buildOpenApi(version: string): Record<string, unknown> {
         apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
         apiSecret: { type: 'apiKey', in: 'header', name: 'X-API-Secret' },
       },
-      schemas: { ...Schemas, OrderBody, ServicesList },
+      schemas: { ...Schemas, ...LifecycleSchemas, OrderBody, ServicesList },
     },
     paths: {
       '/api/v1/balance': {
         get: {
+          operationId: 'getBalance',
           summary: 'Wallet balance and unlimited-plan window',
           responses: { '200': { description: 'Balance', ...json({ $ref: '#/components/schemas/Balance' }) }, ...errors(...COMMON) },
         },
       },
       '/api/v1/services': {
         get: {
-          summary: 'Enabled services',
+          operationId: 'listServices',
+          summary: 'Enabled services, with what clients choose by (category, type, refill, cancel, dripfeed)',
           responses: { '200': { description: 'Services', ...json({ $ref: '#/components/schemas/ServicesList' }) }, ...errors(...COMMON) },
         },
       },
       '/api/v1/order': {
         post: {
-          summary: 'Place an order; the server computes charge = quantity × rate',
+          operationId: 'placeOrder',
+          summary: "Place an order; the server computes charge = quantity × rate (× runs when drip-fed); the service's type says which inputs it takes",
           parameters: [
             {
               name: 'Idempotency-Key',
@@ -76,16 +80,61 @@ export function buildOpenApi(version: string): Record<string, unknown> {
       },
       '/api/v1/status': {
         get: {
-          summary: 'Status of one of your orders',
-          parameters: [{ name: 'order', in: 'query', required: true, schema: { type: 'string' } }],
+          operationId: 'getOrderStatus',
+          summary: `Status of one of your orders (order=ID), or of up to ${BATCH_IDS_MAX} (orders=ID1,ID2: one request for the rate limit, answered per order)`,
+          parameters: [
+            { name: 'order', in: 'query', required: false, description: 'One order id. Send this or orders.', schema: { type: 'string' } },
+            { name: 'orders', in: 'query', required: false, description: `Comma-separated order ids, at most ${BATCH_IDS_MAX}.`, schema: { type: 'string' } },
+          ],
           responses: {
-            '200': { description: 'Order status', ...json({ $ref: '#/components/schemas/OrderStatus' }) },
+            '200': {
+              description: 'Order status (order=), or a map of order id to status or {error, message} (orders=)',
+              ...json({ oneOf: [{ $ref: '#/components/schemas/OrderStatus' }, { $ref: '#/components/schemas/BatchStatus' }] }),
+            },
             ...errors(...COMMON, 'VALIDATION', 'NOT_FOUND'),
           },
         },
       },
+      '/api/v1/cancel': {
+        post: {
+          operationId: 'cancelOrders',
+          summary: `Cancel up to ${BATCH_IDS_MAX} orders: a pending order of a service with cancel is canceled and refunded at once; a processing or in_progress one gets a cancel request the operator resolves`,
+          requestBody: { required: true, ...json({ $ref: '#/components/schemas/OrderIdList' }) },
+          responses: {
+            '200': { description: 'Per order: the outcome, or {error, message} saying why not (durable)', ...json({ $ref: '#/components/schemas/CancelResult' }) },
+            ...errors(...COMMON, 'VALIDATION'),
+          },
+        },
+      },
+      '/api/v1/refill': {
+        post: {
+          operationId: 'refillOrders',
+          summary: `Ask for a refill of up to ${BATCH_IDS_MAX} completed or partial orders of refill services, within refill_days of completion; no money moves`,
+          requestBody: { required: true, ...json({ $ref: '#/components/schemas/OrderIdList' }) },
+          responses: {
+            '200': { description: 'Per order: the new refill id, or {error, message} saying why not (durable)', ...json({ $ref: '#/components/schemas/RefillResult' }) },
+            ...errors(...COMMON, 'VALIDATION'),
+          },
+        },
+      },
+      '/api/v1/refill_status': {
+        get: {
+          operationId: 'getRefillStatus',
+          summary: `Status of up to ${BATCH_IDS_MAX} of your refills`,
+          parameters: [{ name: 'refills', in: 'query', required: true, description: `Comma-separated refill ids, at most ${BATCH_IDS_MAX}.`, schema: { type: 'string' } }],
+          responses: {
+            '200': { description: 'Per refill: its status, or {error, message}', ...json({ $ref: '#/components/schemas/RefillStatus' }) },
+            ...errors(...COMMON, 'VALIDATION'),
+          },
+        },
+      },
       '/api/v1/openapi.json': {
-        get: { summary: 'This document', security: [], responses: { '200': { description: 'OpenAPI 3.1 document' } } },
+        get: {
+          operationId: 'getOpenApi',
+          summary: 'This document',
+          security: [],
+          responses: { '200': { description: 'OpenAPI 3.1 document' }, ...errors('NOT_FOUND') },
+        },
       },
     },
   };

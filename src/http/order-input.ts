@@ -5,7 +5,8 @@
  */
 import { errorOutcome, type ErrorOutcome } from '../errors.js';
 import type { OrderInput } from '../actors/index.js';
-import { compile, OrderBody, TARGET_CHARS_MAX } from './schemas.js';
+import { readOrderInputs, type ServiceRecord } from '../ledger/index.js';
+import { compile, OrderBody } from './schemas.js';
 
 const validator = compile(OrderBody);
 /**
@@ -18,14 +19,21 @@ const validator = compile(OrderBody);
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 const TARGET_FORBIDDEN = /[\x00-\x20\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/;
 
-/** `targetCharsMax` is the operator's limit (TARGET_CHARS_MAX), at most the contract's 2,048. */
+/**
+ * `targetCharsMax` is the operator's limit (TARGET_CHARS_MAX), at most the
+ * contract's 2,048. `service` is the catalogue's record for the id sent, or
+ * null: the inputs of a known, enabled service are read by its order type
+ * (readOrderInputs); an unknown or disabled one is left to the actor, whose
+ * SERVICE check refuses it.
+ */
 export function checkOrderInput(
   value: unknown,
-  targetCharsMax: number = TARGET_CHARS_MAX,
-): { ok: true; input: OrderInput } | { ok: false; error: ErrorOutcome } {
+  targetCharsMax: number,
+  lookup: (id: number) => ServiceRecord | null,
+): { ok: true; input: OrderInput; service: ServiceRecord | null } | { ok: false; error: ErrorOutcome } {
   const checked = validator.check(value);
   if (!checked.ok) return checked;
-  const { service, target, quantity } = checked.value;
+  const { service: serviceId, target } = checked.value;
   if (target.length > targetCharsMax || !/^https?:\/\//i.test(target) || TARGET_FORBIDDEN.test(target) || LONE_SURROGATE.test(target)) {
     return {
       ok: false,
@@ -35,5 +43,11 @@ export function checkOrderInput(
       ),
     };
   }
-  return { ok: true, input: { serviceId: service, target, quantity } };
+  const service = lookup(serviceId);
+  if (service === null || !service.enabled) {
+    return { ok: true, input: { serviceId, target, quantity: checked.value.quantity ?? 0 }, service };
+  }
+  const typed = readOrderInputs(service.type, service.dripfeed, checked.value);
+  if (!typed.ok) return { ok: false, error: errorOutcome('VALIDATION', typed.message) };
+  return { ok: true, input: { serviceId, target, quantity: typed.quantity, extras: typed.extras }, service };
 }

@@ -5,3 +5,5 @@
 export * from './records.js';
 export * from './rules.js';
 export * from './replay.js';
+export * from './order-types.js';
+export * from './lifecycle.js';

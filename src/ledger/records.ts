@@ -3,6 +3,8 @@
  * times are Unix milliseconds. Records are checked before they are written
  * and when they are read back (see `checkWallet`, `checkOrder`).
  */
+import type { OrderExtras, OrderType } from './order-types.js';
+
 export type Channel = 'api' | 'panel';
 export type OrderStatus = 'pending' | 'processing' | 'in_progress' | 'completed' | 'partial' | 'canceled';
 
@@ -36,6 +38,32 @@ export interface ServiceRecord {
   min: number;
   max: number;
   enabled: boolean;
+  /** What clients choose by: a grouping, the order type, and what the service allows. */
+  category: string;
+  type: OrderType;
+  /** Whether a completed or partial order may ask for a refill, and for how many days after it finished. */
+  refill: boolean;
+  refillDays: number;
+  /** Whether a customer may cancel a pending order of this service. */
+  cancel: boolean;
+  /** Whether orders may be split into runs (drip-feed). */
+  dripfeed: boolean;
+  description: string;
+}
+
+/** Services saved before these fields existed read as the defaults. */
+export const SERVICE_DEFAULTS = {
+  category: '',
+  type: 'Default',
+  refill: false,
+  refillDays: 30,
+  cancel: false,
+  dripfeed: false,
+  description: '',
+} as const satisfies Partial<ServiceRecord>;
+
+export function withServiceDefaults(stored: Partial<ServiceRecord> & Pick<ServiceRecord, 'id'>): ServiceRecord {
+  return { ...SERVICE_DEFAULTS, ...stored } as ServiceRecord;
 }
 
 export interface OrderRecord {
@@ -56,6 +84,33 @@ export interface OrderRecord {
   createdAtMs: number;
   /** Orders placed in the same millisecond keep their order by this counter. */
   seq: number;
+  /** The service's order type when placed, and the inputs it took (absent on orders placed before types existed: Default). */
+  type?: OrderType;
+  extras?: OrderExtras;
+  /** Progress the operator recorded while in progress (absent until recorded). */
+  startCount?: number | null;
+  progressRemains?: number | null;
+  /** The customer asked to cancel while the order was being processed; the operator resolves it. */
+  cancelRequested?: boolean;
+  /** The worker that claimed the order from the processing queue. */
+  worker?: string;
+  /** When the order reached a final state (the refill window counts from here). */
+  finishedAtMs?: number;
+  /** The order's latest refill (at most one is open at a time). */
+  refill?: { id: number; status: RefillStatus; createdAtMs: number };
+}
+
+export type RefillStatus = 'pending' | 'in_progress' | 'completed' | 'rejected';
+
+/** A refill request: moves no money. Ids are positive integers, growing. */
+export interface RefillRecord {
+  id: number;
+  order: string;
+  account: number;
+  status: RefillStatus;
+  createdAtMs: number;
+  updatedAtMs: number;
+  reason?: string;
 }
 
 /** An Idempotency-Key record: the first answer, replayed for the same payload. */
@@ -86,6 +141,9 @@ export type LogEvent =
       balance: number;
       channel: Channel;
       idempotencyKey: string | null;
+      /** Absent for a Default order with no extras. charge = quantity × rate × (extras.runs ?? 1). */
+      orderType?: OrderType;
+      extras?: OrderExtras;
     }
   | { type: 'order.rejected'; atMs: number; account: number; idempotencyKey: string; code: string }
   | {
@@ -100,7 +158,13 @@ export type LogEvent =
       refund: number;
       balance: number;
       reason?: string;
+      /** The worker that claimed the order (a move to processing from the claim queue). */
+      worker?: string;
     }
+  | { type: 'order.progress'; atMs: number; account: number; order: string; startCount: number | null; remains: number | null }
+  | { type: 'order.cancel_requested'; atMs: number; account: number; order: string }
+  | { type: 'refill.requested'; atMs: number; account: number; order: string; refill: number }
+  | { type: 'refill.status'; atMs: number; account: number; order: string; refill: number; from: RefillStatus; to: RefillStatus; reason?: string }
   | { type: 'plan.granted'; atMs: number; account: number; months: number; priceInr: number; expiresMs: number; reason?: string }
   | {
       type: 'forcejoin.updated';

@@ -27,7 +27,14 @@
  *              index and the counts row hold as many orders per status as the
  *              log leaves there;
  *   (e)        every `idempotency` row that names an order names an existing
- *              order of the account in its key (`${accountId}:${key}`).
+ *              order of the account in its key (`${accountId}:${key}`);
+ *   (f)        order.progress, order.cancel_requested, refill.requested and
+ *              refill.status move no money (they carry no amount, refund or
+ *              balance), name an order of their account in a status that
+ *              allows them, and refills move forward only. A drip-feed
+ *              order's charge is quantity × rate × runs (c); a customer's
+ *              cancel is an order.status like any other, so (d) checks its
+ *              refund is the whole debit, once.
  *
  * Memory does not grow with the number of orders. The replay walks the log
  * and the `orders` table (in storage-key order, which is creation order) side
@@ -52,6 +59,7 @@
 import { formatBig, formatMicro } from '../money/index.js';
 import { ShardedMap } from './sharded-map.js';
 import { isOrderStatus, ORDER_STATUSES, refundFor, remainsRefusal, statusMoveRefusal } from './rules.js';
+import { isRefillStatus, refillMoveRefusal } from './lifecycle.js';
 import type { LogEvent, OrderStatus } from './records.js';
 
 /** One stored row: its key and its value, as the store returns them. */
@@ -88,7 +96,7 @@ export interface LedgerSource {
 }
 
 /** Which family of invariants a failure belongs to. */
-export type Invariant = 'log-sequence' | 'balance' | 'wallet' | 'order-charge' | 'order-status' | 'idempotency';
+export type Invariant = 'log-sequence' | 'balance' | 'wallet' | 'order-charge' | 'order-status' | 'idempotency' | 'lifecycle';
 
 export interface BrokenInvariant {
   invariant: Invariant;
@@ -130,6 +138,17 @@ interface AccountState {
   hasWallet: boolean;
 }
 
+/** Fields that move money; the lifecycle events (f) carry none. */
+const MONEY_FIELDS = ['amount', 'refund', 'debit', 'charge', 'balance'] as const;
+
+/** The statuses an order may be in when each lifecycle event happens. */
+const LIFECYCLE_STATUSES: Readonly<Record<'order.progress' | 'order.cancel_requested' | 'refill.requested' | 'refill.status', readonly OrderStatus[]>> = {
+  'order.progress': ['in_progress'],
+  'order.cancel_requested': ['processing', 'in_progress'],
+  'refill.requested': ['completed', 'partial'],
+  'refill.status': ['completed', 'partial'],
+};
+
 /** An order between its placement and the status its row ends in. */
 interface OpenOrder {
   account: number;
@@ -148,6 +167,7 @@ const LABEL: Record<Invariant, string> = {
   'order-charge': 'Order charge check',
   'order-status': 'Order status check',
   idempotency: 'Idempotency check',
+  lifecycle: 'Lifecycle check',
 };
 
 /** Thrown inside the replay to stop at the first failure; never escapes `replayLedger`. */
@@ -192,6 +212,10 @@ function asRaw(value: unknown): Raw {
 const KNOWN_TYPES: Record<LogEvent['type'], true> = {
   'account.created': true,
   'credits.adjusted': true,
+  'order.progress': true,
+  'order.cancel_requested': true,
+  'refill.requested': true,
+  'refill.status': true,
   'account.updated': true,
   'secret.rotated': true,
   'service.saved': true,
@@ -344,6 +368,11 @@ class LedgerReplay {
         return this.orderPlaced(seq, accountId, account, e);
       case 'order.status':
         return this.orderStatus(seq, accountId, account, e);
+      case 'order.progress':
+      case 'order.cancel_requested':
+      case 'refill.requested':
+      case 'refill.status':
+        return this.lifecycle(seq, accountId, e);
       case 'plan.granted':
         if (!isInt(e.expiresMs)) fail('balance', seq, accountId, null, `plan.granted carries an invalid expiry (${String(e.expiresMs)}).`);
         account.planExpiresMs = e.expiresMs;
@@ -382,8 +411,12 @@ class LedgerReplay {
     if (!isInt(rate) || rate < 0) fail('order-charge', seq, id, orderId, `order.placed carries an invalid rate ${credits(rate)}.`);
     if (!isInt(charge) || charge < 0) fail('order-charge', seq, id, orderId, `order.placed carries an invalid charge ${credits(charge)}.`);
     if (!isInt(debit)) fail('order-charge', seq, id, orderId, `order.placed carries an invalid debit ${credits(debit)}.`);
-    if (BigInt(quantity) * BigInt(rate) !== BigInt(charge)) {
-      fail('order-charge', seq, id, orderId, `the charge is ${credits(charge)} but quantity ${quantity} × rate ${credits(rate)} is ${formatBig(BigInt(quantity) * BigInt(rate))} credits.`);
+    const runs = (e.extras as { runs?: unknown } | undefined)?.runs ?? 1;
+    if (!isInt(runs) || runs < 1) fail('order-charge', seq, id, orderId, `order.placed carries invalid drip-feed runs (${String(runs)}).`);
+    const expected = BigInt(quantity) * BigInt(rate) * BigInt(runs);
+    if (expected !== BigInt(charge)) {
+      const times = runs === 1 ? '' : ` × runs ${runs}`;
+      fail('order-charge', seq, id, orderId, `the charge is ${credits(charge)} but quantity ${quantity} × rate ${credits(rate)}${times} is ${formatBig(expected)} credits.`);
     }
     if (debit !== charge && debit !== 0) {
       fail('order-charge', seq, id, orderId, `the debit ${credits(debit)} is neither the charge ${credits(charge)} nor 0.`);
@@ -460,6 +493,40 @@ class LedgerReplay {
     order.remains = toStatus === 'partial' ? (remains as number) : null;
     if (order.status === order.final.status && order.remains === order.final.remains) this.open.delete(orderId);
     else this.setOpen(orderId, order);
+  }
+
+  /**
+   * (f) The lifecycle events that move no money: each names an order of its
+   * account in a status that allows it (progress while in_progress, a cancel
+   * request while processing or in_progress, a refill of a completed or
+   * partial order), a refill moves forward only, and none carries an amount,
+   * a refund or a balance: refills and requests never touch the wallet.
+   */
+  private lifecycle(seq: number, id: number, e: Raw): void {
+    const orderId = e.order;
+    if (typeof orderId !== 'string') fail('lifecycle', seq, id, null, `${String(e.type)} does not carry an order id.`);
+    for (const field of MONEY_FIELDS) {
+      if (e[field] !== undefined) fail('lifecycle', seq, id, orderId, `${String(e.type)} carries ${field} ${credits(e[field])}; it must move no money.`);
+    }
+    const order = this.open.get(orderId) ?? this.settledOrder(orderId);
+    if (order === undefined) fail('lifecycle', seq, id, orderId, `${String(e.type)} names an order that no earlier order.placed created.`);
+    if (order.account !== id) fail('lifecycle', seq, id, orderId, `${String(e.type)} names account ${id} but the order belongs to account ${order.account}.`);
+    const allowed = LIFECYCLE_STATUSES[e.type as keyof typeof LIFECYCLE_STATUSES];
+    if (!allowed.includes(order.status)) {
+      fail('lifecycle', seq, id, orderId, `${String(e.type)} happens while the order is ${order.status}; it is allowed only while ${allowed.join(' or ')}.`);
+    }
+    if (e.type === 'order.progress') {
+      const bad = (v: unknown, max: number): boolean => v !== null && (!isInt(v) || v < 0 || v > max);
+      if (bad(e.startCount, Number.MAX_SAFE_INTEGER) || bad(e.remains, order.quantity)) {
+        fail('lifecycle', seq, id, orderId, `order.progress records start_count ${String(e.startCount)} and remains ${String(e.remains)}; remains must lie in 0..${order.quantity}.`);
+      }
+    }
+    if (e.type === 'refill.requested' && (!isInt(e.refill) || e.refill < 1)) fail('lifecycle', seq, id, orderId, `refill.requested carries an invalid refill id ${String(e.refill)}.`);
+    if (e.type === 'refill.status') {
+      if (!isRefillStatus(e.from) || !isRefillStatus(e.to) || refillMoveRefusal(e.from, e.to) !== null) {
+        fail('lifecycle', seq, id, orderId, `refill ${String(e.refill)} moves from ${String(e.from)} to ${String(e.to)}; refills move forward only and completed or rejected is final.`);
+      }
+    }
   }
 
   /**

@@ -52,9 +52,13 @@ export function refundFor(order: Pick<OrderRecord, 'debit' | 'rate'>, to: OrderS
   return refund;
 }
 
-/** charge = quantity × rate exactly, or null when it would leave the exact range. */
-export function chargeFor(quantity: number, rate: number): number | null {
-  return multiplyMicro(quantity, rate);
+/**
+ * charge = quantity × rate exactly (× runs for a drip-feed order, debited
+ * once at placement), or null when it would leave the exact range.
+ */
+export function chargeFor(quantity: number, rate: number, runs = 1): number | null {
+  const once = multiplyMicro(quantity, rate);
+  return once === null ? null : multiplyMicro(runs, once);
 }
 
 /** Price of the API Unlimited plan, whole rupees per month. */

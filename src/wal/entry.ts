@@ -5,9 +5,9 @@
  */
 import type { LogEvent, OrderRecord } from '../ledger/index.js';
 
-export type TableName = 'profiles' | 'wallets' | 'keys' | 'services' | 'orders' | 'orderIndex' | 'idempotency' | 'idempotencyExpiry' | 'meta';
+export type TableName = 'profiles' | 'wallets' | 'keys' | 'services' | 'orders' | 'orderIndex' | 'idempotency' | 'idempotencyExpiry' | 'meta' | 'refills';
 
-export const TABLE_NAMES: readonly TableName[] = ['profiles', 'wallets', 'keys', 'services', 'orders', 'orderIndex', 'idempotency', 'idempotencyExpiry', 'meta'];
+export const TABLE_NAMES: readonly TableName[] = ['profiles', 'wallets', 'keys', 'services', 'orders', 'orderIndex', 'idempotency', 'idempotencyExpiry', 'meta', 'refills'];
 
 /**
  * Key of an Idempotency-Key record in the expiry index (`idempotencyExpiry`,

@@ -40,7 +40,7 @@ export interface Store {
 
 export const STRUCTURES_KEY = Symbol.for('structures');
 export const CHAIN_KEY = 'commits';
-const RECORD_TABLES: ReadonlySet<TableName> = new Set(['profiles', 'wallets', 'services', 'orders', 'idempotency']);
+const RECORD_TABLES: ReadonlySet<TableName> = new Set(['profiles', 'wallets', 'services', 'orders', 'idempotency', 'refills']);
 
 export function openStore(path: string, options: { syncMode?: SyncMode; readOnly?: boolean } = {}): Store {
   const syncMode = options.syncMode ?? 'commit';

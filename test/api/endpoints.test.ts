@@ -26,7 +26,21 @@ describe('customer endpoints over HTTP', () => {
     const r = await t.api('GET', '/api/v1/services', creds);
     expect(r.status).toBe(200);
     expect(r.body.ok).toBe(true);
-    expect(r.body.services).toContainEqual({ id: service, platform: 'instagram', name: 'Followers', rate: 0.1, min: 1, max: 1000 });
+    expect(r.body.services).toContainEqual({
+      id: service,
+      platform: 'instagram',
+      name: 'Followers',
+      rate: 0.1,
+      min: 1,
+      max: 1000,
+      category: '',
+      type: 'Default',
+      refill: false,
+      refill_days: 30,
+      cancel: false,
+      dripfeed: false,
+      description: '',
+    });
     expect(r.body.services.map((s: { id: number }) => s.id)).not.toContain(disabled);
   });
 
@@ -44,7 +58,7 @@ describe('customer endpoints over HTTP', () => {
     const placed = await t.api('POST', '/api/v1/order', creds, order(service, 7));
     const r = await t.api('GET', `/api/v1/status?order=${placed.body.order}`, creds);
     expect(r.status).toBe(200);
-    expect(r.body).toEqual({ ok: true, order: placed.body.order, status: 'pending', quantity: 7, charge: 0.7 });
+    expect(r.body).toEqual({ ok: true, order: placed.body.order, status: 'pending', quantity: 7, charge: 0.7, start_count: null, remains: 7 });
   });
 
   it('an order id spelled differently in its last character\'s unused bits is NOT_FOUND, on the API and the admin API', async () => {

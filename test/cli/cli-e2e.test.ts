@@ -1,8 +1,8 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../src/cli/index.js';
-import { ADMIN_TOKEN, startTestServer, tempDir, type TestServer } from '../helpers/server.js';
+import { cli as runCliAgainst } from '../helpers/cli.js';
+import { startTestServer, tempDir, type TestServer } from '../helpers/server.js';
 
 /*
  * The CLI against the REAL server (uWebSockets.js, LMDB in a temporary
@@ -12,16 +12,8 @@ import { ADMIN_TOKEN, startTestServer, tempDir, type TestServer } from '../helpe
 
 let t: TestServer;
 
-async function cli(...args: string[]) {
-  let out = '';
-  let err = '';
-  const code = await runCli([...args, '--admin-url', t.adminUrl, '--token', ADMIN_TOKEN], {
-    stdout: (s) => (out += s),
-    stderr: (s) => (err += s),
-    // Nothing from the developer's environment may leak in (ADMIN_URL, DATA_DIR, ...).
-    env: {},
-  });
-  return { code, out, err };
+function cli(...args: string[]) {
+  return runCliAgainst(t, ...args);
 }
 
 /** `--json` output, parsed; the run must have succeeded. */

@@ -14,5 +14,8 @@ describe('kill test (SIGKILL under load, restart, nothing acknowledged lost)', (
     expect(report.lost).toBe(0);
     expect(report.acknowledged).toBeGreaterThan(0);
     expect(report.acknowledgedWithKey).toBeGreaterThan(0);
+    // Cancels and refills ran under the kills too, and were checked after each restart.
+    expect(report.cancelsAcknowledged).toBeGreaterThan(0);
+    expect(report.refillsAcknowledged).toBeGreaterThan(0);
   }, 120_000);
 });

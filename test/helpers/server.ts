@@ -28,7 +28,7 @@ export interface TestServer {
   admin(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Reply>;
   api(method: string, path: string, creds: Creds | null, body?: unknown, headers?: Record<string, string>): Promise<Reply>;
   createAccount(name?: string, credits?: string): Promise<Creds>;
-  createService(fields?: Partial<{ platform: string; name: string; rate: number | string; min: number; max: number; enabled: boolean }>): Promise<number>;
+  createService(fields?: Partial<{ platform: string; name: string; rate: number | string; min: number; max: number; enabled: boolean } & Record<string, unknown>>): Promise<number>;
   restart(overrides?: Partial<Config>): Promise<void>;
   close(): Promise<void>;
 }

@@ -48,6 +48,10 @@ describe.skipIf(ONLY_SEED !== undefined)('simulation: wallet actors over the fau
   it('no fault: pipelined commands and group commits leave memory and disk equal', async () => {
     const reports = await expectAllSeedsPass({ steps: STEPS, crashes: false, commitFailures: false }, 10_001, 40);
     expect(sum(reports, 'ordersAcknowledged')).toBeGreaterThan(0);
+    // The lifecycle commands ran to acknowledgement: refunding cancels, cancel requests, refills.
+    expect(sum(reports, 'cancelsRefunded')).toBeGreaterThan(0);
+    expect(sum(reports, 'cancelRequests')).toBeGreaterThan(0);
+    expect(sum(reports, 'refillsOpened')).toBeGreaterThan(0);
   });
 
   it('crash: losing the unsynced tail never loses an acknowledged reply or unbalances the ledger', async () => {

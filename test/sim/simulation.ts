@@ -23,7 +23,7 @@ import { formatMicro, multiplyMicro } from '../../src/money/index.js';
 import { WalletActor, idempotencyTableKey, type ActorContext, type Delivery } from '../../src/actors/wallet-actor.js';
 import type { Command, WalletState } from '../../src/actors/wallet-logic.js';
 import { imageLedgerSource, orderIndexKey } from '../../src/wal/index.js';
-import { FINAL_STATUSES, ORDER_STATUSES, replayLedger, STATUS_RANK, type IdempotencyRecord, type OrderRecord, type OrderStatus, type ServiceRecord, type WalletRecord } from '../../src/ledger/index.js';
+import { withServiceDefaults, FINAL_STATUSES, ORDER_STATUSES, REFILL_STATUSES, replayLedger, STATUS_RANK, type RefillRecord, type RefillStatus, type IdempotencyRecord, type OrderRecord, type OrderStatus, type ServiceRecord, type WalletRecord } from '../../src/ledger/index.js';
 import { MemoryWal, emptyImage, tableKeyString, type DurableImage } from '../../src/wal/memory-wal.js';
 
 // --- Deterministic randomness -------------------------------------------
@@ -82,6 +82,10 @@ export interface SimulationReport {
   refused: number;
   acknowledged: number;
   ordersAcknowledged: number;
+  /** Acknowledged customer cancels that refunded, cancel requests, and refills opened. */
+  cancelsRefunded: number;
+  cancelRequests: number;
+  refillsOpened: number;
   syncs: number;
   crashes: number;
   commitFailures: number;
@@ -133,9 +137,10 @@ class AckBeforeSyncActor implements SimActor {
 }
 
 const SERVICES: ServiceRecord[] = [
-  { id: 1, platform: 'instagram', name: 'Followers', rate: 1_500, min: 10, max: 10_000, enabled: true },
-  { id: 2, platform: 'telegram', name: 'Members', rate: 2_000_000, min: 1, max: 20, enabled: true },
-  { id: 3, platform: 'youtube', name: 'Views (retired)', rate: 1_000, min: 1, max: 100, enabled: false },
+  // Service 1 allows customer cancels and refills (30 days); service 2 neither, so both paths run.
+  withServiceDefaults({ id: 1, platform: 'instagram', name: 'Followers', rate: 1_500, min: 10, max: 10_000, enabled: true, cancel: true, refill: true }),
+  withServiceDefaults({ id: 2, platform: 'telegram', name: 'Members', rate: 2_000_000, min: 1, max: 20, enabled: true }),
+  withServiceDefaults({ id: 3, platform: 'youtube', name: 'Views (retired)', rate: 1_000, min: 1, max: 100, enabled: false }),
 ];
 const UNKNOWN_SERVICE_ID = 99;
 const DAY_MS = 86_400_000;
@@ -208,6 +213,11 @@ class Simulation {
   // What the clients know exists (accepted in memory, acknowledged or not).
   private readonly knownOrders: { id: string; wallet: number; quantity: number }[] = [];
   private readonly usedKeys = new Map<number, { key: string; payload: Payload }[]>();
+  /** Refills accepted in memory, and the status each was acknowledged in. */
+  private readonly knownRefills: number[] = [];
+  private readonly ackedRefills = new Map<number, RefillStatus>();
+  /** Refill ids are never reused, across restarts too (the server reads its next id from the table). */
+  private refillIds = 0;
 
   readonly report: SimulationReport;
 
@@ -224,6 +234,9 @@ class Simulation {
       refused: 0,
       acknowledged: 0,
       ordersAcknowledged: 0,
+      cancelsRefunded: 0,
+      cancelRequests: 0,
+      refillsOpened: 0,
       syncs: 0,
       crashes: 0,
       commitFailures: 0,
@@ -290,6 +303,7 @@ class Simulation {
       readIdempotency: (key) => wal.get('idempotency', key) as IdempotencyRecord | undefined,
       readOrder: (id) => wal.get('orders', id) as OrderRecord | undefined,
       orderKey: (id) => id,
+      readService: (id) => SERVICES.find((s) => s.id === id) ?? null,
     };
     this.actors = new Map();
     for (const id of this.walletIds) {
@@ -485,6 +499,48 @@ class Simulation {
     if (delivery !== null) this.note(`w${wallet} status ${target.id} → ${to}${remains === null ? '' : ` remains ${remains}`}: ${this.outcomeText(delivery)}`);
   }
 
+  /**
+   * The lifecycle commands: a customer's cancel (of a pending order: a
+   * refund; of a started one: a request), operator progress, a refill
+   * request, and an operator's refill move (from the durable refill row, as
+   * the admin API reads it).
+   */
+  private lifecycle(): void {
+    if (this.knownOrders.length === 0) return;
+    const target = this.rng.pick(this.knownOrders);
+    let wallet = this.rng.chance(0.9) ? target.wallet : this.rng.pick(this.walletIds);
+    const r = this.rng.float();
+    let command: Command;
+    if (r < 0.35) command = { kind: 'cancel', orderId: target.id, order: null, service: null };
+    else if (r < 0.55) command = { kind: 'progress', orderId: target.id, order: null, startCount: this.rng.int(0, 1000), remains: this.rng.int(0, target.quantity + 1) };
+    else if (r < 0.8 || this.knownRefills.length === 0) command = { kind: 'refill', orderId: target.id, order: null, service: null, refillId: ++this.refillIds };
+    else {
+      const stored = this.wal.get('refills', this.rng.pick(this.knownRefills)) as RefillRecord | undefined;
+      if (stored === undefined) return;
+      wallet = stored.account;
+      const reason = `refill-${this.nextId()}`;
+      command = { kind: 'refill-status', stored, orderId: stored.order, order: null, to: this.rng.pick(REFILL_STATUSES), reason };
+    }
+    const delivery = this.send(wallet, command, (d) => {
+      if (d.decision.outcome.kind !== 'ok') return;
+      for (const e of d.decision.events) {
+        if (e.type === 'order.status' && e.refund > 0) this.report.cancelsRefunded++;
+        if (e.type === 'order.cancel_requested') this.report.cancelRequests++;
+        if (e.type === 'refill.requested') this.report.refillsOpened++;
+        if (e.type === 'order.status') {
+          const before = this.ackedStatus.get(e.order);
+          this.check(before === undefined || !FINAL_STATUSES.has(before), () => `order ${e.order}: a customer cancel was acknowledged after final ${before}`);
+          this.ackedStatus.set(e.order, e.to);
+        }
+        if (e.type === 'refill.requested' || e.type === 'refill.status') this.ackedRefills.set(e.refill, e.type === 'refill.status' ? e.to : 'pending');
+        if (e.type === 'refill.status' && e.reason !== undefined) this.ackedReasons.add(e.reason);
+      }
+    });
+    if (delivery === null) return;
+    if (command.kind === 'refill' && delivery.decision.refill !== null) this.knownRefills.push(delivery.decision.refill.id);
+    this.note(`w${wallet} ${command.kind} ${target.id}: ${this.outcomeText(delivery)}`);
+  }
+
   private grantPlan(): void {
     const wallet = this.rng.pick(this.walletIds);
     const months = this.rng.int(1, 2);
@@ -516,7 +572,8 @@ class Simulation {
       const r = this.rng.float();
       if (r < 0.36) this.placeOrder();
       else if (r < 0.46) this.credit();
-      else if (r < 0.6) this.setStatus();
+      else if (r < 0.53) this.setStatus();
+      else if (r < 0.6) this.lifecycle();
       else if (r < 0.63) this.grantPlan();
       else if (r < 0.66) {
         if (this.options.balanceReads) this.readBalance();
@@ -644,6 +701,20 @@ class Simulation {
       const row = tables.orders.get(tableKeyString(id)) as OrderRecord | undefined;
       this.check(row !== undefined && RANK.get(row.status)! >= RANK.get(to)!, () => at(`order ${id} was acknowledged as ${to} but is ${row?.status} on disk`));
       if (FINAL_STATUSES.has(to)) this.check(row!.status === to, () => at(`order ${id} was acknowledged as final ${to} but is ${row!.status} on disk`));
+    }
+    // Refills: every row was requested in the log, and every acknowledged
+    // refill is durable in at least the status it was acknowledged in.
+    const requested = new Set<number>();
+    for (const e of image.events) if (e.type === 'refill.requested') requested.add(e.refill);
+    for (const value of tables.refills.values()) {
+      const refill = value as RefillRecord;
+      this.check(requested.has(refill.id), () => at(`refill ${refill.id} has a row but no refill.requested in the log`));
+    }
+    const refillRank = (s: RefillStatus): number => (s === 'pending' ? 0 : s === 'in_progress' ? 1 : 2);
+    for (const [id, status] of this.ackedRefills) {
+      const row = tables.refills.get(tableKeyString(id)) as RefillRecord | undefined;
+      this.check(row !== undefined && refillRank(row.status) >= refillRank(status), () => at(`refill ${id} was acknowledged as ${status} but is ${row?.status} on disk`));
+      if (refillRank(status) === 2) this.check(row!.status === status, () => at(`refill ${id} was acknowledged as final ${status} but is ${row!.status} on disk`));
     }
     for (const [slot, answer] of this.ackedKeys) {
       const r = tables.idempotency.get(tableKeyString(idempotencyTableKey(answer.wallet, answer.key))) as IdempotencyRecord | undefined;

@@ -12,7 +12,7 @@ import {
 import { ManualClock } from '../../src/clock.js';
 import { errorOutcome, renderError, type ErrorOutcome } from '../../src/errors.js';
 import { MICRO_MAX, multiplyMicro, parseMicro } from '../../src/money/index.js';
-import { isUnlimited, type Channel, type IdempotencyRecord, type OrderRecord, type OrderStatus, type ServiceRecord, type WalletRecord } from '../../src/ledger/index.js';
+import { FINAL_STATUSES, withServiceDefaults, isUnlimited, type Channel, type IdempotencyRecord, type OrderRecord, type OrderStatus, type ServiceRecord, type WalletRecord } from '../../src/ledger/index.js';
 
 type OrderCommand = Extract<Command, { kind: 'order' }>;
 
@@ -31,7 +31,7 @@ function makeWallet(over: Partial<WalletRecord> = {}): WalletRecord {
 }
 
 function makeService(over: Partial<ServiceRecord> = {}): ServiceRecord {
-  return { id: 7, platform: 'instagram', name: 'Followers', rate: micro('0.1'), min: 10, max: 10_000, enabled: true, ...over };
+  return withServiceDefaults({ id: 7, platform: 'instagram', name: 'Followers', rate: micro('0.1'), min: 10, max: 10_000, enabled: true, ...over });
 }
 
 let nextOrder = 1;
@@ -802,7 +802,8 @@ describe('ledger and purity (property)', () => {
                 if (ev.to === 'partial') expect(ev.refund).toBe(o.debit === 0 ? 0 : multiplyMicro(o.remains!, o.rate));
                 // The order keeps the rate and charge it was placed with.
                 const i = orders.findIndex((x) => x.id === o.id);
-                expect(o).toEqual({ ...orders[i]!, status: ev.to, remains: o.remains });
+                const finished = FINAL_STATUSES.has(ev.to) ? { finishedAtMs: ev.atMs } : {};
+                expect(o).toEqual({ ...orders[i]!, status: ev.to, remains: o.remains, ...finished });
                 orders[i] = o;
               }
             }

@@ -1,0 +1,124 @@
+import type { Command, JsonObject } from './command.js';
+import { adminPath } from './command.js';
+import { listAt, objectAt } from './response-shape.js';
+import { formatFields, formatTable, type Column } from './table.js';
+
+/**
+ * The processing workflow's commands: claim pending orders, record progress,
+ * list cancel requests, and list and move refills. One entry per command;
+ * see command.ts for the fields.
+ */
+
+const QUEUE_COLUMNS: readonly Column<JsonObject>[] = [
+  { header: 'ID', value: (o) => o.id },
+  { header: 'ACCOUNT', value: (o) => o.account, align: 'right' },
+  { header: 'SERVICE', value: (o) => o.service, align: 'right' },
+  { header: 'TYPE', value: (o) => o.type },
+  { header: 'QUANTITY', value: (o) => o.quantity, align: 'right' },
+  { header: 'RUNS', value: (o) => o.runs, align: 'right' },
+  { header: 'STATUS', value: (o) => o.status },
+  { header: 'TARGET', value: (o) => o.target },
+];
+
+const REFILL_COLUMNS: readonly Column<JsonObject>[] = [
+  { header: 'REFILL', value: (r) => r.refill, align: 'right' },
+  { header: 'ORDER', value: (r) => r.order },
+  { header: 'ACCOUNT', value: (r) => r.account, align: 'right' },
+  { header: 'STATUS', value: (r) => r.status },
+  { header: 'CREATED', value: (r) => r.created_at },
+];
+
+function queueTable(body: JsonObject, empty: string): string {
+  const orders = listAt(body, 'orders');
+  return orders.length === 0 ? empty : formatTable(orders, QUEUE_COLUMNS);
+}
+
+export const LIFECYCLE_COMMANDS: readonly Command[] = [
+  {
+    words: ['order', 'claim'],
+    summary: 'move up to --limit of the oldest pending orders to processing for a worker (each order is claimed once)',
+    options: {
+      limit: { kind: 'integer', placeholder: 'N', required: true, help: 'how many orders to take (1 to 500)' },
+      worker: { kind: 'text', placeholder: 'NAME', required: true, help: 'who takes them, recorded on each order' },
+    },
+    request: (input) => ({ method: 'POST', path: adminPath('orders', 'claim'), body: { limit: input.number('limit'), worker: input.text('worker') } }),
+    render: (body) => queueTable(body, 'No pending orders to claim.\n'),
+  },
+  {
+    words: ['order', 'progress'],
+    summary: 'record start_count and/or remains of an in_progress order (customers see them in status)',
+    args: ['ID'],
+    options: {
+      'start-count': { kind: 'integer', placeholder: 'N', help: 'the count on the target when delivery started' },
+      remains: { kind: 'integer', placeholder: 'N', help: 'units still to deliver' },
+    },
+    request: (input) => ({
+      method: 'POST',
+      path: adminPath('orders', input.arg('ID'), 'progress'),
+      body: { start_count: input.number('start-count'), remains: input.number('remains') },
+    }),
+    render: (body) => {
+      const order = objectAt(body, 'order');
+      return formatFields([['order', order.id], ['status', order.status], ['start_count', order.start_count], ['remains', order.progress_remains]]);
+    },
+  },
+  {
+    words: ['order', 'cancel-requests'],
+    summary: 'list processing and in_progress orders whose customer asked to cancel (resolve with set-status canceled or partial)',
+    options: {
+      limit: { kind: 'integer', placeholder: 'N', help: 'page size (default 100, at most 500)' },
+      cursor: { kind: 'text', placeholder: 'CURSOR', help: 'next_cursor of the previous page' },
+    },
+    request: (input) => {
+      const query = new URLSearchParams({ cancel_requested: 'true' });
+      const limit = input.number('limit');
+      if (limit !== undefined) query.set('limit', limit.text);
+      const cursor = input.text('cursor');
+      if (cursor !== undefined) query.set('cursor', cursor);
+      return { method: 'GET', path: `${adminPath('orders')}?${query.toString()}` };
+    },
+    render: (body) => queueTable(body, 'No open cancel requests.\n'),
+  },
+  {
+    words: ['refill', 'list'],
+    summary: 'list refills with one status, oldest first',
+    options: {
+      status: { kind: 'text', placeholder: 'STATUS', help: 'pending (default), in_progress, completed or rejected' },
+      limit: { kind: 'integer', placeholder: 'N', help: 'page size (default 100, at most 500)' },
+      cursor: { kind: 'text', placeholder: 'CURSOR', help: 'next_cursor of the previous page' },
+    },
+    request: (input) => {
+      const query = new URLSearchParams();
+      const status = input.text('status');
+      if (status !== undefined) query.set('status', status);
+      const limit = input.number('limit');
+      if (limit !== undefined) query.set('limit', limit.text);
+      const cursor = input.text('cursor');
+      if (cursor !== undefined) query.set('cursor', cursor);
+      const search = query.toString();
+      return { method: 'GET', path: adminPath('refills') + (search === '' ? '' : `?${search}`) };
+    },
+    render: (body) => {
+      const refills = listAt(body, 'refills');
+      return refills.length === 0 ? 'No refills with that status.\n' : formatTable(refills, REFILL_COLUMNS);
+    },
+  },
+  {
+    words: ['refill', 'set-status'],
+    summary: 'move a refill: pending → in_progress → completed | rejected (no money moves)',
+    args: ['ID'],
+    options: {
+      status: { kind: 'text', placeholder: 'STATUS', required: true, help: 'in_progress, completed or rejected' },
+      reason: { kind: 'text', placeholder: 'TEXT', help: 'why (shown to nobody but the log and the operator)' },
+    },
+    request: (input) => ({
+      method: 'POST',
+      path: adminPath('refills', input.arg('ID'), 'status'),
+      body: { status: input.text('status'), reason: input.text('reason') },
+    }),
+    render: (body) => {
+      const refill = objectAt(body, 'refill');
+      return `Refill ${String(refill.refill)} is now ${String(refill.status)}.\n` + formatFields([['order', refill.order], ['status', refill.status]]);
+    },
+  },
+];

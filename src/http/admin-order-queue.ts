@@ -1,0 +1,138 @@
+/**
+ * The operator's processing queue: workers claim pending orders, record
+ * progress, and find the orders whose customer asked to cancel. Every
+ * change goes through the order's wallet actor, so it is serialised with
+ * the customer's cancel and every other move of that order.
+ */
+import type { Delivery } from '../actors/index.js';
+import type { OrderRecord } from '../ledger/index.js';
+import { busy, invalid, orderAccount, unknownField, type AdminHandler } from './admin-common.js';
+import { renderAdminOrder } from './admin-orders.js';
+import type { AppContext } from './context.js';
+import { send, sendError } from './reply.js';
+
+export const CLAIM_LIMIT_MAX = 500;
+const WORKER_CHARS_MAX = 100;
+
+/**
+ * Claims run one at a time: each scans the durable pending orders oldest
+ * first and waits until its moves are durable before the next one starts,
+ * so concurrent workers get disjoint sets instead of racing for the same
+ * oldest orders. Exactly-once does not rest on this alone: the actor
+ * refuses a second move to processing (a move must go forward).
+ */
+const claimChains = new WeakMap<AppContext, Promise<unknown>>();
+
+/** POST /admin/v1/orders/claim {limit, worker} */
+export const claimOrders: AdminHandler = async (ex, ctx, _params, body) => {
+  const b = body as Record<string, unknown>;
+  const bad = unknownField(b, ['limit', 'worker']);
+  if (bad !== null) return sendError(ex, bad);
+  const limit = b['limit'];
+  if (!Number.isSafeInteger(limit) || (limit as number) < 1 || (limit as number) > CLAIM_LIMIT_MAX) {
+    return sendError(ex, invalid(`limit must be an integer from 1 to ${CLAIM_LIMIT_MAX}.`));
+  }
+  const worker = b['worker'];
+  if (typeof worker !== 'string' || worker.trim() === '' || worker.length > WORKER_CHARS_MAX) {
+    return sendError(ex, invalid(`worker must be a non-empty string of at most ${WORKER_CHARS_MAX} characters naming the worker.`));
+  }
+  const run = (): Promise<OrderRecord[]> => claim(ctx, limit as number, worker.trim());
+  const previous = claimChains.get(ctx) ?? Promise.resolve();
+  const claimed = previous.then(run, run);
+  claimChains.set(ctx, claimed.catch(() => {}));
+  const orders = await claimed;
+  send(ex, 200, `{"ok":true,"worker":${JSON.stringify(worker.trim())},"orders":[${orders.map(renderAdminOrder).join(',')}]}`);
+};
+
+async function claim(ctx: AppContext, limit: number, worker: string): Promise<OrderRecord[]> {
+  await ctx.wal.flushed();
+  const moves: Delivery[] = [];
+  for (const { key } of ctx.store.tables.orderIndex.getRange({ start: ['pending'], end: ['pending', Infinity] })) {
+    if (moves.length === limit) break;
+    const id = (key as (string | number)[])[3] as string;
+    const order = ctx.readOrder(id);
+    const account = order === undefined ? undefined : ctx.registry.get(order.account);
+    if (account === undefined) continue;
+    const delivery = account.actor.send({ kind: 'set-status', orderId: id, order: null, to: 'processing', remains: null, reason: `claimed by ${worker}`, worker });
+    // A full mailbox ends this claim early; the worker asks again.
+    if (delivery === null) break;
+    // An order the operator (or the customer) moved meanwhile is refused by the actor and not claimed.
+    if (delivery.decision.outcome.kind === 'ok') moves.push(delivery);
+  }
+  await Promise.all(moves.map((m) => m.durable));
+  return moves.map((m) => m.decision.order!);
+}
+
+/** POST /admin/v1/orders/{id}/progress {start_count?, remains?} */
+export const recordProgress: AdminHandler = async (ex, ctx, [id], body) => {
+  const b = body as Record<string, unknown>;
+  const bad = unknownField(b, ['start_count', 'remains']);
+  if (bad !== null) return sendError(ex, bad);
+  for (const field of ['start_count', 'remains']) {
+    const value = b[field];
+    if (value !== undefined && value !== null && !Number.isSafeInteger(value)) return sendError(ex, invalid(`${field} must be an integer or null.`));
+  }
+  const account = await orderAccount(ex, ctx, id!);
+  if (account === null) return;
+  const delivery = account.actor.send({
+    kind: 'progress',
+    orderId: id!,
+    order: null,
+    ...(b['start_count'] === undefined ? {} : { startCount: b['start_count'] as number | null }),
+    ...(b['remains'] === undefined ? {} : { remains: b['remains'] as number | null }),
+  });
+  if (delivery === null) return busy(ex);
+  await delivery.durable;
+  const { outcome, order } = delivery.decision;
+  if (outcome.kind === 'error') return sendError(ex, outcome.error);
+  send(ex, 200, `{"ok":true,"order":${renderAdminOrder(order!)}}`);
+};
+
+const CANCEL_STATUSES = ['processing', 'in_progress'] as const;
+type IndexKey = [string, number, number, string];
+
+/** The cursor is the status-index key of the last order listed. */
+function decodeIndexCursor(text: string): IndexKey | null {
+  try {
+    const v = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as unknown;
+    if (Array.isArray(v) && v.length === 4 && (CANCEL_STATUSES as readonly unknown[]).includes(v[0]) && Number.isSafeInteger(v[1]) && Number.isSafeInteger(v[2]) && typeof v[3] === 'string') {
+      return v as IndexKey;
+    }
+  } catch {
+    // fall through: not a cursor this server issued
+  }
+  return null;
+}
+
+/**
+ * GET /admin/v1/orders?cancel_requested=true&limit=&cursor=: processing,
+ * then in_progress orders with an open cancel request, each oldest first, a
+ * page at a time. It walks those two statuses' index (bounded memory: one
+ * page).
+ */
+export async function listCancelRequested(ex: Parameters<AdminHandler>[0], ctx: AppContext, limit: number, cursorText: string | null): Promise<void> {
+  const after = cursorText === null ? null : decodeIndexCursor(cursorText);
+  if (cursorText !== null && after === null) return sendError(ex, invalid('cursor is not one this server returned for cancel_requested=true; start without it.'));
+  await ctx.wal.flushed();
+  const orders: OrderRecord[] = [];
+  let next: IndexKey | null = null;
+  let last: IndexKey | null = null;
+  const from = after === null ? 0 : CANCEL_STATUSES.indexOf(after[0] as (typeof CANCEL_STATUSES)[number]);
+  walk: for (const status of CANCEL_STATUSES.slice(from)) {
+    const start = after !== null && after[0] === status ? after : [status];
+    for (const { key } of ctx.store.tables.orderIndex.getRange({ start, end: [status, Infinity] })) {
+      const k = key as IndexKey;
+      if (after !== null && k[3] === after[3]) continue;
+      const order = ctx.readOrder(k[3]);
+      if (order?.cancelRequested !== true) continue;
+      if (orders.length === limit) {
+        next = last;
+        break walk;
+      }
+      orders.push(order);
+      last = k;
+    }
+  }
+  const cursor = next === null ? 'null' : `"${Buffer.from(JSON.stringify(next)).toString('base64url')}"`;
+  send(ex, 200, `{"ok":true,"orders":[${orders.map(renderAdminOrder).join(',')}],"next_cursor":${cursor}}`);
+}

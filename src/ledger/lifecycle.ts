@@ -1,0 +1,111 @@
+/**
+ * The rules of an order's life after placement, written once: operator
+ * progress, customer cancel, refills, and what a status read shows. Each is
+ * a pure function of the records it is given; the wallet actor's decision,
+ * verify and the API front ends (v1 and v2) call them.
+ */
+import { FINAL_STATUSES } from './rules.js';
+import type { OrderRecord, OrderStatus, RefillStatus, ServiceRecord } from './records.js';
+
+/** How many orders or refills one customer request may name (cancel, refill, batch status). */
+export const BATCH_IDS_MAX = 100;
+export const DAY_MS = 86_400_000;
+
+/** What `remains` a status read shows: what was not (yet) delivered. */
+export function remainsShown(order: Pick<OrderRecord, 'status' | 'quantity' | 'remains' | 'progressRemains'>): number {
+  switch (order.status) {
+    case 'completed':
+      return 0;
+    case 'partial':
+      return order.remains ?? 0;
+    case 'in_progress':
+      return order.progressRemains ?? order.quantity;
+    default:
+      return order.quantity;
+  }
+}
+
+export type ProgressRefusal = 'not-in-progress' | 'remains-range' | 'start-count-range' | 'nothing';
+
+/** Why progress may not be recorded, or null: only while in_progress, remains 0..quantity, start_count ≥ 0. */
+export function progressRefusal(order: Pick<OrderRecord, 'status' | 'quantity'>, startCount: number | null | undefined, remains: number | null | undefined): ProgressRefusal | null {
+  if (startCount === undefined && remains === undefined) return 'nothing';
+  if (order.status !== 'in_progress') return 'not-in-progress';
+  if (startCount !== undefined && startCount !== null && (!Number.isSafeInteger(startCount) || startCount < 0)) return 'start-count-range';
+  if (remains !== undefined && remains !== null && (!Number.isSafeInteger(remains) || remains < 0 || remains > order.quantity)) return 'remains-range';
+  return null;
+}
+
+/**
+ * What a customer's cancel does to an order: a pending order of a service
+ * that allows cancel is canceled at once (full refund, via refundFor); a
+ * processing or in_progress one gets a request the operator resolves;
+ * anything else is refused with a reason.
+ */
+export type CancelVerdict =
+  | { kind: 'cancel-now' }
+  | { kind: 'request' }
+  | { kind: 'refused'; reason: 'not-allowed' | 'final' | 'already-requested' };
+
+export function cancelVerdict(order: Pick<OrderRecord, 'status' | 'cancelRequested'>, service: Pick<ServiceRecord, 'cancel'> | null): CancelVerdict {
+  if (FINAL_STATUSES.has(order.status)) return { kind: 'refused', reason: 'final' };
+  if (service === null || !service.cancel) return { kind: 'refused', reason: 'not-allowed' };
+  if (order.status === 'pending') return { kind: 'cancel-now' };
+  if (order.cancelRequested === true) return { kind: 'refused', reason: 'already-requested' };
+  return { kind: 'request' };
+}
+
+export type RefillRefusal = 'not-finished' | 'not-allowed' | 'window-closed' | 'open-refill';
+
+/** Why a refill may not be opened for this order now, or null: completed or partial, a refill service, within refill_days of finishing, none open. */
+export function refillRefusal(order: Pick<OrderRecord, 'status' | 'finishedAtMs' | 'refill'>, service: Pick<ServiceRecord, 'refill' | 'refillDays'> | null, wallMs: number): RefillRefusal | null {
+  if (order.status !== 'completed' && order.status !== 'partial') return 'not-finished';
+  if (service === null || !service.refill) return 'not-allowed';
+  // Orders finished before finish times were kept have no window to count from: refused.
+  if (order.finishedAtMs === undefined || wallMs - order.finishedAtMs > service.refillDays * DAY_MS) return 'window-closed';
+  if (order.refill !== undefined && isOpenRefill(order.refill.status)) return 'open-refill';
+  return null;
+}
+
+export const REFILL_STATUSES: readonly RefillStatus[] = ['pending', 'in_progress', 'completed', 'rejected'];
+const REFILL_RANK: Readonly<Record<RefillStatus, number>> = { pending: 0, in_progress: 1, completed: 2, rejected: 2 };
+
+export function isRefillStatus(value: unknown): value is RefillStatus {
+  return typeof value === 'string' && (REFILL_STATUSES as readonly string[]).includes(value);
+}
+
+export function isOpenRefill(status: RefillStatus): boolean {
+  return REFILL_RANK[status] < 2;
+}
+
+/** Why a refill may not move from `from` to `to`, or null: forward only, and completed/rejected are final. */
+export function refillMoveRefusal(from: RefillStatus, to: RefillStatus): 'final' | 'backwards' | null {
+  if (!isOpenRefill(from)) return 'final';
+  if (REFILL_RANK[to] <= REFILL_RANK[from]) return 'backwards';
+  return null;
+}
+
+/** The plain sentence for each per-order refusal, shared by every front end. */
+export function cancelRefusalMessage(reason: Extract<CancelVerdict, { kind: 'refused' }>['reason'], status: OrderStatus): string {
+  switch (reason) {
+    case 'final':
+      return `The order is already ${status}; a final order cannot be canceled.`;
+    case 'not-allowed':
+      return "This order's service does not allow cancellation.";
+    case 'already-requested':
+      return 'A cancel request for this order is already open; the operator will resolve it.';
+  }
+}
+
+export function refillRefusalMessage(reason: RefillRefusal, status: OrderStatus, refillDays: number): string {
+  switch (reason) {
+    case 'not-finished':
+      return `The order is ${status}; only completed or partial orders can be refilled.`;
+    case 'not-allowed':
+      return "This order's service does not offer refills.";
+    case 'window-closed':
+      return `The refill window of ${refillDays} days after completion has closed.`;
+    case 'open-refill':
+      return 'This order already has an open refill.';
+  }
+}

@@ -1,0 +1,90 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { order, startTestServer, type Creds, type TestServer } from '../helpers/server.js';
+import { cli } from '../helpers/cli.js';
+
+describe('progress and batch status', () => {
+  let t: TestServer;
+  let creds: Creds;
+  let other: Creds;
+  let service: number;
+
+  async function place(quantity = 100, who = creds): Promise<string> {
+    const r = await t.api('POST', '/api/v1/order', who, order(service, quantity));
+    expect(r.status).toBe(201);
+    return r.body.order;
+  }
+
+  beforeAll(async () => {
+    t = await startTestServer();
+    service = await t.createService({ rate: '0.01', min: 1, max: 1000 });
+    creds = await t.createAccount('alice', '100');
+    other = await t.createAccount('mallory', '100');
+  });
+  afterAll(() => t.close());
+
+  it('GET /status shows start_count (null until known) and remains for every order; progress sets them while in_progress', async () => {
+    const id = await place(100);
+    const fresh = await t.api('GET', `/api/v1/status?order=${id}`, creds);
+    expect(fresh.body).toEqual({ ok: true, order: id, status: 'pending', quantity: 100, charge: 1, start_count: null, remains: 100 });
+    const early = await t.admin('POST', `/admin/v1/orders/${id}/progress`, { start_count: 5 });
+    expect(early.status).toBe(409);
+    expect(early.body.message).toMatch(/progress is recorded only while it is in_progress/);
+    await t.admin('POST', `/admin/v1/orders/${id}/status`, { status: 'in_progress' });
+    const set = await t.admin('POST', `/admin/v1/orders/${id}/progress`, { start_count: 1234, remains: 60 });
+    expect(set.status).toBe(200);
+    expect(set.body.order).toMatchObject({ start_count: 1234, progress_remains: 60 });
+    // An absent field stays as it was.
+    await t.admin('POST', `/admin/v1/orders/${id}/progress`, { remains: 40 });
+    await t.restart();
+    const during = await t.api('GET', `/api/v1/status?order=${id}`, creds);
+    expect(during.body).toMatchObject({ status: 'in_progress', start_count: 1234, remains: 40 });
+    const bad = await t.admin('POST', `/admin/v1/orders/${id}/progress`, { remains: 101 });
+    expect(bad.status).toBe(400);
+    expect(bad.body.message).toMatch(/remains must be an integer from 0 to 100/);
+    await t.admin('POST', `/admin/v1/orders/${id}/status`, { status: 'partial', remains: 40 });
+    expect((await t.api('GET', `/api/v1/status?order=${id}`, creds)).body).toMatchObject({ status: 'partial', start_count: 1234, remains: 40 });
+    expect((await t.admin('GET', '/admin/v1/verify')).body.report.ok).toBe(true);
+  });
+
+  it('the CLI records progress', async () => {
+    const id = await place(10);
+    await t.admin('POST', `/admin/v1/orders/${id}/status`, { status: 'in_progress' });
+    const r = await cli(t, 'order', 'progress', id, '--start-count', '77', '--remains', '3', '--json');
+    expect(r.err).toBe('');
+    expect(JSON.parse(r.out).order).toMatchObject({ start_count: 77, progress_remains: 3 });
+  });
+
+  it('GET /status?orders=a,b,c answers per order in one request and one rate-limit token', async () => {
+    const a = await place(5);
+    const b = await place(7);
+    const foreign = await place(3, other);
+    await t.admin('POST', `/admin/v1/orders/${b}/status`, { status: 'completed' });
+    const before = await t.api('GET', '/api/v1/balance', creds);
+    const remainingBefore = Number(before.headers.get('x-ratelimit-remaining'));
+    const r = await t.api('GET', `/api/v1/status?orders=${a},${b},${foreign},nonsense`, creds);
+    expect(r.status).toBe(200);
+    expect(Number(r.headers.get('x-ratelimit-remaining'))).toBe(remainingBefore - 1);
+    expect(r.body).toEqual({
+      ok: true,
+      orders: {
+        [a]: { order: a, status: 'pending', quantity: 5, charge: 0.05, start_count: null, remains: 5 },
+        [b]: { order: b, status: 'completed', quantity: 7, charge: 0.07, start_count: null, remains: 0 },
+        [foreign]: { error: 'NOT_FOUND', message: 'No order with this id exists on this account.' },
+        nonsense: { error: 'VALIDATION', message: expect.stringMatching(/not an order id/) },
+      },
+    });
+  });
+
+  it('batch status refuses more than 100 ids and mixing order= with orders=, naming the limit', async () => {
+    const ids = Array.from({ length: 101 }, (_, i) => `id${i}`).join(',');
+    const many = await t.api('GET', `/api/v1/status?orders=${ids}`, creds);
+    expect(many.status).toBe(400);
+    expect(many.body.message).toMatch(/101 ids; the limit is 100/);
+    const a = await place(5);
+    const both = await t.api('GET', `/api/v1/status?order=${a}&orders=${a}`, creds);
+    expect(both.status).toBe(400);
+    // The single form is unchanged.
+    const single = await t.api('GET', `/api/v1/status?order=${a}`, creds);
+    expect(single.body).toMatchObject({ ok: true, order: a, status: 'pending' });
+  });
+});
