@@ -71,7 +71,8 @@ function peaks(): MemoryPeaks {
 }
 
 function note(p: MemoryPeaks, m: Memory | null): void {
-  if (m === null) return;
+  // A process that is exiting has no VmRSS line any more: nothing to note.
+  if (m === null || Number.isNaN(m.rssMiB) || Number.isNaN(m.anonMiB) || Number.isNaN(m.fileMiB)) return;
   p.rss = Math.max(p.rss, m.rssMiB);
   p.anon = Math.max(p.anon, m.anonMiB);
   p.file = Math.max(p.file, m.fileMiB);
