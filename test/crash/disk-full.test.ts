@@ -74,10 +74,14 @@ describe('a failing disk under load (file-size limit on the real process)', () =
       const exit = await server.exited;
       await Promise.all(workers);
       expect(exit.code).toBe(1);
+      // LMDB's native code prints its own "Write error: …" to the same output
+      // without a newline, so a JSON log line may start mid-line: read each
+      // line from its first '{"level"'.
       const fatal = server
         .output()
         .split('\n')
-        .filter((line) => line.startsWith('{') && (JSON.parse(line) as { level: number }).level === 60);
+        .map((line) => line.slice(Math.max(0, line.indexOf('{"level"'))))
+        .filter((line) => line.startsWith('{"level"') && (JSON.parse(line) as { level: number }).level === 60);
       expect(fatal).toHaveLength(1);
       expect(fatal[0]).toContain('a commit failed; stopping');
       // If topping the reserve up was tried before the failure (it writes at
