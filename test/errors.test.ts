@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { ERRORS, errorOutcome, renderError, type ErrorCode } from '../../src/errors.js';
-import { formatMicro } from '../../src/money/index.js';
+import { ERRORS, errorOutcome, renderError, type ErrorCode } from '../src/errors.js';
+import { formatMicro } from '../src/money/index.js';
 
 const codes = Object.keys(ERRORS) as ErrorCode[];
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { OrderIds, ORDER_ID_PATTERN } from '../../src/order-ids.js';
+import { OrderIds, ORDER_ID_PATTERN } from '../src/order-ids.js';
 
 describe('order ids: opaque to clients, ordered in storage', () => {
   const ids = new OrderIds(Buffer.alloc(16, 7));

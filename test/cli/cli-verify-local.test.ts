@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run.js';
 import { order, startTestServer, tempDir, type TestServer } from '../helpers/server.js';
-import { CREDIT, Ledger } from '../ops/ledger.js';
+import { CREDIT, Ledger } from '../helpers/ledger.js';
 
 async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';

@@ -12,7 +12,7 @@ import { ORDER_COUNTS_KEY } from '../../src/wal/order-counts.js';
 import { rmSync } from 'node:fs';
 import { afterEach } from 'vitest';
 import { verifyLedger, type VerifyReport } from '../../src/ops/index.js';
-import { tempDir } from '../helpers/server.js';
+import { tempDir } from './server.js';
 
 export const CREDIT = 1_000_000;
 

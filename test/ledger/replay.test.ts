@@ -8,7 +8,7 @@ import { replayLedger } from '../../src/ledger/index.js';
 import { imageLedgerSource, orderIndexKey } from '../../src/wal/index.js';
 import { emptyImage, tableKeyString, type DurableImage } from '../../src/wal/memory-wal.js';
 import type { OrderRecord } from '../../src/ledger/index.js';
-import { CREDIT, Ledger, useLedgerStores } from '../ops/ledger.js';
+import { CREDIT, Ledger, useLedgerStores } from '../helpers/ledger.js';
 
 const { verify } = useLedgerStores();
 

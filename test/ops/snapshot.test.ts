@@ -10,7 +10,7 @@ import { takeSnapshot, verifyLedger } from '../../src/ops/index.js';
 import type { LogEvent, WalletRecord } from '../../src/ledger/index.js';
 import { openStore, type Store } from '../../src/wal/store.js';
 import { order, startTestServer, tempDir, type Creds, type TestServer } from '../helpers/server.js';
-import { CREDIT, Ledger } from './ledger.js';
+import { CREDIT, Ledger } from '../helpers/ledger.js';
 
 /** Σ wallets and Σ of the log's money events, computed independently of verifyLedger. */
 function sums(store: Store): { wallets: bigint; log: bigint; lastBalance: Map<number, number>; credits: Map<number, number> } {

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { renderVerifyReport, verifyLedgerAsync, type VerifyReport } from '../../src/ops/index.js';
-import { CREDIT, Ledger, useLedgerStores } from './ledger.js';
+import { CREDIT, Ledger, useLedgerStores } from '../helpers/ledger.js';
 
 const { verify, opened } = useLedgerStores();
 

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { LogEvent } from '../../src/ledger/index.js';
-import { CREDIT, Ledger, useLedgerStores } from './ledger.js';
+import { CREDIT, Ledger, useLedgerStores } from '../helpers/ledger.js';
 
 const { verify } = useLedgerStores();
 
