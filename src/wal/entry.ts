@@ -5,9 +5,10 @@
  */
 import type { LogEvent, OrderRecord } from '../ledger/index.js';
 
-export type TableName = 'profiles' | 'wallets' | 'keys' | 'services' | 'orders' | 'orderIndex' | 'idempotency' | 'idempotencyExpiry' | 'meta' | 'refills';
+/** Every LMDB table, declared once: the store opens these, the simulation WAL mirrors them. */
+export const TABLE_NAMES = ['profiles', 'wallets', 'keys', 'services', 'orders', 'orderIndex', 'idempotency', 'idempotencyExpiry', 'meta', 'refills'] as const;
 
-export const TABLE_NAMES: readonly TableName[] = ['profiles', 'wallets', 'keys', 'services', 'orders', 'orderIndex', 'idempotency', 'idempotencyExpiry', 'meta', 'refills'];
+export type TableName = (typeof TABLE_NAMES)[number];
 
 /**
  * Key of an Idempotency-Key record in the expiry index (`idempotencyExpiry`,
