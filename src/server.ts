@@ -23,7 +23,7 @@ import type { AppContext } from './http/context.js';
 import { buildOpenApi } from './http/openapi.js';
 import { closeListenSocket, createApp, localPort, type ListenSocket, type TemplatedApp } from './http/uws.js';
 import { createLogger } from './log.js';
-import { FileReserve, IdempotencySweeper, LmdbGroupCommit, openStore, type Wal } from './wal/index.js';
+import { FileReserve, IdempotencySweeper, LmdbGroupCommit, openStore, type Store, type Wal } from './wal/index.js';
 import { type IdempotencyRecord, type OrderRecord } from './ledger/index.js';
 import { VERSION } from './version.js';
 
@@ -96,17 +96,14 @@ function adminToken(config: Config): { token: string; generated: boolean } {
   return { token, generated: true };
 }
 
-export async function startServer(config: Config, options: ServerOptions = {}): Promise<Server> {
-  const clock = options.clock ?? systemClock;
-  const log = options.log ?? createLogger(config.logLevel);
-  const onFatal =
-    options.onFatal ??
-    ((error: unknown) => {
-      log.fatal({ err: error }, 'a commit failed; stopping so that a restart recovers exactly the durable state');
-      (options.exit ?? process.exit)(1);
-    });
-  makePrivateDirectory(config.dataDir);
-  const token = adminToken(config);
+/** Storage and its commit path: the store, the zero-filled reserve and the group commit. */
+interface Storage {
+  store: Store;
+  reserve: FileReserve | null;
+  wal: Wal;
+}
+
+function openStorage(config: Config, options: ServerOptions, log: Logger, metrics: Metrics, onFatal: (error: unknown) => void): Storage {
   const store = openStore(config.dataDir, { syncMode: config.syncMode });
   const reserve =
     config.walPreallocateMb === 0
@@ -116,7 +113,6 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
           onError: (error) => log.warn({ err: error }, 'could not keep zero-filled space ahead of the data file; commits go on without it'),
         });
   reserve?.fill();
-  const metrics = new Metrics({ routes: ['/api/v1/balance', '/api/v1/services', '/api/v1/order', '/api/v1/status'] });
   const wal =
     options.wal?.(store, onFatal) ??
     new LmdbGroupCommit(store, {
@@ -124,6 +120,20 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       onBatch: (entries, syncMs) => metrics.observeBatch(entries, syncMs / 1000),
       onIdle: () => reserve?.idle(),
     });
+  return { store, reserve, wal };
+}
+
+/** The parts the listeners serve: actors, catalogue, sweeper, force-join, and the context that ties them to HTTP. */
+interface Parts {
+  context: AppContext;
+  registry: Registry;
+  sweeper: IdempotencySweeper;
+  /** Set when shutdown begins: new requests are refused with 503. */
+  startDraining(): void;
+}
+
+function buildParts(config: Config, storage: Storage, clock: Clock, log: Logger, metrics: Metrics, adminTokenValue: string): Parts {
+  const { store, wal } = storage;
   const orderIds = new OrderIds(orderIdSecret(store));
   let nextRefillId = 1;
   for (const key of store.tables.refills.getKeys({ reverse: true, limit: 1 })) nextRefillId = Number(key) + 1;
@@ -162,7 +172,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     limits: { bodyBytesMax: config.bodyBytesMax, headerBytesMax: config.headerBytesMax, targetCharsMax: config.targetCharsMax },
     authFailures: new AuthFailureLimiter(clock, config.authFailuresPerMinute),
     abuse: new AbuseLog(log, clock),
-    adminToken: token.token,
+    adminToken: adminTokenValue,
     metrics,
     ops: new OperatorJobs(store.path, (job, memory) => log.info({ job, ...memory }, `${job} finished in its own process`)),
     orderIds,
@@ -174,46 +184,93 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     idempotencyStats: () => sweeper.stats(),
     nextRefillId: () => nextRefillId++,
   };
+  return {
+    context,
+    registry,
+    sweeper,
+    startDraining: () => {
+      draining = true;
+    },
+  };
+}
+
+/** The background work: idle-account eviction and the Idempotency-Key sweep. */
+function startBackgroundWork(parts: Parts, options: ServerOptions, log: Logger): void {
+  parts.registry.startEviction(60_000);
+  // Every minute: each sweep removes what expired since the last one, in
+  // steps of 5,000, so it keeps up with any keyed order rate the server takes.
+  const sweepEveryMs = options.sweepEveryMs === undefined ? 60_000 : options.sweepEveryMs;
+  if (sweepEveryMs !== null) parts.sweeper.start(sweepEveryMs, (error) => log.error({ err: error }, 'idempotency sweep failed'));
+}
+
+/** The customer listener and the admin listener, each its own uWS app. */
+interface Listeners {
+  api: TemplatedApp;
+  admin: TemplatedApp;
+  apiSocket: ListenSocket;
+  adminSocket: ListenSocket;
+}
+
+async function startListeners(config: Config, context: AppContext): Promise<Listeners> {
   const api = createApp();
   mountApi(api, context);
   const admin = createApp();
   mountAdmin(admin, context);
-  registry.startEviction(60_000);
-  // Every minute: each sweep removes what expired since the last one, in
-  // steps of 5,000, so it keeps up with any keyed order rate the server takes.
-  const sweepEveryMs = options.sweepEveryMs === undefined ? 60_000 : options.sweepEveryMs;
-  if (sweepEveryMs !== null) sweeper.start(sweepEveryMs, (error) => log.error({ err: error }, 'idempotency sweep failed'));
   const apiSocket = await listen(api, config.host, config.port);
   const adminSocket = await listen(admin, config.adminHost, config.adminPort);
+  return { api, admin, apiSocket, adminSocket };
+}
+
+/**
+ * Stops accepting, lets every waiting reply go out once its sync is done,
+ * then drops the remaining connections and closes LMDB.
+ */
+async function shutDown(storage: Storage, parts: Parts, listeners: Listeners): Promise<void> {
+  parts.startDraining();
+  parts.context.ops.close();
+  await parts.sweeper.stop();
+  parts.registry.stopEviction();
+  closeListenSocket(listeners.apiSocket);
+  closeListenSocket(listeners.adminSocket);
+  await storage.wal.close();
+  storage.reserve?.close();
+  await new Promise((resolve) => setImmediate(resolve));
+  listeners.api.close();
+  listeners.admin.close();
+  await storage.store.close();
+}
+
+/** The composition root: the data directory and admin token, storage, the parts, background work, then the listeners. */
+export async function startServer(config: Config, options: ServerOptions = {}): Promise<Server> {
+  const clock = options.clock ?? systemClock;
+  const log = options.log ?? createLogger(config.logLevel);
+  const onFatal =
+    options.onFatal ??
+    ((error: unknown) => {
+      log.fatal({ err: error }, 'a commit failed; stopping so that a restart recovers exactly the durable state');
+      (options.exit ?? process.exit)(1);
+    });
+  makePrivateDirectory(config.dataDir);
+  const token = adminToken(config);
+  const metrics = new Metrics({ routes: ['/api/v1/balance', '/api/v1/services', '/api/v1/order', '/api/v1/status'] });
+  const storage = openStorage(config, options, log, metrics, onFatal);
+  const parts = buildParts(config, storage, clock, log, metrics, token.token);
+  startBackgroundWork(parts, options, log);
+  const listeners = await startListeners(config, parts.context);
   log.info(
-    { host: config.host, port: localPort(apiSocket), adminPort: localPort(adminSocket), accounts: registry.size },
+    { host: config.host, port: localPort(listeners.apiSocket), adminPort: localPort(listeners.adminSocket), accounts: parts.registry.size },
     'listening',
   );
   let closed: Promise<void> | null = null;
   return {
-    port: localPort(apiSocket),
-    adminPort: localPort(adminSocket),
+    port: localPort(listeners.apiSocket),
+    adminPort: localPort(listeners.adminSocket),
     adminToken: token.token,
     adminTokenGenerated: token.generated,
-    context,
-    sweeper,
+    context: parts.context,
+    sweeper: parts.sweeper,
     close() {
-      closed ??= (async () => {
-        // Stop accepting, let every waiting reply go out once its sync is
-        // done, then drop the remaining connections and close LMDB.
-        draining = true;
-        context.ops.close();
-        await sweeper.stop();
-        registry.stopEviction();
-        closeListenSocket(apiSocket);
-        closeListenSocket(adminSocket);
-        await wal.close();
-        reserve?.close();
-        await new Promise((resolve) => setImmediate(resolve));
-        api.close();
-        admin.close();
-        await store.close();
-      })();
+      closed ??= shutDown(storage, parts, listeners);
       return closed;
     },
   };
