@@ -73,7 +73,8 @@ export const SETTINGS = [
 
 const LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
 
-function flagName(key: string): string {
+/** The command-line flag of a setting: `defaultRateLimitPerMinute` → `default-rate-limit-per-minute`. */
+export function flagName(key: string): string {
   return key.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase());
 }
 
