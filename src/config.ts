@@ -4,7 +4,7 @@
  * sentence naming the variable).
  */
 import { parseArgs } from 'node:util';
-import { RATE_LIMIT_MAX } from './actors/index.js';
+import { RATE_LIMIT_MAX } from './ledger/index.js';
 import type { SyncMode } from './wal/index.js';
 import { forceJoinConfigFromEnv, type ForceJoinConfig } from './forcejoin/index.js';
 

@@ -9,7 +9,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { makePrivateDirectory } from './private-files.js';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { Catalog, Registry, type Account, type ActorContext, type ForceJoinVerdict } from './actors/index.js';
+import { Catalog, Registry, type Account, type ActorContext } from './actors/index.js';
 import { ForceJoinVerifier } from './forcejoin/index.js';
 import { Metrics, OperatorJobs } from './ops/index.js';
 import { OrderIds } from './order-ids.js';
@@ -18,13 +18,14 @@ import type { Config } from './config.js';
 import { AbuseLog } from './http/abuse-log.js';
 import { mountAdmin } from './http/admin.js';
 import { mountApi } from './http/api.js';
+import { renderAnswer } from './http/answer.js';
 import { AuthFailureLimiter } from './http/auth-failures.js';
 import type { AppContext } from './http/context.js';
 import { buildOpenApi } from './http/openapi.js';
 import { closeListenSocket, createApp, localPort, type ListenSocket, type TemplatedApp } from './http/uws.js';
 import { createLogger } from './log.js';
 import { FileReserve, IdempotencySweeper, LmdbGroupCommit, openStore, type Store, type Wal } from './wal/index.js';
-import { type IdempotencyRecord, type OrderRecord } from './ledger/index.js';
+import type { ForceJoinVerdict, IdempotencyRecord, OrderRecord } from './ledger/index.js';
 import { VERSION } from './version.js';
 
 async function verdictFor(verifier: ForceJoinVerifier, account: Account): Promise<ForceJoinVerdict> {
@@ -151,6 +152,13 @@ function buildParts(config: Config, storage: Storage, clock: Clock, log: Logger,
     orderKey: (id) => orderIds.storageKey(id) ?? id,
     // The catalogue is created just below; commands reach actors only after start-up.
     readService: (id) => catalog.get(id),
+    newOrderId: () => {
+      const next = orderIds.next(clock.wallMs());
+      return { orderId: next.id, seq: next.seq };
+    },
+    // Positive and growing; an id given to a refused refill is not reused.
+    newRefillId: () => nextRefillId++,
+    renderAnswer,
   };
   const registry = new Registry(store, wal, clock, actorContext, config.defaultRateLimitPerMinute);
   const sweeper = new IdempotencySweeper(store, wal, clock, actorContext.idempotencyRetentionMs);
@@ -182,7 +190,6 @@ function buildParts(config: Config, storage: Storage, clock: Clock, log: Logger,
     forceJoinChanged: (id) => verifier?.invalidate(id),
     draining: () => draining,
     idempotencyStats: () => sweeper.stats(),
-    nextRefillId: () => nextRefillId++,
   };
   return {
     context,

@@ -209,7 +209,7 @@ export async function seedDirect(dataDir: string, count: number, options: Direct
 
 /**
  * The orders of seedDirect, from log seq `seq` on: what WalletActor.send
- * writes for an accepted API order (decideOrder in src/actors/wallet-logic.ts),
+ * writes for an accepted API order (decideOrder in src/ledger/decide.ts),
  * with ids from the server's own OrderIds under the stored secret. Returns
  * a sample of the ids.
  */

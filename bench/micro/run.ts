@@ -9,11 +9,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Bench } from 'tinybench';
-import { decide, initialState, takeToken, type Command } from '../../src/actors/index.js';
+import { decide, initialState, takeToken, withServiceDefaults, type Command } from '../../src/ledger/index.js';
 import { formatMicro, multiplyMicro, parseMicro } from '../../src/money/index.js';
 import { renderOrderPlaced } from '../../src/render.js';
 import { LmdbGroupCommit, openStore, type WalEntry } from '../../src/wal/index.js';
-import { withServiceDefaults } from '../../src/ledger/index.js';
 
 const TIME_MS = 300;
 
@@ -38,11 +37,8 @@ const order = (): Command => ({
   orderId: 'AAAAAAAAAAAAAAAAAAAAAA',
   seq: seq++,
   channel: 'api',
-  invalid: null,
-  input: { serviceId: 1, target: 'https://example.com/p/1', quantity: 1000 },
-  service,
-  idempotency: null,
-  forceJoin: null,
+  request: { ok: true, input: { serviceId: 1, target: 'https://example.com/p/1', quantity: 1000 }, service, idempotency: null, forceJoin: null },
+  prior: null,
 });
 
 async function decision(): Promise<void> {

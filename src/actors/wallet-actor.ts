@@ -14,8 +14,8 @@ import type { Clock } from '../clock.js';
 import type { TablePut, Wal, WalEntry } from '../wal/index.js';
 import type { IdempotencyRecord, OrderRecord, ServiceRecord } from '../ledger/index.js';
 import { idempotencyExpiryKey, orderIndexKey } from '../wal/index.js';
-import { checkOrder, checkWallet } from '../ledger/index.js';
-import { decide, initialState, type Command, type Decision, type WalletState } from './wallet-logic.js';
+import { checkOrder, checkWallet, decide, initialState, type Command, type Decision, type Now, type Outcome, type WalletState } from '../ledger/index.js';
+import type { Request } from './request.js';
 
 export interface ActorContext {
   wal: Wal;
@@ -30,6 +30,16 @@ export interface ActorContext {
   orderKey(id: string): string;
   /** The catalogue's service, or null. */
   readService(id: number): ServiceRecord | null;
+  /** A fresh order id, and the process-wide sequence number that orders orders of one millisecond. */
+  newOrderId(): { orderId: string; seq: number };
+  /** A fresh refill id. */
+  newRefillId(): number;
+  /**
+   * Renders an outcome as its HTTP answer, for the Idempotency-Key record
+   * written in the same commit: a retry gets the first answer byte for byte.
+   * Injected, so that rendering stays in the front end.
+   */
+  renderAnswer(outcome: Outcome, requestId: string): { status: number; body: string };
 }
 
 export interface Delivery {
@@ -88,22 +98,12 @@ export class WalletActor {
   }
 
   /** Returns null when the mailbox or the WAL is full. */
-  send(command: Command): Delivery | null {
+  send(request: Request): Delivery | null {
     if (this.waiting >= this.ctx.mailboxMax || this.ctx.wal.overloaded()) return null;
     const { clock } = this.ctx;
-    const now = { monotonicMs: clock.monotonicMs(), wallMs: clock.wallMs() };
-    if (command.kind === 'order' && command.idempotency !== null) {
-      command.idempotency.prior = this.findKey(command.idempotency.key, now.wallMs);
-    }
-    let previous: OrderRecord | null = null;
-    // Commands about one order get it as this actor last applied it (a
-    // change not yet durable included), and the ones whose rules depend on
-    // the service get that too.
-    if ('orderId' in command && command.kind !== 'order') {
-      previous = this.pendingOrders?.get(command.orderId) ?? this.ctx.readOrder(command.orderId) ?? null;
-      command.order = previous;
-      if (command.kind === 'cancel' || command.kind === 'refill') command.service = previous === null ? null : this.ctx.readService(previous.service);
-    }
+    const now: Now = { monotonicMs: clock.monotonicMs(), wallMs: clock.wallMs() };
+    const command = this.prepare(request, now);
+    const previous = 'order' in command ? command.order : null;
     const decision = decide(this.state, command, now);
     const next = decision.state;
     // The row for the WAL must not be the actor's own object, which the
@@ -122,7 +122,7 @@ export class WalletActor {
       (this.pendingOrders ??= new Map()).set(order.id, order);
     }
     if (decision.refill !== null) puts.push({ table: 'refills', key: decision.refill.id, value: decision.refill });
-    const idem = decision.idempotency;
+    const idem = decision.remember === null || command.kind !== 'order' ? null : this.remember(decision, command.requestId, now.wallMs);
     if (idem !== null) {
       const tableKey = idempotencyTableKey(this.id, idem.key);
       puts.push({ table: 'idempotency', key: tableKey, value: idem.record });
@@ -155,6 +155,47 @@ export class WalletActor {
       },
     );
     return { decision, durable };
+  }
+
+  /**
+   * The one prepare step: every lookup a decision needs, gathered into a new
+   * immutable command. Commands about one order get it as this actor last
+   * applied it (a change not yet durable included), and the ones whose rules
+   * depend on the service get that too.
+   */
+  private prepare(request: Request, now: Now): Command {
+    switch (request.kind) {
+      case 'order': {
+        const idem = request.request.ok ? request.request.idempotency : null;
+        return { ...request, ...this.ctx.newOrderId(), prior: idem === null ? null : this.findKey(idem.key, now.wallMs) };
+      }
+      case 'set-status':
+      case 'progress':
+        return { ...request, order: this.latestOrder(request.orderId) };
+      case 'cancel': {
+        const order = this.latestOrder(request.orderId);
+        return { ...request, order, service: order === null ? null : this.ctx.readService(order.service) };
+      }
+      case 'refill': {
+        const order = this.latestOrder(request.orderId);
+        return { ...request, order, service: order === null ? null : this.ctx.readService(order.service), refillId: this.ctx.newRefillId() };
+      }
+      case 'refill-status':
+        return { ...request, orderId: request.stored.order, order: this.latestOrder(request.stored.order) };
+      default:
+        return request;
+    }
+  }
+
+  private latestOrder(id: string): OrderRecord | null {
+    return this.pendingOrders?.get(id) ?? this.ctx.readOrder(id) ?? null;
+  }
+
+  /** The Idempotency-Key record of a decision that asks to be remembered: its answer as the front end renders it. */
+  private remember(decision: Decision, requestId: string, wallMs: number): { key: string; record: IdempotencyRecord } {
+    const { key, fingerprint } = decision.remember!;
+    const { status, body } = this.ctx.renderAnswer(decision.outcome, requestId);
+    return { key, record: { fingerprint, status, body, order: decision.order?.id ?? null, atMs: wallMs } };
   }
 
   /** Counts a waiting reply in the mailbox until its promise settles. */

@@ -53,11 +53,11 @@ async function claim(ctx: AppContext, limit: number, worker: string): Promise<Or
     const order = ctx.readOrder(id);
     const account = order === undefined ? undefined : ctx.registry.get(order.account);
     if (account === undefined) continue;
-    const delivery = account.actor.send({ kind: 'set-status', orderId: id, order: null, to: 'processing', remains: null, reason: `claimed by ${worker}`, worker });
+    const delivery = account.actor.send({ kind: 'set-status', orderId: id, to: 'processing', remains: null, reason: `claimed by ${worker}`, worker });
     // A full mailbox ends this claim early; the worker asks again.
     if (delivery === null) break;
     // An order the operator (or the customer) moved meanwhile is refused by the actor and not claimed.
-    if (delivery.decision.outcome.kind === 'ok') moves.push(delivery);
+    if (delivery.decision.outcome.kind === 'moved') moves.push(delivery);
   }
   await Promise.all(moves.map((m) => m.durable));
   return moves.map((m) => m.decision.order!);
@@ -77,7 +77,6 @@ export const recordProgress: AdminHandler = async (ex, ctx, [id], body) => {
   const delivery = account.actor.send({
     kind: 'progress',
     orderId: id!,
-    order: null,
     ...(b['start_count'] === undefined ? {} : { startCount: b['start_count'] as number | null }),
     ...(b['remains'] === undefined ? {} : { remains: b['remains'] as number | null }),
   });

@@ -14,7 +14,6 @@ import { deliver } from './deliver.js';
 import { listCancelRequested } from './admin-order-queue.js';
 import { checkOrderInput } from './order-input.js';
 import { send, sendError } from './reply.js';
-import { orderId } from './context.js';
 
 /** Any path segment: a malformed id is answered "no such order", not "no such endpoint". */
 export const ORDER_PARAM = '([^/]{1,200})';
@@ -115,7 +114,6 @@ export const setOrderStatus: AdminHandler = async (ex, ctx, [id], body) => {
   const delivery = account.actor.send({
     kind: 'set-status',
     orderId: id!,
-    order: null,
     to,
     remains: remains as number | null,
     ...(reason.reason === undefined ? {} : { reason: reason.reason }),
@@ -138,13 +136,8 @@ export const placePanelOrder: AdminHandler = async (ex, ctx, [id], body) => {
   const delivery = account.actor.send({
     kind: 'order',
     requestId: ex.requestId,
-    ...orderId(ctx),
     channel: 'panel',
-    invalid: null,
-    input: checked.input,
-    service: checked.service,
-    idempotency: null,
-    forceJoin,
+    request: { ok: true, input: checked.input, service: checked.service, idempotency: null, forceJoin },
   });
   deliver(ex, ctx, account, delivery);
 };

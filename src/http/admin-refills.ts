@@ -55,8 +55,6 @@ export const setRefillStatus: AdminHandler = async (ex, ctx, [id], body) => {
   const delivery = account.actor.send({
     kind: 'refill-status',
     stored,
-    orderId: stored.order,
-    order: null,
     to: to as RefillStatus,
     ...(reason.reason === undefined ? {} : { reason: reason.reason }),
   });

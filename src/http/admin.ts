@@ -4,12 +4,13 @@
  * is serialised with the customer's orders and logged as an event.
  */
 import { timingSafeEqual, createHash } from 'node:crypto';
-import { RATE_LIMIT_MAX } from '../actors/index.js';
+import { RATE_LIMIT_MAX } from '../ledger/index.js';
 import { errorOutcome, type ErrorOutcome } from '../errors.js';
 import { newRequestId } from '../ids.js';
 import { microFromJson, multiplyMicro } from '../money/index.js';
 import { renderAdminService } from '../render.js';
 import { isOrderType, ORDER_TYPE_NAMES, SERVICE_DEFAULTS, type ServiceRecord } from '../ledger/index.js';
+import { renderAnswer } from './answer.js';
 import { readBody } from './body.js';
 import { busy, findAccount, invalid, optionalReason, renderAccount, renderAccountView, unknownField, type AdminHandler } from './admin-common.js';
 import { grantPlan, listOrders, ORDER_PARAM, placePanelOrder, setForceJoin, setOrderStatus, showOrder, stats } from './admin-orders.js';
@@ -191,8 +192,8 @@ async function adjustCredits(ex: Exchange, ctx: AppContext, [id]: string[], body
   await delivery.durable;
   const outcome = delivery.decision.outcome;
   if (outcome.kind === 'error') return sendError(ex, outcome.error);
-  if (outcome.kind === 'ok') return send(ex, outcome.status, outcome.body);
-  throw new Error('invariant: a credit command ends in ok or error');
+  const answer = renderAnswer(outcome, ex.requestId);
+  send(ex, answer.status, answer.body);
 }
 
 async function rotateSecret(ex: Exchange, ctx: AppContext, [id]: string[]): Promise<void> {

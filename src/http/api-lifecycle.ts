@@ -7,7 +7,8 @@
  * are durable. Answers are keyed by the ids asked for; an id that fails
  * carries `{error, message}` instead of its fields.
  */
-import type { Account, Command, Delivery } from '../actors/index.js';
+import type { Account, Delivery, Request } from '../actors/index.js';
+import { renderAnswer } from './answer.js';
 import { errorOutcome, renderError, type ErrorOutcome } from '../errors.js';
 import type { RefillRecord } from '../ledger/index.js';
 import { ORDER_ID_PATTERN } from '../order-ids.js';
@@ -64,7 +65,7 @@ export function batchStatus(ex: Exchange, ctx: AppContext, account: Account, lis
 }
 
 /** Sends one command per order and answers with each order's outcome. */
-function perOrder(ex: Exchange, ctx: AppContext, account: Account, list: IdList, command: (orderId: string) => Command): void {
+function perOrder(ex: Exchange, ctx: AppContext, account: Account, list: IdList, command: (orderId: string) => Request): void {
   const touch = admit(ex, ctx, account, list);
   if (touch === null || !list.ok) return;
   const results: [string, Delivery | ErrorOutcome][] = list.ids.map((id) => {
@@ -79,8 +80,7 @@ function perOrder(ex: Exchange, ctx: AppContext, account: Account, list: IdList,
         if (!('decision' in r)) return [id, renderItemError(r)];
         const outcome = r.decision.outcome;
         if (outcome.kind === 'error') return [id, renderItemError(outcome.error)];
-        if (outcome.kind !== 'ok') throw new Error(`invariant: a per-order command ended in ${outcome.kind}`);
-        return [id, outcome.body];
+        return [id, renderAnswer(outcome, ex.requestId).body];
       }),
     ),
   );
@@ -88,12 +88,12 @@ function perOrder(ex: Exchange, ctx: AppContext, account: Account, list: IdList,
 
 /** POST /api/v1/cancel {orders: [...]} */
 export function cancelOrders(ex: Exchange, ctx: AppContext, account: Account, list: IdList): void {
-  perOrder(ex, ctx, account, list, (orderId) => ({ kind: 'cancel', orderId, order: null, service: null }));
+  perOrder(ex, ctx, account, list, (orderId) => ({ kind: 'cancel', orderId }));
 }
 
 /** POST /api/v1/refill {orders: [...]} */
 export function refillOrders(ex: Exchange, ctx: AppContext, account: Account, list: IdList): void {
-  perOrder(ex, ctx, account, list, (orderId) => ({ kind: 'refill', orderId, order: null, service: null, refillId: ctx.nextRefillId() }));
+  perOrder(ex, ctx, account, list, (orderId) => ({ kind: 'refill', orderId }));
 }
 
 /** GET /api/v1/refill_status?refills=1,2,3 */

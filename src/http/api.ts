@@ -4,16 +4,15 @@
  * hand one command to the account's wallet actor; they never touch wallet
  * state. Check order: route, AUTH, BANNED, RATE, VALIDATION, business.
  */
-import type { Account, ForceJoinVerdict, OrderInput } from '../actors/index.js';
+import type { Account } from '../actors/index.js';
 import { errorOutcome, renderError, type ErrorOutcome } from '../errors.js';
 import { newRequestId } from '../ids.js';
 import { ORDER_ID_PATTERN } from '../order-ids.js';
 import { renderStatus } from '../render.js';
-import type { ServiceRecord } from '../ledger/index.js';
+import type { OrderRequest } from '../ledger/index.js';
 import { readBody, type BodyResult } from './body.js';
 import type { AppContext } from './context.js';
 import { deliver, unavailable } from './deliver.js';
-import { orderId } from './context.js';
 import { orderFingerprint, parseIdempotencyKey } from './idempotency-key.js';
 import { parseJson, TOO_LARGE } from './json-request.js';
 import { guarded, newExchange, send, sendError, type Exchange } from './reply.js';
@@ -212,6 +211,11 @@ function orderStatus(ex: Exchange, ctx: AppContext, account: Account, orderQuery
 }
 
 
+/**
+ * POST /api/v1/order: parses the request, or finds the reason it is invalid,
+ * and hands either to the actor; the reason is refused there, after the ban
+ * and rate-limit checks (the contract's check order).
+ */
 function placeOrder(
   ex: Exchange,
   ctx: AppContext,
@@ -220,30 +224,13 @@ function placeOrder(
   contentType: string,
   idempotencyHeader: string | null,
 ): void {
-  let invalid: ErrorOutcome | null = null;
-  let input: OrderInput | null = null;
-  let service: ServiceRecord | null = null;
-  let idempotency: { key: string; fingerprint: string; prior: null } | null = null;
-  if (body.kind === 'too-large') {
-    invalid = TOO_LARGE(ctx.limits.bodyBytesMax);
-  } else {
-    const parsed = parseJson(contentType, body.bytes);
-    if (!parsed.ok) invalid = parsed.error;
-    else {
-      const checked = checkOrderInput(parsed.value, ctx.limits.targetCharsMax, (id) => ctx.catalog.get(id));
-      if (!checked.ok) invalid = checked.error;
-      else ({ input, service } = checked);
-    }
-    if (invalid === null && idempotencyHeader !== null) {
-      const key = parseIdempotencyKey(idempotencyHeader);
-      if (!key.ok) invalid = key.error;
-      else idempotency = { key: key.key, fingerprint: orderFingerprint(input!.serviceId, input!.target, input!.quantity, input!.extras), prior: null };
-    }
-  }
-  const pending = input === null ? null : ctx.forceJoinVerdict(account);
-  if (pending === null) return sendOrder(ex, ctx, account, invalid, input, service, idempotency, null, body.kind === 'too-large');
+  const parsed = parseOrder(ctx, body, contentType, idempotencyHeader);
+  // An unreadable body may hold a request the client is still sending: answer, then close.
+  if (!parsed.ok) return sendOrder(ex, ctx, account, parsed, body.kind === 'too-large');
+  const pending = ctx.forceJoinVerdict(account);
+  if (pending === null) return sendOrder(ex, ctx, account, parsed, false);
   pending.then(
-    (verdict) => guarded(ctx, ex, () => sendOrder(ex, ctx, account, invalid, input, service, idempotency, verdict, false)),
+    (forceJoin) => guarded(ctx, ex, () => sendOrder(ex, ctx, account, { ...parsed, forceJoin }, false)),
     (error: unknown) => {
       ctx.log.error({ err: error }, 'force-join check failed');
       sendError(ex, errorOutcome('INTERNAL', 'The server failed to check the Telegram channel membership.'));
@@ -251,29 +238,22 @@ function placeOrder(
   );
 }
 
-function sendOrder(
-  ex: Exchange,
-  ctx: AppContext,
-  account: Account,
-  invalid: ErrorOutcome | null,
-  input: OrderInput | null,
-  service: ServiceRecord | null,
-  idempotency: { key: string; fingerprint: string; prior: null } | null,
-  forceJoin: ForceJoinVerdict | null,
-  close: boolean,
-): void {
+/** The order as sent (without its force-join verdict, which is asked for next), or why it is invalid. */
+function parseOrder(ctx: AppContext, body: BodyResult, contentType: string, idempotencyHeader: string | null): OrderRequest {
+  if (body.kind === 'too-large') return { ok: false, reason: TOO_LARGE(ctx.limits.bodyBytesMax) };
+  const parsed = parseJson(contentType, body.bytes);
+  if (!parsed.ok) return { ok: false, reason: parsed.error };
+  const checked = checkOrderInput(parsed.value, ctx.limits.targetCharsMax, (id) => ctx.catalog.get(id));
+  if (!checked.ok) return { ok: false, reason: checked.error };
+  const { input, service } = checked;
+  if (idempotencyHeader === null) return { ok: true, input, service, idempotency: null, forceJoin: null };
+  const key = parseIdempotencyKey(idempotencyHeader);
+  if (!key.ok) return { ok: false, reason: key.error };
+  const fingerprint = orderFingerprint(input.serviceId, input.target, input.quantity, input.extras);
+  return { ok: true, input, service, idempotency: { key: key.key, fingerprint }, forceJoin: null };
+}
+
+function sendOrder(ex: Exchange, ctx: AppContext, account: Account, request: OrderRequest, close: boolean): void {
   if (ex.aborted) return;
-  const delivery = account.actor.send({
-    kind: 'order',
-    requestId: ex.requestId,
-    ...orderId(ctx),
-    channel: 'api',
-    invalid,
-    input,
-    // The record the inputs were read against, so the type that read them is the one the order gets.
-    service,
-    idempotency,
-    forceJoin,
-  });
-  deliver(ex, ctx, account, delivery, undefined, close);
+  deliver(ex, ctx, account, account.actor.send({ kind: 'order', requestId: ex.requestId, channel: 'api', request }), undefined, close);
 }

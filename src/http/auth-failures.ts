@@ -4,7 +4,7 @@
  * full, the oldest IP is forgotten (insertion order), which at worst gives
  * that IP a fresh bucket.
  */
-import { takeToken, fullBucket, type BucketState } from '../actors/index.js';
+import { takeToken, fullBucket, type BucketState } from '../ledger/index.js';
 import type { Clock } from '../clock.js';
 
 export class AuthFailureLimiter {

@@ -1,6 +1,7 @@
 /** What the HTTP handlers need from the rest of the process. */
 import type { Logger } from 'pino';
-import type { Account, Catalog, ForceJoinVerdict, Registry } from '../actors/index.js';
+import type { Account, Catalog, Registry } from '../actors/index.js';
+import type { ForceJoinVerdict } from '../ledger/index.js';
 import type { Clock } from '../clock.js';
 import type { IdempotencyTableStats, Store, Wal } from '../wal/index.js';
 import type { OrderRecord } from '../ledger/index.js';
@@ -40,16 +41,9 @@ export interface AppContext {
   forceJoinVerdict: (account: Account) => Promise<ForceJoinVerdict> | null;
   /** The operator changed an account's force-join settings: forget cached answers. */
   forceJoinChanged: (accountId: number) => void;
-  /** A fresh refill id (positive, growing; an id given to a refused refill is not reused). */
-  nextRefillId: () => number;
   /** True while the server is shutting down: new requests get 503. */
   draining: () => boolean;
   /** Idempotency-Key records kept and the oldest one's age (metrics). */
   idempotencyStats: () => IdempotencyTableStats;
 }
 
-/** A fresh order id and sequence number for a command. */
-export function orderId(ctx: AppContext): { orderId: string; seq: number } {
-  const next = ctx.orderIds.next(ctx.clock.wallMs());
-  return { orderId: next.id, seq: next.seq };
-}

@@ -4,8 +4,9 @@
  * are durable, the status and body.
  */
 import type { Account, Delivery } from '../actors/index.js';
-import type { BucketVerdict } from '../actors/index.js';
+import type { BucketVerdict } from '../ledger/index.js';
 import { errorOutcome } from '../errors.js';
+import { renderAnswer } from './answer.js';
 import type { AppContext } from './context.js';
 import { guarded, send, sendError, type Exchange } from './reply.js';
 
@@ -48,9 +49,6 @@ export function deliver(
   const finish = (): void => {
     const outcome = decision.outcome;
     switch (outcome.kind) {
-      case 'ok':
-        send(ex, outcome.status, outcome.body, [], close);
-        return;
       case 'replay':
         send(ex, outcome.record.status, outcome.record.body, ['Idempotent-Replayed', 'true'], close);
         return;
@@ -69,6 +67,10 @@ export function deliver(
         if (reply === null) throw new Error('invariant: a passing command needs a pass handler');
         send(ex, reply.status, reply.body, [], close);
         return;
+      }
+      default: {
+        const answer = renderAnswer(outcome, ex.requestId);
+        send(ex, answer.status, answer.body, [], close);
       }
     }
   };

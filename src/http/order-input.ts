@@ -4,8 +4,7 @@
  * the same rules.
  */
 import { errorOutcome, type ErrorOutcome } from '../errors.js';
-import type { OrderInput } from '../actors/index.js';
-import { readOrderInputs, type ServiceRecord } from '../ledger/index.js';
+import { readOrderInputs, type OrderInput, type ServiceRecord } from '../ledger/index.js';
 import { compile, OrderBody } from './schemas.js';
 
 const validator = compile(OrderBody);

@@ -7,3 +7,5 @@ export * from './rules.js';
 export * from './replay.js';
 export * from './order-types.js';
 export * from './lifecycle.js';
+export * from './token-bucket.js';
+export * from './decide.js';

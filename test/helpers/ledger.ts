@@ -1,6 +1,6 @@
 /**
  * Builds hand-made ledgers for verify tests: a consistent log plus the table
- * rows the server would have written, computed the way wallet-logic does.
+ * rows the server would have written, computed the way the decision (src/ledger/decide.ts) does.
  * Tests tamper with `events` or `rows` before `write()` to break exactly one
  * invariant.
  */

@@ -18,10 +18,11 @@
 import { mulberry32 } from '../../scripts/mulberry32.js';
 import type { Clock } from '../../src/clock.js';
 import { ManualClock } from '../../src/clock.js';
-import { renderError } from '../../src/errors.js';
 import { formatMicro, multiplyMicro } from '../../src/money/index.js';
 import { WalletActor, idempotencyTableKey, type ActorContext, type Delivery } from '../../src/actors/wallet-actor.js';
-import type { Command, WalletState } from '../../src/actors/wallet-logic.js';
+import type { Request as Command } from '../../src/actors/index.js';
+import type { WalletState } from '../../src/ledger/index.js';
+import { renderAnswer } from '../../src/http/answer.js';
 import { imageLedgerSource, orderIndexKey } from '../../src/wal/index.js';
 import { withServiceDefaults, FINAL_STATUSES, ORDER_STATUSES, REFILL_STATUSES, replayLedger, STATUS_RANK, type RefillRecord, type RefillStatus, type IdempotencyRecord, type OrderRecord, type OrderStatus, type ServiceRecord, type WalletRecord } from '../../src/ledger/index.js';
 import { MemoryWal, emptyImage, tableKeyString, type DurableImage } from '../../src/wal/memory-wal.js';
@@ -304,6 +305,12 @@ class Simulation {
       readOrder: (id) => wal.get('orders', id) as OrderRecord | undefined,
       orderKey: (id) => id,
       readService: (id) => SERVICES.find((s) => s.id === id) ?? null,
+      newOrderId: () => {
+        const n = this.nextId();
+        return { orderId: `o-${this.options.seed}-${n}`, seq: n };
+      },
+      newRefillId: () => ++this.refillIds,
+      renderAnswer,
     };
     this.actors = new Map();
     for (const id of this.walletIds) {
@@ -367,7 +374,6 @@ class Simulation {
   private outcomeText(d: Delivery): string {
     const o = d.decision.outcome;
     if (o.kind === 'error') return `error ${o.error.code}`;
-    if (o.kind === 'ok') return `ok ${o.status}`;
     return o.kind;
   }
 
@@ -384,17 +390,12 @@ class Simulation {
 
   private orderCommand(payload: Payload, idempotency: { key: string; fingerprint: string } | null): Extract<Command, { kind: 'order' }> {
     const n = this.nextId();
+    const service = SERVICES.find((s) => s.id === payload.serviceId) ?? null;
     return {
       kind: 'order',
       requestId: `req-${this.options.seed}-${n}`,
-      orderId: `o-${this.options.seed}-${n}`,
-      seq: n,
       channel: 'api',
-      invalid: null,
-      input: { ...payload },
-      service: SERVICES.find((s) => s.id === payload.serviceId) ?? null,
-      idempotency: idempotency === null ? null : { ...idempotency, prior: null },
-      forceJoin: null,
+      request: { ok: true, input: { ...payload }, service, idempotency, forceJoin: null },
     };
   }
 
@@ -427,9 +428,9 @@ class Simulation {
 
   private onOrderAck(wallet: number, command: Extract<Command, { kind: 'order' }>, payload: Payload, d: Delivery): void {
     const outcome = d.decision.outcome;
-    const key = command.idempotency?.key ?? null;
+    const key = command.request.ok ? (command.request.idempotency?.key ?? null) : null;
     const fingerprint = fingerprintOf(payload);
-    if (outcome.kind === 'ok') {
+    if (outcome.kind === 'placed') {
       const order = d.decision.order;
       this.check(order !== null, () => `w${wallet}: an accepted order reply carries no order`);
       const service = SERVICES.find((s) => s.id === payload.serviceId)!;
@@ -445,8 +446,8 @@ class Simulation {
       this.check(known === undefined, () => `key ${slot} was executed again although its first answer was acknowledged`);
       this.ackedKeys.set(slot, { wallet, key, payload: { ...payload }, fingerprint, body, order });
     };
-    if (outcome.kind === 'ok') firstAnswer(outcome.body, d.decision.order!.id);
-    else if (outcome.kind === 'error' && d.decision.idempotency !== null) firstAnswer(renderError(outcome.error, command.requestId), null);
+    if (outcome.kind === 'placed') firstAnswer(renderAnswer(outcome, command.requestId).body, d.decision.order!.id);
+    else if (outcome.kind === 'error' && d.decision.remember !== null) firstAnswer(renderAnswer(outcome, command.requestId).body, null);
     else if (outcome.kind === 'replay') {
       if (known === undefined) {
         // The first answer became durable without being acknowledged (a sync that
@@ -469,7 +470,7 @@ class Simulation {
       ? this.rng.int(1, 30) * 1_000_000 + this.rng.int(0, 999_999)
       : 0 - this.rng.int(1, current + 2_000_000);
     const delivery = this.send(wallet, { kind: 'credit', amount, reason }, (d) => {
-      if (d.decision.outcome.kind === 'ok') this.ackedReasons.add(reason);
+      if (d.decision.outcome.kind === 'credited') this.ackedReasons.add(reason);
     });
     if (delivery !== null) this.note(`w${wallet} credit ${amount}: ${this.outcomeText(delivery)}`);
   }
@@ -487,9 +488,9 @@ class Simulation {
       remains = 1;
     }
     const reason = `status-${this.nextId()}`;
-    const command: Command = { kind: 'set-status', orderId: target.id, order: null, to, remains, reason };
+    const command: Command = { kind: 'set-status', orderId: target.id, to, remains, reason };
     const delivery = this.send(wallet, command, (d) => {
-      if (d.decision.outcome.kind !== 'ok') return;
+      if (d.decision.outcome.kind !== 'moved') return;
       this.ackedReasons.add(reason);
       const before = this.ackedStatus.get(target.id);
       this.check(before === undefined || RANK.get(before)! < RANK.get(to)!, () => `order ${target.id}: acknowledged move ${before} → ${to} goes backwards`);
@@ -511,18 +512,18 @@ class Simulation {
     let wallet = this.rng.chance(0.9) ? target.wallet : this.rng.pick(this.walletIds);
     const r = this.rng.float();
     let command: Command;
-    if (r < 0.35) command = { kind: 'cancel', orderId: target.id, order: null, service: null };
-    else if (r < 0.55) command = { kind: 'progress', orderId: target.id, order: null, startCount: this.rng.int(0, 1000), remains: this.rng.int(0, target.quantity + 1) };
-    else if (r < 0.8 || this.knownRefills.length === 0) command = { kind: 'refill', orderId: target.id, order: null, service: null, refillId: ++this.refillIds };
+    if (r < 0.35) command = { kind: 'cancel', orderId: target.id };
+    else if (r < 0.55) command = { kind: 'progress', orderId: target.id, startCount: this.rng.int(0, 1000), remains: this.rng.int(0, target.quantity + 1) };
+    else if (r < 0.8 || this.knownRefills.length === 0) command = { kind: 'refill', orderId: target.id };
     else {
       const stored = this.wal.get('refills', this.rng.pick(this.knownRefills)) as RefillRecord | undefined;
       if (stored === undefined) return;
       wallet = stored.account;
       const reason = `refill-${this.nextId()}`;
-      command = { kind: 'refill-status', stored, orderId: stored.order, order: null, to: this.rng.pick(REFILL_STATUSES), reason };
+      command = { kind: 'refill-status', stored, to: this.rng.pick(REFILL_STATUSES), reason };
     }
     const delivery = this.send(wallet, command, (d) => {
-      if (d.decision.outcome.kind !== 'ok') return;
+      if (d.decision.outcome.kind === 'error') return;
       for (const e of d.decision.events) {
         if (e.type === 'order.status' && e.refund > 0) this.report.cancelsRefunded++;
         if (e.type === 'order.cancel_requested') this.report.cancelRequests++;
@@ -546,7 +547,7 @@ class Simulation {
     const months = this.rng.int(1, 2);
     const reason = `plan-${this.nextId()}`;
     const delivery = this.send(wallet, { kind: 'grant-plan', months, reason }, (d) => {
-      if (d.decision.outcome.kind === 'ok') this.ackedReasons.add(reason);
+      if (d.decision.outcome.kind === 'changed') this.ackedReasons.add(reason);
     });
     if (delivery !== null) this.note(`w${wallet} plan +${months} months: ${this.outcomeText(delivery)}`);
   }
@@ -556,8 +557,8 @@ class Simulation {
     const wallet = this.rng.pick(this.walletIds);
     const delivery = this.send(wallet, { kind: 'balance' }, (d) => {
       const o = d.decision.outcome;
-      if (o.kind !== 'ok') return;
-      const shown = /"credits":([0-9.]+)/.exec(o.body)?.[1];
+      if (o.kind !== 'balance') return;
+      const shown = /"credits":([0-9.]+)/.exec(renderAnswer(o, 'sim').body)?.[1];
       const durable = this.durableBalances(this.wal.durableImage(), wallet).map(formatMicro);
       this.check(shown !== undefined && durable.includes(shown), () => `w${wallet}: a balance read showed ${shown}, which is not a durable balance (${durable.slice(-5).join(', ')})`);
     });

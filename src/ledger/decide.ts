@@ -1,32 +1,29 @@
 /**
- * The wallet's decision logic: a pure function of (state, command, now).
- * No I/O and no clock reads: the actor shell looks up what the command needs
- * (the service, a stored Idempotency-Key record, a fresh order id) and puts
- * it in the command, then writes the events this returns to the log.
+ * The wallet's decisions: a pure function of (state, command, now) that
+ * returns the new state, the events to log and a domain outcome. No I/O, no
+ * clock reads and no rendering: the actor shell gathers what a command needs
+ * (the order, its service, a stored Idempotency-Key record, fresh ids) into
+ * an immutable command, calls this, and writes the events to the log; the
+ * HTTP front end renders the outcome.
  *
  * Checks run in the contract's order: BANNED, RATE, VALIDATION, then the
- * order's business checks SERVICE, QTY, BALANCE. Expected rejections are
- * values; a broken invariant throws and stops the process.
+ * order's business checks SERVICE, QTY, FORCEJOIN, BALANCE. Expected
+ * rejections are values; a broken invariant throws and stops the process.
  */
-import { errorOutcome, renderError, type ErrorOutcome } from '../errors.js';
+import { errorOutcome, type ErrorOutcome } from '../errors.js';
 import { formatMicro, addMicro, MICRO_MAX } from '../money/index.js';
-import { renderBalance, renderOrderPlaced } from '../render.js';
-import { chargeFor, isUnlimited, planPriceInr, PLAN_MONTHS_MAX, refundFor, remainsRefusal, statusMoveRefusal } from '../ledger/index.js';
+import { chargeFor, FINAL_STATUSES, isUnlimited, planPriceInr, PLAN_MONTHS_MAX, refundFor, remainsRefusal, statusMoveRefusal } from './rules.js';
 import {
   cancelRefusalMessage,
   cancelVerdict,
-  FINAL_STATUSES,
   isOpenRefill,
-  isRanged,
   progressRefusal,
   refillMoveRefusal,
   refillRefusal,
   refillRefusalMessage,
-  type OrderExtras,
-  type RefillRecord,
-  type RefillStatus,
-} from '../ledger/index.js';
-import type { Channel, IdempotencyRecord, LogEvent, OrderRecord, OrderStatus, ServiceRecord, WalletRecord } from '../ledger/index.js';
+} from './lifecycle.js';
+import { isRanged, type OrderExtras } from './order-types.js';
+import type { Channel, IdempotencyRecord, LogEvent, OrderRecord, OrderStatus, RefillRecord, RefillStatus, ServiceRecord, WalletRecord } from './records.js';
 import { fullBucket, takeToken, type BucketState, type BucketVerdict } from './token-bucket.js';
 
 export interface WalletState {
@@ -48,43 +45,65 @@ export interface OrderInput {
   extras?: OrderExtras;
 }
 
-export type Command =
+/**
+ * An order as the front end parsed it, or the reason it could not: the
+ * reason is refused only after the ban and rate-limit checks, so that an
+ * invalid request still costs a token (the contract's check order).
+ */
+export type OrderRequest =
+  | {
+      readonly ok: true;
+      readonly input: OrderInput;
+      /**
+       * The service the inputs were read against, so the type that read them
+       * is the one the order gets; null when unknown (the SERVICE check refuses it).
+       */
+      readonly service: ServiceRecord | null;
+      readonly idempotency: { readonly key: string; readonly fingerprint: string } | null;
+      /** The force-join verdict, or null when no channel is required. */
+      readonly forceJoin: ForceJoinVerdict | null;
+    }
+  | { readonly ok: false; readonly reason: ErrorOutcome };
+
+/**
+ * What a decision needs, gathered by the actor shell before it calls
+ * `decide`: the fields marked "gathered" are lookups (durable or pending
+ * rows, fresh ids), the rest is what the caller asked. Immutable: a decision
+ * reads its command and never changes it.
+ */
+export type Command = Readonly<
   /** A rate-limited request that changes nothing (services, status). */
   | { kind: 'touch' }
   | { kind: 'balance' }
   | {
       kind: 'order';
       requestId: string;
-      /** A fresh id, used only if the order is accepted. */
-      orderId: string;
-      /** Process-wide increasing counter: orders of one millisecond stay in order. */
-      seq: number;
       channel: Channel;
-      /** Set when the request failed validation before reaching the actor. */
-      invalid: ErrorOutcome | null;
-      input: OrderInput | null;
-      /** The service as the catalogue holds it now, or null when unknown. */
-      service: ServiceRecord | null;
-      idempotency: { key: string; fingerprint: string; prior: IdempotencyRecord | null } | null;
-      /** The force-join verdict, or null when no channel is required. */
-      forceJoin: ForceJoinVerdict | null;
+      request: OrderRequest;
+      /** Gathered: a fresh id, used only if the order is accepted. */
+      orderId: string;
+      /** Gathered: a process-wide increasing counter, so orders of one millisecond stay in order. */
+      seq: number;
+      /** Gathered: the record stored under the request's Idempotency-Key (within retention), or null. */
+      prior: IdempotencyRecord | null;
     }
-  /** The operator moves an order (the shell looks the order up; null when unknown). A claim names its worker. */
+  /** The operator moves an order. A claim names its worker. `order` is gathered (null when unknown). */
   | { kind: 'set-status'; orderId: string; order: OrderRecord | null; to: OrderStatus; remains: number | null; reason?: string; worker?: string }
   /** The operator records progress of an in_progress order; an absent field is left as it is. */
   | { kind: 'progress'; orderId: string; order: OrderRecord | null; startCount?: number | null; remains?: number | null }
   /**
    * One order of a customer's cancel or refill request. The request's rate
-   * limit and ban checks ran once, as a `touch`, before these; the shell
-   * fills in the order and its service.
+   * limit and ban checks ran once, as a `touch`, before these. `order`,
+   * `service` and `refillId` are gathered.
    */
   | { kind: 'cancel'; orderId: string; order: OrderRecord | null; service: ServiceRecord | null }
   | { kind: 'refill'; orderId: string; order: OrderRecord | null; service: ServiceRecord | null; refillId: number }
-  /** The operator moves a refill; `stored` is its durable row, the shell fills in its order. */
+  /** The operator moves a refill; `stored` is its durable row, `order` is gathered. */
   | { kind: 'refill-status'; stored: RefillRecord; orderId: string; order: OrderRecord | null; to: RefillStatus; reason?: string }
   | { kind: 'grant-plan'; months: number; reason?: string }
   | { kind: 'credit'; amount: number; reason: string }
-  | { kind: 'update'; banned?: boolean; rateLimitPerMinute?: number; reason?: string };
+  | { kind: 'update'; banned?: boolean; rateLimitPerMinute?: number; reason?: string }
+>;
 
 /**
  * The force-join answer for this order. `transient` marks "Telegram could not
@@ -93,12 +112,21 @@ export type Command =
  */
 export type ForceJoinVerdict = { joined: true } | { joined: false; message: string; joinLink: string; transient: boolean };
 
+/** What happened, in the domain's terms; the front end renders it. */
 export type Outcome =
-  | { kind: 'ok'; status: number; body: string }
+  | { kind: 'placed'; order: OrderRecord; balance: number }
+  | { kind: 'balance'; credits: number; unlimitedExpiresMs: number | null }
+  | { kind: 'credited'; balance: number }
+  /** An order moved (by the operator, or canceled by its customer), with the refund made in the same event. */
+  | { kind: 'moved'; order: OrderRecord; refund: number; balance: number }
+  | { kind: 'cancel-requested'; order: OrderRecord }
+  | { kind: 'refill-opened'; refill: RefillRecord }
+  /** An accepted operator change whose answer the front end builds from the new state (account, plan, progress, refill move). */
+  | { kind: 'changed' }
   | { kind: 'error'; error: ErrorOutcome }
   /** Same Idempotency-Key and payload as an earlier request: send its answer again. */
   | { kind: 'replay'; record: IdempotencyRecord }
-  /** Allowed; the shell answers from durable storage (status, services). */
+  /** Allowed; the front end answers from durable storage (status, services). */
   | { kind: 'pass' };
 
 export interface Decision {
@@ -110,7 +138,11 @@ export interface Decision {
   /** Written in the same commit as the events. */
   order: OrderRecord | null;
   refill: RefillRecord | null;
-  idempotency: { key: string; record: IdempotencyRecord } | null;
+  /**
+   * The outcome is to be remembered under this Idempotency-Key, in the same
+   * commit, so that a retry gets the same answer. The shell renders it.
+   */
+  remember: { key: string; fingerprint: string } | null;
 }
 
 export function initialState(wallet: WalletRecord, nowMs: number): WalletState {
@@ -119,16 +151,16 @@ export function initialState(wallet: WalletRecord, nowMs: number): WalletState {
 
 
 function result(state: WalletState, outcome: Outcome, rate: BucketVerdict | null = null): Decision {
-  return { state, events: [], outcome, rate, order: null, refill: null, idempotency: null };
+  return { state, events: [], outcome, rate, order: null, refill: null, remember: null };
 }
 
 function refused(state: WalletState, error: ErrorOutcome, rate: BucketVerdict | null = null): Decision {
   return result(state, { kind: 'error', error }, rate);
 }
 
-/** An accepted operator change: new state, its one event, and (for status moves) the order. */
-function changed(state: WalletState, event: LogEvent, body = '', order: OrderRecord | null = null): Decision {
-  return { state, events: [event], outcome: { kind: 'ok', status: 200, body }, rate: null, order, refill: null, idempotency: null };
+/** An accepted change: new state, its one event, its outcome, and the order it changed, if any. */
+function changed(state: WalletState, event: LogEvent, outcome: Outcome = { kind: 'changed' }, order: OrderRecord | null = null): Decision {
+  return { state, events: [event], outcome, rate: null, order, refill: null, remember: null };
 }
 
 export function decide(state: WalletState, command: Command, now: Now): Decision {
@@ -177,7 +209,7 @@ export function decide(state: WalletState, command: Command, now: Now): Decision
     case 'balance': {
       const w = limited.wallet;
       const expires = isUnlimited(w, now.wallMs) ? w.unlimitedExpiresMs : null;
-      return result(limited, { kind: 'ok', status: 200, body: renderBalance(w.credits, expires) }, verdict);
+      return result(limited, { kind: 'balance', credits: w.credits, unlimitedExpiresMs: expires }, verdict);
     }
     case 'order':
       return decideOrder(limited, command, now, verdict);
@@ -190,31 +222,27 @@ function decideOrder(
   now: Now,
   rate: BucketVerdict | null,
 ): Decision {
-  if (command.invalid !== null || command.input === null) {
-    return refused(state, command.invalid ?? errorOutcome('VALIDATION', 'The order payload is missing.'), rate);
-  }
-  const idem = command.idempotency;
-  if (idem !== null && idem.prior !== null) {
-    if (idem.prior.fingerprint !== idem.fingerprint) {
+  const request = command.request;
+  if (!request.ok) return refused(state, request.reason, rate);
+  const idem = request.idempotency;
+  const prior = command.prior;
+  if (idem !== null && prior !== null) {
+    if (prior.fingerprint !== idem.fingerprint) {
       return refused(
         state,
         errorOutcome('IDEMPOTENCY', 'This Idempotency-Key was already used with a different payload; use a new key for a new order.'),
         rate,
       );
     }
-    return result(state, { kind: 'replay', record: idem.prior }, rate);
+    return result(state, { kind: 'replay', record: prior }, rate);
   }
-  const business = checkBusiness(state, command.input, command.service, command.forceJoin, now);
+  const business = checkBusiness(state, request.input, request.service, request.forceJoin, now);
   if (business.kind === 'error') {
     // Business outcomes are remembered under the key like successes, so a
     // retry with the same key gets the same answer.
     const decision = refused(state, business.error, rate);
     if (idem !== null && !business.transient) {
-      const body = renderError(business.error, command.requestId);
-      decision.idempotency = {
-        key: idem.key,
-        record: { fingerprint: idem.fingerprint, status: business.error.status, body, order: null, atMs: now.wallMs },
-      };
+      decision.remember = idem;
       decision.events.push({
         type: 'order.rejected',
         atMs: now.wallMs,
@@ -227,7 +255,7 @@ function decideOrder(
   }
   const { service, charge, debit, unlimited } = business;
   const wallet: WalletRecord = { ...state.wallet, credits: state.wallet.credits - debit };
-  const input = command.input;
+  const input = request.input;
   const order: OrderRecord = {
     id: command.orderId,
     account: wallet.id,
@@ -247,8 +275,7 @@ function decideOrder(
   const extras = input.extras !== undefined && Object.keys(input.extras).length > 0 ? input.extras : undefined;
   if (service.type !== 'Default') order.type = service.type;
   if (extras !== undefined) order.extras = extras;
-  const body = renderOrderPlaced(order.id, charge, wallet.credits);
-  const decision: Decision = {
+  return {
     state: { wallet, bucket: state.bucket },
     events: [
       {
@@ -268,16 +295,12 @@ function decideOrder(
         ...(extras === undefined ? {} : { extras }),
       },
     ],
-    outcome: { kind: 'ok', status: 201, body },
+    outcome: { kind: 'placed', order, balance: wallet.credits },
     rate,
     order,
     refill: null,
-    idempotency:
-      idem === null
-        ? null
-        : { key: idem.key, record: { fingerprint: idem.fingerprint, status: 201, body, order: order.id, atMs: now.wallMs } },
+    remember: idem,
   };
-  return decision;
 }
 
 type BusinessCheck =
@@ -348,7 +371,7 @@ function decideCredit(state: WalletState, command: Extract<Command, { kind: 'cre
   return changed(
     { wallet, bucket: state.bucket },
     { type: 'credits.adjusted', atMs: now.wallMs, account: wallet.id, amount: command.amount, reason: command.reason, balance: credits },
-    `{"ok":true,"credits":${formatMicro(credits)}}`,
+    { kind: 'credited', balance: credits },
   );
 }
 
@@ -432,7 +455,7 @@ function moveOrder(state: WalletState, order: OrderRecord, to: OrderStatus, rema
       ...(reason === undefined ? {} : { reason }),
       ...(worker === undefined ? {} : { worker }),
     },
-    `{"status":"${to}","refund":${formatMicro(refund)}}`,
+    { kind: 'moved', order: updated, refund, balance: credits },
     updated,
   );
 }
@@ -457,7 +480,7 @@ function decideProgress(state: WalletState, command: Extract<Command, { kind: 'p
   const startCount = command.startCount === undefined ? (order.startCount ?? null) : command.startCount;
   const remains = command.remains === undefined ? (order.progressRemains ?? null) : command.remains;
   const updated: OrderRecord = { ...order, startCount, progressRemains: remains };
-  return changed(state, { type: 'order.progress', atMs: now.wallMs, account: state.wallet.id, order: order.id, startCount, remains }, '', updated);
+  return changed(state, { type: 'order.progress', atMs: now.wallMs, account: state.wallet.id, order: order.id, startCount, remains }, undefined, updated);
 }
 
 /** One order of a customer's cancel: at once with a full refund, as a request, or refused (see cancelVerdict). */
@@ -471,13 +494,15 @@ function decideCancel(state: WalletState, command: Extract<Command, { kind: 'can
       return refused(state, errorOutcome('CONFLICT', cancelRefusalMessage(verdict.reason, order.status)));
     case 'cancel-now':
       return moveOrder(state, order, 'canceled', null, now, 'canceled by the customer');
-    case 'request':
+    case 'request': {
+      const updated: OrderRecord = { ...order, cancelRequested: true };
       return changed(
         state,
         { type: 'order.cancel_requested', atMs: now.wallMs, account: state.wallet.id, order: order.id },
-        `{"status":"${order.status}","cancel_requested":true}`,
-        { ...order, cancelRequested: true },
+        { kind: 'cancel-requested', order: updated },
+        updated,
       );
+    }
   }
 }
 
@@ -493,7 +518,7 @@ function decideRefill(state: WalletState, command: Extract<Command, { kind: 'ref
   const decision = changed(
     state,
     { type: 'refill.requested', atMs: now.wallMs, account: state.wallet.id, order: order.id, refill: id },
-    `{"refill":${id}}`,
+    { kind: 'refill-opened', refill },
     { ...order, refill: { id, status: 'pending', createdAtMs: now.wallMs } },
   );
   decision.refill = refill;
@@ -526,7 +551,7 @@ function decideRefillStatus(state: WalletState, command: Extract<Command, { kind
       to,
       ...(command.reason === undefined ? {} : { reason: command.reason }),
     },
-    '',
+    undefined,
     { ...order, refill: { id: stored.id, status: to, createdAtMs: latest!.createdAtMs } },
   );
   decision.refill = refill;

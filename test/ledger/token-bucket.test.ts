@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { fullBucket, MS_PER_WINDOW, RATE_LIMIT_MAX, takeToken, type BucketState, type BucketVerdict } from '../../src/actors/token-bucket.js';
+import { fullBucket, MS_PER_WINDOW, RATE_LIMIT_MAX, takeToken, type BucketState, type BucketVerdict } from '../../src/ledger/token-bucket.js';
 import { ManualClock } from '../../src/clock.js';
 
 /** Takes `n` tokens at one instant; returns the final state and every verdict. */

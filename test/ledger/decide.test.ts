@@ -7,10 +7,13 @@ import {
   type Decision,
   type ForceJoinVerdict,
   type Now,
+  type OrderInput,
+  type OrderRequest,
   type WalletState,
-} from '../../src/actors/wallet-logic.js';
+} from '../../src/ledger/decide.js';
 import { ManualClock } from '../../src/clock.js';
 import { errorOutcome, renderError, type ErrorOutcome } from '../../src/errors.js';
+import { renderAnswer } from '../../src/http/answer.js';
 import { MICRO_MAX, multiplyMicro, parseMicro } from '../../src/money/index.js';
 import { FINAL_STATUSES, withServiceDefaults, isUnlimited, type Channel, type IdempotencyRecord, type OrderRecord, type OrderStatus, type ServiceRecord, type WalletRecord } from '../../src/ledger/index.js';
 
@@ -34,22 +37,47 @@ function makeService(over: Partial<ServiceRecord> = {}): ServiceRecord {
   return withServiceDefaults({ id: 7, platform: 'instagram', name: 'Followers', rate: micro('0.1'), min: 10, max: 10_000, enabled: true, ...over });
 }
 
+/** An order command described flat: `invalid` set means the front end could not parse it. */
+interface OrderSpec {
+  requestId?: string;
+  orderId?: string;
+  channel?: Channel;
+  invalid?: ErrorOutcome | null;
+  input?: OrderInput;
+  service?: ServiceRecord | null;
+  /** The request's key and fingerprint, and the record the actor found under it. */
+  idempotency?: { key: string; fingerprint: string; prior: IdempotencyRecord | null } | null;
+  forceJoin?: ForceJoinVerdict | null;
+}
+
 let nextOrder = 1;
-function orderCommand(over: Partial<OrderCommand> = {}): OrderCommand {
-  const service = over.service === undefined ? makeService() : over.service;
+function orderCommand(spec: OrderSpec = {}): OrderCommand {
+  const service = spec.service === undefined ? makeService() : spec.service;
+  const idem = spec.idempotency ?? null;
+  const request: OrderRequest =
+    spec.invalid != null
+      ? { ok: false, reason: spec.invalid }
+      : {
+          ok: true,
+          input: spec.input ?? { serviceId: service?.id ?? 999, target: 'https://example.com/p/1', quantity: 100 },
+          service,
+          idempotency: idem === null ? null : { key: idem.key, fingerprint: idem.fingerprint },
+          forceJoin: spec.forceJoin ?? null,
+        };
   return {
     kind: 'order',
-    requestId: 'req-1',
+    requestId: spec.requestId ?? 'req-1',
     seq: nextOrder,
-    orderId: `ord-${nextOrder++}`,
-    channel: 'api',
-    invalid: null,
-    input: { serviceId: service?.id ?? 999, target: 'https://example.com/p/1', quantity: 100 },
-    service,
-    idempotency: null,
-    forceJoin: null,
-    ...over,
+    orderId: spec.orderId ?? `ord-${nextOrder++}`,
+    channel: spec.channel ?? 'api',
+    request,
+    prior: idem?.prior ?? null,
   };
+}
+
+/** The answer a client gets for this decision, as the front end renders it. */
+function answerOf(d: Decision, requestId = 'req-1'): { status: number; body: string } {
+  return renderAnswer(d.outcome, requestId);
 }
 
 const notJoined: Extract<ForceJoinVerdict, { joined: false }> = {
@@ -91,8 +119,10 @@ function errorOf(d: Decision): ErrorOutcome {
 }
 
 function okBody(d: Decision): Record<string, unknown> {
-  if (d.outcome.kind !== 'ok') throw new Error(`expected an ok outcome, got ${JSON.stringify(d.outcome)}`);
-  return JSON.parse(d.outcome.body) as Record<string, unknown>;
+  if (d.outcome.kind === 'error' || d.outcome.kind === 'replay' || d.outcome.kind === 'pass' || d.outcome.kind === 'changed') {
+    throw new Error(`expected an accepted outcome with an answer, got ${JSON.stringify(d.outcome)}`);
+  }
+  return JSON.parse(answerOf(d).body) as Record<string, unknown>;
 }
 
 /** A state whose bucket is empty at `now`. */
@@ -114,7 +144,7 @@ describe('check order: BANNED > RATE > VALIDATION > SERVICE > QTY > FORCEJOIN > 
     const command = orderCommand({
       service,
       invalid: f.validation ? invalidQuantity : null,
-      input: f.validation ? null : { serviceId: service.id, target: 't', quantity: f.qty ? 5 : 100 },
+      input: { serviceId: service.id, target: 't', quantity: f.qty ? 5 : 100 },
       forceJoin: f.forcejoin === true ? notJoined : { joined: true },
     });
     return { state, command };
@@ -143,13 +173,6 @@ describe('check order: BANNED > RATE > VALIDATION > SERVICE > QTY > FORCEJOIN > 
   it('VALIDATION beats SERVICE, QTY and BALANCE', () => {
     const { state, command } = failing({ banned: false, rate: false, validation: true, service: true, qty: true, balance: true });
     expect(errorOf(run(state, command, now))).toEqual(invalidQuantity);
-  });
-
-  it('a missing payload with no recorded reason is still VALIDATION', () => {
-    const state = initialState(makeWallet(), now.monotonicMs);
-    const e = errorOf(run(state, orderCommand({ input: null, invalid: null }), now));
-    expect(e.code).toBe('VALIDATION');
-    expect(e.status).toBe(400);
   });
 
   it('SERVICE beats QTY and BALANCE (disabled and unknown services)', () => {
@@ -205,14 +228,14 @@ describe('check order: BANNED > RATE > VALIDATION > SERVICE > QTY > FORCEJOIN > 
         const d = run(state, command, now);
         const first = order.find((k) => f[k]);
         if (first === undefined) {
-          expect(d.outcome.kind).toBe('ok');
+          expect(d.outcome.kind).toBe('placed');
         } else {
           expect(errorOf(d).code).toBe(codes[first]);
           // A rejected order never touches the wallet or writes anything.
           expect(d.state.wallet).toEqual(state.wallet);
           expect(d.events).toEqual([]);
           expect(d.order).toBeNull();
-          expect(d.idempotency).toBeNull();
+          expect(d.remember).toBeNull();
         }
         },
       ),
@@ -258,12 +281,9 @@ describe('accepted order', () => {
     const command = orderCommand({ orderId: 'ord-abc', service, channel: 'api', input: { serviceId: 7, target: 'https://x.test/u', quantity: 3 } });
     const d = run(state, command, now);
 
-    expect(d.outcome.kind).toBe('ok');
-    if (d.outcome.kind === 'ok') {
-      expect(d.outcome.status).toBe(201);
-      // Exact decimals in the body: 0.1 × 3 = 0.3 and 100 - 0.3 = 99.7.
-      expect(d.outcome.body).toBe('{"ok":true,"order":"ord-abc","charge":0.3,"status":"pending","balance":99.7}');
-    }
+    expect(d.outcome).toEqual({ kind: 'placed', order: d.order, balance: micro('99.7') });
+    // Exact decimals in the answer: 0.1 × 3 = 0.3 and 100 - 0.3 = 99.7.
+    expect(answerOf(d)).toEqual({ status: 201, body: '{"ok":true,"order":"ord-abc","charge":0.3,"status":"pending","balance":99.7}' });
     expect(d.state.wallet.credits).toBe(micro('99.7'));
     expect(d.state.wallet).toEqual({ ...state.wallet, credits: micro('99.7') });
     expect(d.events).toEqual([
@@ -298,7 +318,7 @@ describe('accepted order', () => {
       createdAtMs: now.wallMs,
       seq: command.seq,
     });
-    expect(d.idempotency).toBeNull();
+    expect(d.remember).toBeNull();
     expect(d.rate).toMatchObject({ allowed: true, remaining: 59 });
   });
 
@@ -323,7 +343,7 @@ describe('accepted order', () => {
     const now = nowOf(new ManualClock());
     const state = drained(makeWallet({ banned: true, credits: micro('10') }), now);
     const d = run(state, orderCommand({ channel: 'panel' }), now);
-    expect(d.outcome.kind).toBe('ok');
+    expect(d.outcome.kind).toBe('placed');
     expect(d.rate).toBeNull();
     expect(d.state.bucket).toEqual(state.bucket);
     expect(d.state.wallet.credits).toBe(0);
@@ -476,7 +496,7 @@ describe('idempotency', () => {
     expect(d.state.wallet).toEqual(state.wallet);
     expect(d.events).toEqual([]);
     expect(d.order).toBeNull();
-    expect(d.idempotency).toBeNull();
+    expect(d.remember).toBeNull();
   });
 
   it('replays the original success even when the wallet could no longer pay for it', () => {
@@ -494,15 +514,16 @@ describe('idempotency', () => {
     expect(d.state.wallet).toEqual(state.wallet);
     expect(d.events).toEqual([]);
     expect(d.order).toBeNull();
-    expect(d.idempotency).toBeNull();
+    expect(d.remember).toBeNull();
   });
 
   it('a new key on an accepted order stores the 201 answer with the order id', () => {
     const state = initialState(makeWallet(), now.monotonicMs);
     const d = run(state, orderCommand({ orderId: 'ord-k', idempotency: { key: 'k2', fingerprint: 'fp-C', prior: null } }), now);
-    expect(d.outcome.kind).toBe('ok');
-    const body = d.outcome.kind === 'ok' ? d.outcome.body : '';
-    expect(d.idempotency).toEqual({ key: 'k2', record: { fingerprint: 'fp-C', status: 201, body, order: 'ord-k', atMs: now.wallMs } });
+    expect(d.outcome.kind).toBe('placed');
+    expect(d.order?.id).toBe('ord-k');
+    expect(d.remember).toEqual({ key: 'k2', fingerprint: 'fp-C' });
+    expect(answerOf(d).status).toBe(201);
     expect(d.events).toHaveLength(1);
     expect(d.events[0]).toMatchObject({ type: 'order.placed', idempotencyKey: 'k2' });
   });
@@ -512,16 +533,15 @@ describe('idempotency', () => {
     ['QTY', { input: { serviceId: 7, target: 't', quantity: 1 } }, 422],
     ['FORCEJOIN', { forceJoin: notJoined }, 403],
     ['BALANCE', { input: { serviceId: 7, target: 't', quantity: 10_000 } }, 402],
-  ] as const)('a %s rejection with a key is stored with its error body', (code, over, status) => {
+  ] as const)('a %s rejection with a key is remembered with its error answer', (code, over, status) => {
     const state = initialState(makeWallet({ credits: micro('100') }), now.monotonicMs);
     const d = run(state, orderCommand({ ...over, requestId: 'req-77', idempotency: { key: 'k3', fingerprint: 'fp-D', prior: null } }), now);
     const e = errorOf(d);
     expect(e.code).toBe(code);
-    expect(d.idempotency?.key).toBe('k3');
-    const record = d.idempotency!.record;
-    expect(record).toMatchObject({ fingerprint: 'fp-D', status, order: null, atMs: now.wallMs });
-    expect(record.body).toBe(renderError(e, 'req-77'));
-    expect(JSON.parse(record.body)).toMatchObject({ ok: false, error: code, request_id: 'req-77' });
+    expect(d.remember).toEqual({ key: 'k3', fingerprint: 'fp-D' });
+    const answer = answerOf(d, 'req-77');
+    expect(answer).toEqual({ status, body: renderError(e, 'req-77') });
+    expect(JSON.parse(answer.body)).toMatchObject({ ok: false, error: code, request_id: 'req-77' });
     // The wallet is untouched; the rejection is logged so the record is durable with it.
     expect(d.state.wallet).toEqual(state.wallet);
     expect(d.order).toBeNull();
@@ -533,27 +553,27 @@ describe('idempotency', () => {
     const unreachable = { ...notJoined, message: 'Telegram could not be reached; try again shortly.', transient: true };
     const d = run(state, orderCommand({ forceJoin: unreachable, idempotency: { key: 'k6', fingerprint: 'fp-G', prior: null } }), now);
     expect(errorOf(d).code).toBe('FORCEJOIN');
-    expect(d.idempotency).toBeNull();
+    expect(d.remember).toBeNull();
     expect(d.events).toEqual([]);
     // The retry with the same key, once Telegram answers "joined", is placed.
     const retry = run(d.state, orderCommand({ forceJoin: { joined: true }, idempotency: { key: 'k6', fingerprint: 'fp-G', prior: null } }), now);
-    expect(retry.outcome.kind).toBe('ok');
-    expect(retry.idempotency?.record.status).toBe(201);
+    expect(retry.outcome.kind).toBe('placed');
+    expect(retry.remember).toEqual({ key: 'k6', fingerprint: 'fp-G' });
   });
 
   it('an invalid payload is VALIDATION even when its key has a stored record (validation runs first)', () => {
     const state = initialState(makeWallet(), now.monotonicMs);
     for (const fingerprint of ['fp-A', 'fp-other']) {
-      const d = run(state, orderCommand({ invalid: invalidQuantity, input: null, idempotency: { key: 'k1', fingerprint, prior: priorOk } }), now);
+      const d = run(state, orderCommand({ invalid: invalidQuantity, idempotency: { key: 'k1', fingerprint, prior: priorOk } }), now);
       expect(errorOf(d)).toEqual(invalidQuantity);
     }
   });
 
   it('VALIDATION with a key stores nothing', () => {
     const state = initialState(makeWallet(), now.monotonicMs);
-    const d = run(state, orderCommand({ invalid: invalidQuantity, input: null, idempotency: { key: 'k4', fingerprint: 'fp-E', prior: null } }), now);
+    const d = run(state, orderCommand({ invalid: invalidQuantity, idempotency: { key: 'k4', fingerprint: 'fp-E', prior: null } }), now);
     expect(errorOf(d).code).toBe('VALIDATION');
-    expect(d.idempotency).toBeNull();
+    expect(d.remember).toBeNull();
     expect(d.events).toEqual([]);
   });
 
@@ -561,13 +581,13 @@ describe('idempotency', () => {
     const rated = drained(makeWallet(), now);
     const d = run(rated, orderCommand({ idempotency: { key: 'k5', fingerprint: 'fp-F', prior: null } }), now);
     expect(errorOf(d).code).toBe('RATE');
-    expect(d.idempotency).toBeNull();
+    expect(d.remember).toBeNull();
     expect(d.events).toEqual([]);
 
     const banned = initialState(makeWallet({ banned: true }), now.monotonicMs);
     const b = run(banned, orderCommand({ idempotency: { key: 'k5', fingerprint: 'fp-F', prior: null } }), now);
     expect(errorOf(b).code).toBe('BANNED');
-    expect(b.idempotency).toBeNull();
+    expect(b.remember).toBeNull();
     expect(b.events).toEqual([]);
   });
 });
@@ -580,7 +600,7 @@ describe('credit command', () => {
     const d = run(state, { kind: 'credit', amount: micro('0.2'), reason: 'top-up' }, now);
     expect(d.state.wallet.credits).toBe(micro('0.3'));
     expect(okBody(d)).toEqual({ ok: true, credits: 0.3 });
-    if (d.outcome.kind === 'ok') expect(d.outcome.body).toBe('{"ok":true,"credits":0.3}');
+    expect(answerOf(d).body).toBe('{"ok":true,"credits":0.3}');
     expect(d.events).toEqual([
       { type: 'credits.adjusted', atMs: now.wallMs, account: 42, amount: micro('0.2'), reason: 'top-up', balance: micro('0.3') },
     ]);
@@ -708,7 +728,7 @@ describe('ledger and purity (property)', () => {
               service,
               invalid,
               channel,
-              input: invalid === null ? { serviceId: service?.id ?? 999, target: 't', quantity } : null,
+              input: { serviceId: service?.id ?? 999, target: 't', quantity },
               idempotency: key === null ? null : { key, fingerprint: `fp-${quantity}`, prior: null },
             }),
           ),
