@@ -21,7 +21,8 @@ import { batchStatus, cancelOrders, refillOrders, refillStatus } from './api-lif
 import { bodyIdList, queryIdList, type IdList } from './id-list.js';
 import type { HttpRequest, HttpResponse, TemplatedApp } from './uws.js';
 
-const ROUTES: Record<string, 'get' | 'post'> = {
+/** The customer API's routes and methods; test/http/openapi.test.ts holds the OpenAPI document to exactly these. */
+export const API_ROUTES: Readonly<Record<string, 'get' | 'post'>> = {
   '/api/v1/balance': 'get',
   '/api/v1/services': 'get',
   '/api/v1/order': 'post',
@@ -46,7 +47,7 @@ function handleApi(ctx: AppContext, ex: Exchange, res: HttpResponse, req: HttpRe
   const url = req.getUrl();
   const method = req.getMethod();
   ex.head = method === 'head';
-  const allowed = ROUTES[url];
+  const allowed = API_ROUTES[url];
   if (allowed === undefined) return sendError(ex, NOT_FOUND);
   ex.route = url;
   if (allowed !== method) {

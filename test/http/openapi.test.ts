@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ERRORS } from '../../src/errors.js';
+import { API_ROUTES } from '../../src/http/api.js';
 import { openApiText } from '../../src/http/openapi.js';
 
 describe('OpenAPI document', () => {
@@ -19,5 +20,12 @@ describe('OpenAPI document', () => {
     for (const code of ['AUTH', 'BANNED', 'RATE', 'BALANCE', 'SERVICE', 'QTY', 'FORCEJOIN', 'VALIDATION', 'NOT_FOUND', 'IDEMPOTENCY', 'UNAVAILABLE']) {
       expect(described).toContain(`${code}: ${ERRORS[code as keyof typeof ERRORS].meaning}`);
     }
+  });
+
+  it('documents exactly the routes the customer API serves, each with its method', () => {
+    const doc = JSON.parse(openApiText()) as { paths: Record<string, Record<string, unknown>> };
+    const documented = Object.entries(doc.paths).map(([path, ops]) => `${Object.keys(ops).sort().join(',')} ${path}`).sort();
+    const served = Object.entries(API_ROUTES).map(([path, method]) => `${method} ${path}`).sort();
+    expect(documented).toEqual(served);
   });
 });
