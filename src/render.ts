@@ -6,8 +6,8 @@
 import { formatMicro } from './money/index.js';
 import { remainsShown, type OrderRecord, type RefillRecord, type ServiceRecord } from './ledger/index.js';
 
-export function renderOrderPlaced(orderId: string, chargeMicro: number, balanceMicro: number): string {
-  return `{"ok":true,"order":"${orderId}","charge":${formatMicro(chargeMicro)},"status":"pending","balance":${formatMicro(balanceMicro)}}`;
+export function renderOrderPlaced(order: Pick<OrderRecord, 'id' | 'number' | 'charge'>, balanceMicro: number): string {
+  return `{"ok":true,"order":"${order.id}","number":${order.number ?? null},"charge":${formatMicro(order.charge)},"status":"pending","balance":${formatMicro(balanceMicro)}}`;
 }
 
 export function renderBalance(creditsMicro: number, unlimitedExpiresMs: number | null): string {
@@ -26,7 +26,7 @@ export function renderStatus(order: OrderRecord): string {
  */
 export function renderStatusFields(order: OrderRecord): string {
   return (
-    `"order":"${order.id}","status":"${order.status}","quantity":${order.quantity},"charge":${formatMicro(order.charge)},` +
+    `"order":"${order.id}","number":${order.number ?? null},"status":"${order.status}","quantity":${order.quantity},"charge":${formatMicro(order.charge)},` +
     `"start_count":${order.startCount ?? null},"remains":${remainsShown(order)}` +
     renderDripFeed(order)
   );

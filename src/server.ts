@@ -13,6 +13,7 @@ import { Catalog, Registry, type Account, type ActorContext } from './actors/ind
 import { ForceJoinVerifier } from './forcejoin/index.js';
 import { Metrics, OperatorJobs } from './ops/index.js';
 import { OrderIds } from './order-ids.js';
+import { OrderNumbers } from './order-numbers.js';
 import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
 import { AbuseLog } from './http/abuse-log.js';
@@ -24,7 +25,7 @@ import type { AppContext } from './http/context.js';
 import { buildOpenApi } from './http/openapi.js';
 import { closeListenSocket, createApp, localPort, type ListenSocket, type TemplatedApp } from './http/uws.js';
 import { createLogger } from './log.js';
-import { FileReserve, IdempotencySweeper, LmdbGroupCommit, openStore, type Store, type Wal } from './wal/index.js';
+import { FileReserve, IdempotencySweeper, LmdbGroupCommit, lastOrderNumber, openStore, type Store, type Wal } from './wal/index.js';
 import type { ForceJoinVerdict, IdempotencyRecord, OrderRecord } from './ledger/index.js';
 import { VERSION } from './version.js';
 
@@ -158,6 +159,7 @@ function buildParts(config: Config, storage: Storage, clock: Clock, log: Logger,
     },
     // Positive and growing; an id given to a refused refill is not reused.
     newRefillId: () => nextRefillId++,
+    orderNumbers: new OrderNumbers(lastOrderNumber(store)),
     renderAnswer,
   };
   const registry = new Registry(store, wal, clock, actorContext, config.defaultRateLimitPerMinute);
@@ -185,6 +187,10 @@ function buildParts(config: Config, storage: Storage, clock: Clock, log: Logger,
     ops: new OperatorJobs(store.path, (job, memory) => log.info({ job, ...memory }, `${job} finished in its own process`)),
     orderIds,
     readOrder,
+    readOrderByNumber: (number) => {
+      const id = store.tables.numbers.get(number) as string | undefined;
+      return id === undefined ? undefined : readOrder(id);
+    },
     openapiBody: JSON.stringify(buildOpenApi(VERSION)),
     forceJoinVerdict: verifier === null ? () => null : (account) => verdictFor(verifier, account),
     forceJoinChanged: (id) => verifier?.invalidate(id),

@@ -29,7 +29,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { hashSecret } from '../../src/ids.js';
 import { multiplyMicro } from '../../src/money/index.js';
 import { OrderIds } from '../../src/order-ids.js';
-import { noOrders, ORDER_COUNTS_KEY, openStore, orderIndexKey } from '../../src/wal/index.js';
+import { lastOrderNumber, noOrders, ORDER_COUNTS_KEY, openStore, orderIndexKey } from '../../src/wal/index.js';
 import { withServiceDefaults, checkOrder, checkWallet, type AccountProfile, type LogEvent, type OrderRecord, type ServiceRecord, type WalletRecord } from '../../src/ledger/index.js';
 import { admin, type ServerProcess } from './server-process.js';
 
@@ -232,6 +232,7 @@ function writeOrders(
   const sampleEvery = Math.max(1, Math.floor(orders / 16));
   const sample: Seeded['orderSample'] = [];
   let wallMs = 0;
+  const firstNumber = lastOrderNumber(store) + 1;
   for (let from = 0; from < orders; from += batch) {
     const to = Math.min(orders, from + batch);
     store.root.transactionSync(() => {
@@ -258,12 +259,14 @@ function writeOrders(
           unlimited: false,
           createdAtMs: wallMs,
           seq: next.seq,
+          number: firstNumber + k,
         };
         const placed: LogEvent = {
           type: 'order.placed',
           atMs: wallMs,
           account,
           order: order.id,
+          number: order.number!,
           service: service.id,
           quantity: order.quantity,
           rate: order.rate,
@@ -276,6 +279,7 @@ function writeOrders(
         store.log.put(seq++, placed);
         store.tables.orders.put(ids.storageKey(order.id)!, checkOrder(order));
         store.tables.orderIndex.put(orderIndexKey(order), account);
+        store.tables.numbers.put(order.number!, order.id);
         if (k % sampleEvery === 0 && sample.length < 16) sample.push({ account: accountIndex, id: order.id });
         if (lag > 0) {
           const old = recent[k % lag];

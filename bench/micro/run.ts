@@ -37,6 +37,7 @@ const order = (): Command => ({
   orderId: 'AAAAAAAAAAAAAAAAAAAAAA',
   seq: seq++,
   channel: 'api',
+  number: seq,
   request: { ok: true, input: { serviceId: 1, target: 'https://example.com/p/1', quantity: 1000 }, service, idempotency: null, forceJoin: null },
   prior: null,
 });
@@ -98,7 +99,7 @@ async function serialisation(): Promise<void> {
       sink += JSON.stringify({ ok: true, order: 'AAAAAAAAAAAAAAAAAAAAAA', charge: 100, status: 'pending', balance: 999_900 }).length;
     })
     .add('renderOrderPlaced (exact decimals)', () => {
-      sink += renderOrderPlaced('AAAAAAAAAAAAAAAAAAAAAA', 100_000_000, 999_900_000_000).length;
+      sink += renderOrderPlaced({ id: 'AAAAAAAAAAAAAAAAAAAAAA', number: 1_234_567, charge: 100_000_000 }, 999_900_000_000).length;
     });
   await bench.run();
   print(bench);

@@ -12,7 +12,7 @@ type CommandOf<K extends Kind> = Extract<Command, { kind: K }>;
 
 /** Fields the actor gathers, per command kind. */
 interface Gathered {
-  order: 'orderId' | 'seq' | 'prior';
+  order: 'orderId' | 'seq' | 'number' | 'prior';
   'set-status': 'order';
   progress: 'order';
   cancel: 'order' | 'service';

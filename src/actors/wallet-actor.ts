@@ -15,6 +15,7 @@ import type { TablePut, Wal, WalEntry } from '../wal/index.js';
 import type { IdempotencyRecord, OrderRecord, ServiceRecord } from '../ledger/index.js';
 import { idempotencyExpiryKey, orderIndexKey } from '../wal/index.js';
 import { checkOrder, checkWallet, decide, initialState, type Command, type Decision, type Now, type Outcome, type WalletState } from '../ledger/index.js';
+import type { OrderNumbers } from '../order-numbers.js';
 import type { Request } from './request.js';
 
 export interface ActorContext {
@@ -34,6 +35,8 @@ export interface ActorContext {
   newOrderId(): { orderId: string; seq: number };
   /** A fresh refill id. */
   newRefillId(): number;
+  /** Numbers for accepted orders, shared by every wallet. */
+  orderNumbers: OrderNumbers;
   /**
    * Renders an outcome as its HTTP answer, for the Idempotency-Key record
    * written in the same commit: a retry gets the first answer byte for byte.
@@ -119,6 +122,11 @@ export class WalletActor {
       puts.push({ table: 'orders', key: this.ctx.orderKey(order.id), value: checkOrder(order) });
       if (previous !== null) entry.removes = [{ table: 'orderIndex', key: orderIndexKey(previous) }];
       puts.push({ table: 'orderIndex', key: orderIndexKey(order), value: order.account });
+      if (command.kind === 'order') {
+        // A new order: its number is taken now, in the same turn as the peek, and stored in the same commit.
+        this.ctx.orderNumbers.take(command.number);
+        puts.push({ table: 'numbers', key: command.number, value: order.id });
+      }
       (this.pendingOrders ??= new Map()).set(order.id, order);
     }
     if (decision.refill !== null) puts.push({ table: 'refills', key: decision.refill.id, value: decision.refill });
@@ -167,7 +175,8 @@ export class WalletActor {
     switch (request.kind) {
       case 'order': {
         const idem = request.request.ok ? request.request.idempotency : null;
-        return { ...request, ...this.ctx.newOrderId(), prior: idem === null ? null : this.findKey(idem.key, now.wallMs) };
+        const prior = idem === null ? null : this.findKey(idem.key, now.wallMs);
+        return { ...request, ...this.ctx.newOrderId(), number: this.ctx.orderNumbers.peek(), prior };
       }
       case 'set-status':
       case 'progress':

@@ -4,6 +4,7 @@
  * orders for a customer through the panel, grant the unlimited plan.
  */
 import { PLAN_MONTHS_MAX } from '../ledger/index.js';
+import { parsePositiveId } from '../order-numbers.js';
 import { errorOutcome } from '../errors.js';
 import { formatMicro } from '../money/index.js';
 import { renderOrderInputs } from '../render.js';
@@ -21,7 +22,7 @@ const PAGE_MAX = 500;
 
 export function renderAdminOrder(o: OrderRecord): string {
   return (
-    `{"id":"${o.id}","account":${o.account},"service":${o.service},"target":${JSON.stringify(o.target)},` +
+    `{"id":"${o.id}","number":${o.number ?? null},"account":${o.account},"service":${o.service},"target":${JSON.stringify(o.target)},` +
     `"quantity":${o.quantity},"rate":${formatMicro(o.rate)},"charge":${formatMicro(o.charge)},"debit":${formatMicro(o.debit)},` +
     `"status":"${o.status}","remains":${o.remains ?? null},"channel":"${o.channel}","unlimited":${o.unlimited},` +
     `"created_at":"${new Date(o.createdAtMs).toISOString()}",${renderOrderInputs(o)},` +
@@ -93,7 +94,9 @@ export const listOrders: AdminHandler = async (ex, ctx, _params, _body, query) =
 
 export const showOrder: AdminHandler = async (ex, ctx, [id]) => {
   await ctx.wal.flushed();
-  const order = ctx.readOrder(id!);
+  // An order number (what a reseller quotes from API v2) finds the order too.
+  const number = parsePositiveId(id!);
+  const order = number === null ? ctx.readOrder(id!) : ctx.readOrderByNumber(number);
   if (order === undefined) return sendError(ex, errorOutcome('NOT_FOUND', `No order with id ${id}.`));
   send(ex, 200, `{"ok":true,"order":${renderAdminOrder(order)}}`);
 };

@@ -18,7 +18,7 @@ export interface Answer {
 export function renderAnswer(outcome: Outcome, requestId: string): Answer {
   switch (outcome.kind) {
     case 'placed':
-      return { status: 201, body: renderOrderPlaced(outcome.order.id, outcome.order.charge, outcome.balance) };
+      return { status: 201, body: renderOrderPlaced(outcome.order, outcome.balance) };
     case 'balance':
       return { status: 200, body: renderBalance(outcome.credits, outcome.unlimitedExpiresMs) };
     case 'credited':

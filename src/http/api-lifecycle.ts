@@ -9,6 +9,7 @@
  */
 import type { Account, Delivery, Request } from '../actors/index.js';
 import { renderAnswer } from './answer.js';
+import { parsePositiveId } from '../order-numbers.js';
 import { errorOutcome, renderError, type ErrorOutcome } from '../errors.js';
 import type { RefillRecord } from '../ledger/index.js';
 import { ORDER_ID_PATTERN } from '../order-ids.js';
@@ -102,7 +103,8 @@ export function refillStatus(ex: Exchange, ctx: AppContext, account: Account, li
   if (touch === null || !list.ok) return;
   deliver(ex, ctx, account, touch, () => {
     const items: [string, string][] = list.ids.map((id) => {
-      const refill = /^[1-9][0-9]{0,15}$/.test(id) ? (ctx.store.tables.refills.get(Number(id)) as RefillRecord | undefined) : undefined;
+      const refillId = parsePositiveId(id);
+      const refill = refillId === null ? undefined : (ctx.store.tables.refills.get(refillId) as RefillRecord | undefined);
       if (refill === undefined || refill.account !== account.profile.id) {
         return [id, renderItemError(errorOutcome('NOT_FOUND', 'No refill with this id exists on this account.'))];
       }

@@ -33,6 +33,8 @@ export interface AppContext {
   orderIds: OrderIds;
   /** A durable order by its public id, or undefined (also for text that cannot be an id). */
   readOrder(id: string): OrderRecord | undefined;
+  /** A durable order by its number (API v2's order id), or undefined. */
+  readOrderByNumber(number: number): OrderRecord | undefined;
   openapiBody: string;
   /**
    * The force-join verdict for an account's order, or null (synchronously,

@@ -51,8 +51,14 @@ export type OrderBody = Static<typeof OrderBody>;
 const Money = (description: string) => Type.Number({ description: `${description} Exact decimal, at most 6 decimal places.` });
 
 /** What GET /status shows of an order, alone or in a batch. */
+/** An order's number, as v1 answers show it beside the opaque id. */
+const OrderNumber = Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], {
+    description: "The order's number: grows by one with each accepted order (API v2 and panels use it as the order id); null only on orders placed before numbers existed.",
+  });
+
 const STATUS_FIELDS = {
   order: Type.String(),
+  number: OrderNumber,
   status: Type.Union(['pending', 'processing', 'in_progress', 'completed', 'partial', 'canceled'].map((s) => Type.Literal(s))),
   quantity: Type.Integer(),
   charge: Money('Credits charged.'),
@@ -95,6 +101,7 @@ export const Schemas = {
   OrderPlaced: Type.Object({
     ok: Type.Literal(true),
     order: Type.String({ description: 'Opaque order id.' }),
+    number: OrderNumber,
     charge: Money('quantity × rate, computed by the server.'),
     status: Type.Literal('pending'),
     balance: Money('Wallet balance after the order.'),

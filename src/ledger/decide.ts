@@ -84,6 +84,8 @@ export type Command = Readonly<
       orderId: string;
       /** Gathered: a process-wide increasing counter, so orders of one millisecond stay in order. */
       seq: number;
+      /** Gathered: the next order number (see src/order-numbers.ts), the order's only if it is accepted. */
+      number: number;
       /** Gathered: the record stored under the request's Idempotency-Key (within retention), or null. */
       prior: IdempotencyRecord | null;
     }
@@ -271,6 +273,7 @@ function decideOrder(
     unlimited,
     createdAtMs: now.wallMs,
     seq: command.seq,
+    number: command.number,
   };
   const extras = input.extras !== undefined && Object.keys(input.extras).length > 0 ? input.extras : undefined;
   if (service.type !== 'Default') order.type = service.type;
@@ -283,6 +286,7 @@ function decideOrder(
         atMs: now.wallMs,
         account: wallet.id,
         order: order.id,
+        number: command.number,
         service: service.id,
         quantity: input.quantity,
         rate: service.rate,

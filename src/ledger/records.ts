@@ -98,6 +98,12 @@ export interface OrderRecord {
   finishedAtMs?: number;
   /** The order's latest refill (at most one is open at a time). */
   refill?: { id: number; status: RefillStatus; createdAtMs: number };
+  /**
+   * The order's public number, what API v2 clients and panels call an order
+   * id: 1, 2, 3, … across all accounts, in the order orders were accepted
+   * (refusals take none). Absent only on orders placed before numbers existed.
+   */
+  number?: number;
 }
 
 export type RefillStatus = 'pending' | 'in_progress' | 'completed' | 'rejected';
@@ -141,6 +147,8 @@ export type LogEvent =
       balance: number;
       channel: Channel;
       idempotencyKey: string | null;
+      /** The order's number (see OrderRecord.number); absent on orders placed before numbers existed. */
+      number?: number;
       /** Absent for a Default order with no extras. charge = quantity × rate × (extras.runs ?? 1). */
       orderType?: OrderType;
       extras?: OrderExtras;
@@ -192,5 +200,6 @@ export function checkOrder(o: OrderRecord): OrderRecord {
     throw new Error(`invariant: order ${String(o.id)} is malformed`);
   }
   if (o.debit !== 0 && o.debit !== o.charge) throw new Error(`invariant: order ${o.id} debit is neither 0 nor its charge`);
+  if (o.number !== undefined && (!Number.isSafeInteger(o.number) || o.number < 1)) throw new Error(`invariant: order ${o.id} has an invalid number`);
   return o;
 }

@@ -227,7 +227,7 @@ const KNOWN_TYPES: Record<LogEvent['type'], true> = {
 };
 
 /** The fields an orders row must share with its order.placed, in the order a mismatch is named. */
-const ORDER_FIELDS = ['account', 'charge', 'debit', 'rate', 'quantity'] as const;
+const ORDER_FIELDS = ['account', 'charge', 'debit', 'rate', 'quantity', 'number'] as const;
 
 function noOrders(): StatusCounts {
   return { pending: 0, processing: 0, in_progress: 0, completed: 0, partial: 0, canceled: 0 };
@@ -314,6 +314,8 @@ class LedgerReplay {
   readonly statuses = noOrders();
   credited = 0n;
   debited = 0n;
+  /** The highest order number placed so far: numbers grow with each order, so each must be above it. */
+  private lastNumber = 0;
   refunded = 0n;
   private rows: OrderRowCursor | null = null;
 
@@ -406,7 +408,13 @@ class LedgerReplay {
     if (row === 'claimed') {
       fail('order-charge', seq, id, orderId, `the order id was already placed at seq ${this.placedSeq(orderId)}; order ids must be unique.`);
     }
-    const { quantity, rate, charge, debit } = e;
+    const { quantity, rate, charge, debit, number } = e;
+    if (number !== undefined) {
+      if (!isInt(number) || number <= this.lastNumber) {
+        fail('order-charge', seq, id, orderId, `order.placed carries number ${String(number)}, not above the previous order's ${this.lastNumber}; order numbers grow by order and are never reused.`);
+      }
+      this.lastNumber = number;
+    }
     if (!isInt(quantity) || quantity < 1) fail('order-charge', seq, id, orderId, `order.placed carries an invalid quantity (${String(quantity)}).`);
     if (!isInt(rate) || rate < 0) fail('order-charge', seq, id, orderId, `order.placed carries an invalid rate ${credits(rate)}.`);
     if (!isInt(charge) || charge < 0) fail('order-charge', seq, id, orderId, `order.placed carries an invalid charge ${credits(charge)}.`);
@@ -433,8 +441,8 @@ class LedgerReplay {
     this.debited += BigInt(debit);
     if (row === 'missing') fail('order-charge', seq, id, orderId, 'order.placed has no row in the orders table.');
     const r = asRaw(row);
-    if (r.account !== id || r.charge !== charge || r.debit !== debit || r.rate !== rate || r.quantity !== quantity) {
-      const placed: Raw = { account: id, charge, debit, rate, quantity };
+    if (r.account !== id || r.charge !== charge || r.debit !== debit || r.rate !== rate || r.quantity !== quantity || r.number !== number) {
+      const placed: Raw = { account: id, charge, debit, rate, quantity, number };
       const field = ORDER_FIELDS.find((f) => r[f] !== placed[f])!;
       fail('order-charge', seq, id, orderId, `the orders row has ${field} ${String(r[field])} but order.placed says ${String(placed[field])}.`);
     }

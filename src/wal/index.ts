@@ -1,4 +1,4 @@
-export { openStore, STRUCTURES_KEY, CHAIN_KEY, type Store, type SyncMode } from './store.js';
+export { openStore, lastOrderNumber, STRUCTURES_KEY, CHAIN_KEY, type Store, type SyncMode } from './store.js';
 export { LmdbGroupCommit, type GroupCommitOptions } from './group-commit.js';
 export { FileReserve, dataFileBytes, type FileReserveOptions, type FileReserveStats } from './file-reserve.js';
 export { IdempotencySweeper, IDEMPOTENCY_INDEXED_KEY, type IdempotencyTableStats, type SweepResult } from './idempotency-sweeper.js';

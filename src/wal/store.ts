@@ -82,3 +82,9 @@ export function openStore(path: string, options: { syncMode?: SyncMode; readOnly
     close: () => root.close(),
   };
 }
+
+/** The highest order number in the `numbers` table, 0 when there is none (number keys sort numerically). */
+export function lastOrderNumber(store: Pick<Store, 'tables'>): number {
+  for (const key of store.tables.numbers.getKeys({ reverse: true, limit: 1 })) return key as number;
+  return 0;
+}

@@ -56,9 +56,10 @@ describe('customer endpoints over HTTP', () => {
 
   it('GET /status returns the order as placed', async () => {
     const placed = await t.api('POST', '/api/v1/order', creds, order(service, 7));
+    expect(Number.isSafeInteger(placed.body.number) && placed.body.number >= 1).toBe(true);
     const r = await t.api('GET', `/api/v1/status?order=${placed.body.order}`, creds);
     expect(r.status).toBe(200);
-    expect(r.body).toEqual({ ok: true, order: placed.body.order, status: 'pending', quantity: 7, charge: 0.7, start_count: null, remains: 7 });
+    expect(r.body).toEqual({ ok: true, order: placed.body.order, number: placed.body.number, status: 'pending', quantity: 7, charge: 0.7, start_count: null, remains: 7 });
   });
 
   it('an order id spelled differently in its last character\'s unused bits is NOT_FOUND, on the API and the admin API', async () => {

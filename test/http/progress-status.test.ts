@@ -25,7 +25,7 @@ describe('progress and batch status', () => {
   it('GET /status shows start_count (null until known) and remains for every order; progress sets them while in_progress', async () => {
     const id = await place(100);
     const fresh = await t.api('GET', `/api/v1/status?order=${id}`, creds);
-    expect(fresh.body).toEqual({ ok: true, order: id, status: 'pending', quantity: 100, charge: 1, start_count: null, remains: 100 });
+    expect(fresh.body).toEqual({ ok: true, order: id, number: expect.any(Number), status: 'pending', quantity: 100, charge: 1, start_count: null, remains: 100 });
     const early = await t.admin('POST', `/admin/v1/orders/${id}/progress`, { start_count: 5 });
     expect(early.status).toBe(409);
     expect(early.body.message).toMatch(/progress is recorded only while it is in_progress/);
@@ -67,8 +67,8 @@ describe('progress and batch status', () => {
     expect(r.body).toEqual({
       ok: true,
       orders: {
-        [a]: { order: a, status: 'pending', quantity: 5, charge: 0.05, start_count: null, remains: 5 },
-        [b]: { order: b, status: 'completed', quantity: 7, charge: 0.07, start_count: null, remains: 0 },
+        [a]: { order: a, number: expect.any(Number), status: 'pending', quantity: 5, charge: 0.05, start_count: null, remains: 5 },
+        [b]: { order: b, number: expect.any(Number), status: 'completed', quantity: 7, charge: 0.07, start_count: null, remains: 0 },
         [foreign]: { error: 'NOT_FOUND', message: 'No order with this id exists on this account.' },
         nonsense: { error: 'VALIDATION', message: expect.stringMatching(/not an order id/) },
       },

@@ -41,6 +41,7 @@ function makeService(over: Partial<ServiceRecord> = {}): ServiceRecord {
 interface OrderSpec {
   requestId?: string;
   orderId?: string;
+  number?: number;
   channel?: Channel;
   invalid?: ErrorOutcome | null;
   input?: OrderInput;
@@ -67,6 +68,7 @@ function orderCommand(spec: OrderSpec = {}): OrderCommand {
   return {
     kind: 'order',
     requestId: spec.requestId ?? 'req-1',
+    number: spec.number ?? nextOrder,
     seq: nextOrder,
     orderId: spec.orderId ?? `ord-${nextOrder++}`,
     channel: spec.channel ?? 'api',
@@ -278,12 +280,12 @@ describe('accepted order', () => {
     const now = nowOf(clock);
     const state = initialState(makeWallet({ credits: micro('100') }), now.monotonicMs);
     const service = makeService({ rate: micro('0.1'), min: 1 });
-    const command = orderCommand({ orderId: 'ord-abc', service, channel: 'api', input: { serviceId: 7, target: 'https://x.test/u', quantity: 3 } });
+    const command = orderCommand({ orderId: 'ord-abc', number: 41, service, channel: 'api', input: { serviceId: 7, target: 'https://x.test/u', quantity: 3 } });
     const d = run(state, command, now);
 
     expect(d.outcome).toEqual({ kind: 'placed', order: d.order, balance: micro('99.7') });
     // Exact decimals in the answer: 0.1 × 3 = 0.3 and 100 - 0.3 = 99.7.
-    expect(answerOf(d)).toEqual({ status: 201, body: '{"ok":true,"order":"ord-abc","charge":0.3,"status":"pending","balance":99.7}' });
+    expect(answerOf(d)).toEqual({ status: 201, body: '{"ok":true,"order":"ord-abc","number":41,"charge":0.3,"status":"pending","balance":99.7}' });
     expect(d.state.wallet.credits).toBe(micro('99.7'));
     expect(d.state.wallet).toEqual({ ...state.wallet, credits: micro('99.7') });
     expect(d.events).toEqual([
@@ -292,6 +294,7 @@ describe('accepted order', () => {
         atMs: now.wallMs,
         account: 42,
         order: 'ord-abc',
+        number: 41,
         service: 7,
         quantity: 3,
         rate: micro('0.1'),
@@ -317,6 +320,7 @@ describe('accepted order', () => {
       unlimited: false,
       createdAtMs: now.wallMs,
       seq: command.seq,
+      number: 41,
     });
     expect(d.remember).toBeNull();
     expect(d.rate).toMatchObject({ allowed: true, remaining: 59 });
@@ -409,8 +413,8 @@ describe('unlimited plan', () => {
     const expires = now.wallMs + 30 * 24 * 3600 * 1000;
     // Even an empty wallet may order under the plan.
     const state = initialState(makeWallet({ credits: 0, unlimitedExpiresMs: expires }), now.monotonicMs);
-    const d = run(state, orderCommand({ orderId: 'u1', input: { serviceId: 7, target: 't', quantity: 300 } }), now);
-    expect(okBody(d)).toEqual({ ok: true, order: 'u1', charge: 30, status: 'pending', balance: 0 });
+    const d = run(state, orderCommand({ orderId: 'u1', number: 42, input: { serviceId: 7, target: 't', quantity: 300 } }), now);
+    expect(okBody(d)).toEqual({ ok: true, order: 'u1', number: 42, charge: 30, status: 'pending', balance: 0 });
     expect(d.state.wallet.credits).toBe(0);
     expect(d.order).toMatchObject({ charge: micro('30'), debit: 0, unlimited: true, rate: micro('0.1') });
     expect(d.events).toHaveLength(1);

@@ -23,6 +23,7 @@ import { WalletActor, idempotencyTableKey, type ActorContext, type Delivery } fr
 import type { Request as Command } from '../../src/actors/index.js';
 import type { WalletState } from '../../src/ledger/index.js';
 import { renderAnswer } from '../../src/http/answer.js';
+import { OrderNumbers } from '../../src/order-numbers.js';
 import { imageLedgerSource, orderIndexKey } from '../../src/wal/index.js';
 import { withServiceDefaults, FINAL_STATUSES, ORDER_STATUSES, REFILL_STATUSES, replayLedger, STATUS_RANK, type RefillRecord, type RefillStatus, type IdempotencyRecord, type OrderRecord, type OrderStatus, type ServiceRecord, type WalletRecord } from '../../src/ledger/index.js';
 import { MemoryWal, emptyImage, tableKeyString, type DurableImage } from '../../src/wal/memory-wal.js';
@@ -310,6 +311,8 @@ class Simulation {
         return { orderId: `o-${this.options.seed}-${n}`, seq: n };
       },
       newRefillId: () => ++this.refillIds,
+      // As the server does: continue after the highest durable number (a crash forgets the rest).
+      orderNumbers: new OrderNumbers([...image.tables.numbers.keys()].reduce((max, key) => Math.max(max, Number(key)), 0)),
       renderAnswer,
     };
     this.actors = new Map();
