@@ -29,6 +29,8 @@ export interface Config {
   /** Nice value for the libuv thread pool (LMDB's write transactions); 0 leaves it alone. */
   threadpoolNice: number;
   seedDemo: boolean;
+  /** ISO 4217 code API v2 answers carry in `currency` (what one credit is sold in). */
+  currency: string;
   /** Telegram force-join, from the FORCEJOIN_* variables; null when no channel is required. */
   forceJoin: ForceJoinConfig | null;
 }
@@ -68,6 +70,7 @@ export const SETTINGS = [
     max: 19,
     doc: "Nice value (0 to 19) for the libuv thread pool that runs LMDB's write transactions, so that it never preempts the event loop; 0 leaves it alone. Linux only.",
   },
+  { key: 'currency', env: 'CURRENCY', def: 'USD', kind: 'string', doc: 'Three-letter currency code API v2 answers show in `currency`.' },
   { key: 'seedDemo', env: 'SEED_DEMO', def: 'true', kind: 'bool', doc: 'Seed a demo account and services into an empty data directory.' },
 ] as const;
 
@@ -116,6 +119,9 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Config {
     }
   }
   if (!LEVELS.includes(out['logLevel'] as string)) throw new Error(`LOG_LEVEL must be one of ${LEVELS.join(', ')}.`);
+  if (!/^[A-Z]{3}$/.test(out['currency'] as string)) {
+    throw new Error(`CURRENCY (--currency) must be a three-letter ISO 4217 code such as USD; got ${JSON.stringify(out['currency'])}.`);
+  }
   out['adminToken'] = out['adminToken'] === '' ? null : out['adminToken'];
   out['forceJoin'] = forceJoinConfigFromEnv(env);
   return out as unknown as Config;

@@ -17,6 +17,15 @@ export function newApiSecret(): string {
  * the stored hash useless to an attacker (no dictionary to try); a slow
  * password hash would only cost every request time.
  */
+/**
+ * An API v2 key: 32 lowercase hex characters (128 random bits), the shape
+ * panels' keys have and some reseller tools check. It is the only
+ * credential of API v2: shown once and stored only as its hash.
+ */
+export function newV2Key(): string {
+  return randomBytes(16).toString('hex');
+}
+
 export function hashSecret(secret: string): Buffer {
   // One-shot hash: no Hash object per request.
   return hash('sha256', secret, 'buffer');

@@ -192,6 +192,7 @@ function buildParts(config: Config, storage: Storage, clock: Clock, log: Logger,
       return id === undefined ? undefined : readOrder(id);
     },
     openapiBody: JSON.stringify(buildOpenApi(VERSION)),
+    currency: config.currency,
     forceJoinVerdict: verifier === null ? () => null : (account) => verdictFor(verifier, account),
     forceJoinChanged: (id) => verifier?.invalidate(id),
     draining: () => draining,

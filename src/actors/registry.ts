@@ -11,9 +11,9 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../clock.js';
-import { hashSecret, newApiKey, newApiSecret } from '../ids.js';
-import type { Store, Wal } from '../wal/index.js';
-import type { AccountProfile, WalletRecord } from '../ledger/index.js';
+import { hashSecret, newApiKey, newApiSecret, newV2Key } from '../ids.js';
+import type { Store, TablePut, Wal } from '../wal/index.js';
+import type { AccountProfile, LogEvent, WalletRecord } from '../ledger/index.js';
 import { STRUCTURES_KEY } from '../wal/index.js';
 import { checkWallet } from '../ledger/index.js';
 import { WalletActor, type ActorContext } from './wallet-actor.js';
@@ -21,6 +21,8 @@ import { WalletActor, type ActorContext } from './wallet-actor.js';
 export interface Account {
   profile: AccountProfile;
   secretHash: Buffer;
+  /** Hash of the API v2 key, or null when none is issued. */
+  v2KeyHash: Buffer | null;
   actor: WalletActor;
   /** Monotonic time of the last look-up, for idle eviction. */
   usedMs: number;
@@ -58,6 +60,8 @@ function countEntries(table: Store['tables']['profiles']): number {
 export class Registry {
   private readonly active = new Map<number, Account>();
   private readonly activeByKey = new Map<string, Account>();
+  /** Loaded accounts by the hex hash of their API v2 key. */
+  private readonly activeByV2Hash = new Map<string, Account>();
   private nextId = 1;
   private count: number;
   private timer: NodeJS.Timeout | null = null;
@@ -136,6 +140,55 @@ export class Registry {
     return loaded ?? this.get(id) ?? null;
   }
 
+  /**
+   * The account for this API v2 key, or null. The key is found by its hash
+   * (what is stored), then compared in constant time; an unknown, a revoked
+   * and a wrong key all run the same comparison (against a decoy) and give
+   * the same answer.
+   */
+  authenticateV2(key: string): Account | null {
+    const presented = hashSecret(key);
+    const hex = presented.toString('hex');
+    let account = this.activeByV2Hash.get(hex);
+    if (account === undefined) {
+      const id = this.store.tables.v2keys.get(hex) as number | undefined;
+      account = id === undefined ? undefined : this.get(id);
+    } else {
+      account.usedMs = this.clock.monotonicMs();
+    }
+    const matches = timingSafeEqual(presented, account?.v2KeyHash ?? DECOY_HASH);
+    return account !== undefined && matches ? account : null;
+  }
+
+  /**
+   * Issues the account's API v2 key, replacing (so revoking) any earlier
+   * one. The new key works, and the old one stops, once the change is
+   * durable; the key is returned once and never stored.
+   */
+  async issueV2Key(account: Account): Promise<string> {
+    const key = newV2Key();
+    await this.setV2Key(account, hashSecret(key), { type: 'v2key.issued', atMs: this.clock.wallMs(), account: account.profile.id });
+    return key;
+  }
+
+  /** Revokes the account's API v2 key (logged even when none was issued). */
+  async revokeV2Key(account: Account): Promise<void> {
+    await this.setV2Key(account, null, { type: 'v2key.revoked', atMs: this.clock.wallMs(), account: account.profile.id });
+  }
+
+  private async setV2Key(account: Account, hash: Buffer | null, event: Extract<LogEvent, { type: 'v2key.issued' | 'v2key.revoked' }>): Promise<void> {
+    const old = account.profile.v2KeyHash ?? null;
+    const hex = hash === null ? null : hash.toString('hex');
+    const profile: AccountProfile = { ...account.profile, v2KeyHash: hex };
+    const puts: TablePut[] = [{ table: 'profiles', key: profile.id, value: profile }];
+    if (hex !== null) puts.push({ table: 'v2keys', key: hex, value: profile.id });
+    await this.wal.append({ events: [event], puts, ...(old === null ? {} : { removes: [{ table: 'v2keys', key: old }] }) });
+    if (old !== null) this.activeByV2Hash.delete(old);
+    account.profile = profile;
+    account.v2KeyHash = hash;
+    if (hex !== null) this.activeByV2Hash.set(hex, account);
+  }
+
   async create(name: string): Promise<{ account: Account; apiSecret: string }> {
     const id = this.nextId++;
     const apiSecret = newApiSecret();
@@ -207,6 +260,7 @@ export class Registry {
       if (now - account.usedMs < idleMs || !account.actor.idle) continue;
       this.active.delete(id);
       this.activeByKey.delete(account.profile.apiKey);
+      if (account.profile.v2KeyHash) this.activeByV2Hash.delete(account.profile.v2KeyHash);
       evicted++;
     }
     return evicted;
@@ -227,11 +281,13 @@ export class Registry {
     const account: Account = {
       profile,
       secretHash: Buffer.from(profile.secretHash, 'hex'),
+      v2KeyHash: profile.v2KeyHash ? Buffer.from(profile.v2KeyHash, 'hex') : null,
       actor: WalletActor.fresh(wallet, this.actorContext),
       usedMs: this.clock.monotonicMs(),
     };
     this.active.set(profile.id, account);
     this.activeByKey.set(profile.apiKey, account);
+    if (profile.v2KeyHash) this.activeByV2Hash.set(profile.v2KeyHash, account);
     if (profile.id >= this.nextId) this.nextId = profile.id + 1;
     return account;
   }

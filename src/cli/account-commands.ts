@@ -158,6 +158,22 @@ export const ACCOUNT_COMMANDS: readonly Command[] = [
       `Secret rotated.\n${withCredentials(body, [['account', input.arg('ID')]], input.arg('ID'))}`,
   },
   {
+    words: ['account', 'v2-key'],
+    summary: 'issue the API v2 key (replaces any earlier one; the new key is shown once)',
+    args: ID,
+    request: (input) => ({ method: 'POST', path: adminPath('accounts', input.arg('ID'), 'v2-key') }),
+    render: (body, input) =>
+      `API v2 key issued.\n${formatFields([['account', input.arg('ID')], ['v2_key', body.v2_key]])}` +
+      '\nThe key is shown only once: store it now. Resellers send it as `key` to POST /api/v2.\n',
+  },
+  {
+    words: ['account', 'revoke-v2-key'],
+    summary: 'revoke the API v2 key (requests with it fail from now on)',
+    args: ID,
+    request: (input) => ({ method: 'DELETE', path: adminPath('accounts', input.arg('ID'), 'v2-key') }),
+    render: (_body, input) => `API v2 key revoked for account ${input.arg('ID')}.\n`,
+  },
+  {
     words: ['account', 'plan'],
     summary: 'grant or extend the unlimited plan by whole months (orders then cost no credits)',
     args: ID,

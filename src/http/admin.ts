@@ -45,6 +45,8 @@ const ROUTES: Route[] = [
   route('patch', '/admin/v1/accounts/:id', patchAccount),
   route('post', '/admin/v1/accounts/:id/credits', adjustCredits),
   route('post', '/admin/v1/accounts/:id/rotate-secret', rotateSecret),
+  route('post', '/admin/v1/accounts/:id/v2-key', issueV2Key),
+  route('delete', '/admin/v1/accounts/:id/v2-key', revokeV2Key),
   route('post', '/admin/v1/services', createService),
   route('get', '/admin/v1/services', listServices),
   route('patch', '/admin/v1/services/:id', patchService),
@@ -201,6 +203,22 @@ async function rotateSecret(ex: Exchange, ctx: AppContext, [id]: string[]): Prom
   if (account === null) return;
   const apiSecret = await ctx.registry.rotateSecret(account);
   send(ex, 200, `{"ok":true,"api_key":"${account.profile.apiKey}","api_secret":"${apiSecret}"}`);
+}
+
+/** POST /admin/v1/accounts/{id}/v2-key: issues (or rotates) the API v2 key; the key is in this answer only. */
+async function issueV2Key(ex: Exchange, ctx: AppContext, [id]: string[]): Promise<void> {
+  const account = findAccount(ex, ctx, id!);
+  if (account === null) return;
+  const key = await ctx.registry.issueV2Key(account);
+  send(ex, 200, `{"ok":true,"account":${account.profile.id},"v2_key":"${key}"}`);
+}
+
+/** DELETE /admin/v1/accounts/{id}/v2-key: the account's API v2 key stops working. */
+async function revokeV2Key(ex: Exchange, ctx: AppContext, [id]: string[]): Promise<void> {
+  const account = findAccount(ex, ctx, id!);
+  if (account === null) return;
+  await ctx.registry.revokeV2Key(account);
+  send(ex, 200, `{"ok":true,"account":${account.profile.id}}`);
 }
 
 function listServices(ex: Exchange, ctx: AppContext): void {

@@ -10,14 +10,14 @@
 import type { Account, Delivery, Request } from '../actors/index.js';
 import { renderAnswer } from './answer.js';
 import { parsePositiveId } from '../order-numbers.js';
-import { errorOutcome, renderError, type ErrorOutcome } from '../errors.js';
+import { errorOutcome, type ErrorOutcome } from '../errors.js';
 import type { RefillRecord } from '../ledger/index.js';
 import { ORDER_ID_PATTERN } from '../order-ids.js';
 import { renderBatch, renderItemError, renderRefill, renderStatusFields } from '../render.js';
 import type { AppContext } from './context.js';
 import { deliver, unavailable } from './deliver.js';
 import type { IdList } from './id-list.js';
-import { guarded, type Exchange } from './reply.js';
+import { errorAnswer, guarded, type Exchange } from './reply.js';
 
 const NOT_AN_ORDER_ID = errorOutcome('VALIDATION', 'That is not an order id; order ids are the 22-character strings returned by POST /api/v1/order.');
 const ORDER_NOT_FOUND = errorOutcome('NOT_FOUND', 'No order with this id exists on this account.');
@@ -28,7 +28,7 @@ const BUSY = errorOutcome('UNAVAILABLE', 'The wallet is busy; retry this order s
  * with when the request may go on, or null after sending the refusal
  * (ban, rate limit, full mailbox) or the list's VALIDATION error.
  */
-function admit(ex: Exchange, ctx: AppContext, account: Account, list: IdList): Delivery | null {
+export function admit(ex: Exchange, ctx: AppContext, account: Account, list: IdList): Delivery | null {
   const touch = account.actor.send({ kind: 'touch' });
   if (touch === null) {
     unavailable(ex, 'This wallet has too many requests in flight; retry in a second.');
@@ -36,14 +36,14 @@ function admit(ex: Exchange, ctx: AppContext, account: Account, list: IdList): D
   }
   if (touch.decision.outcome.kind !== 'pass' || !list.ok) {
     const invalid = list.ok ? null : list.error;
-    deliver(ex, ctx, account, touch, () => ({ status: invalid!.status, body: renderError(invalid!, ex.requestId) }));
+    deliver(ex, ctx, account, touch, () => errorAnswer(ex, invalid!));
     return null;
   }
   return touch;
 }
 
 /** Answers once every per-order command is durable (a failed commit stops the process: no answer). */
-function answerWhenDurable(ex: Exchange, ctx: AppContext, account: Account, touch: Delivery, pending: (Promise<void> | null)[], body: () => string): void {
+export function answerWhenDurable(ex: Exchange, ctx: AppContext, account: Account, touch: Delivery, pending: (Promise<void> | null)[], body: () => string): void {
   Promise.all(pending).then(
     () => guarded(ctx, ex, () => deliver(ex, ctx, account, touch, () => ({ status: 200, body: body() }))),
     () => {},

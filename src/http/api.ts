@@ -10,10 +10,13 @@ import { newRequestId } from '../ids.js';
 import { ORDER_ID_PATTERN } from '../order-ids.js';
 import { renderStatus } from '../render.js';
 import type { OrderRequest } from '../ledger/index.js';
+import { refuseBlockedAddress } from './address-block.js';
+import { countHeaders, idempotencyHeader } from './header-counts.js';
+import { orderRequest, refusedOrder, submitOrder } from './order-submit.js';
+import { handleV2, V2_PATH } from './v2.js';
 import { readBody, type BodyResult } from './body.js';
 import type { AppContext } from './context.js';
 import { deliver, unavailable } from './deliver.js';
-import { orderFingerprint, parseIdempotencyKey } from './idempotency-key.js';
 import { parseJson, TOO_LARGE } from './json-request.js';
 import { guarded, newExchange, send, sendError, type Exchange } from './reply.js';
 import { checkOrderInput } from './order-input.js';
@@ -47,6 +50,7 @@ function handleApi(ctx: AppContext, ex: Exchange, res: HttpResponse, req: HttpRe
   const url = req.getUrl();
   const method = req.getMethod();
   ex.head = method === 'head';
+  if (url === V2_PATH) return handleV2(ctx, ex, res, req, method);
   const allowed = API_ROUTES[url];
   if (allowed === undefined) return sendError(ex, NOT_FOUND);
   ex.route = url;
@@ -77,13 +81,12 @@ function handleApi(ctx: AppContext, ex: Exchange, res: HttpResponse, req: HttpRe
 
   if (method === 'post') {
     const contentType = req.getHeader('content-type');
-    // uWS returns '' for a missing header and for an empty one; the count tells them apart.
-    const idempotencyHeader = seen.idempotencyKey === 0 ? null : seen.idempotencyKey > 1 ? '\n' : req.getHeader('idempotency-key');
+    const idempotency = idempotencyHeader(req, seen);
     readBody(res, req.getHeader('content-length'), ctx.limits.bodyBytesMax, (body) =>
       guarded(ctx, ex, () => {
         const account = authenticate(ex, ctx, ip, apiKey, apiSecret, body.kind === 'too-large');
         if (account === null) return;
-        if (url === '/api/v1/order') return placeOrder(ex, ctx, account, body, contentType, idempotencyHeader);
+        if (url === '/api/v1/order') return placeOrder(ex, ctx, account, body, contentType, idempotency);
         const list = bodyList(ctx, body, contentType);
         if (url === '/api/v1/cancel') return cancelOrders(ex, ctx, account, list);
         return refillOrders(ex, ctx, account, list);
@@ -104,28 +107,6 @@ function handleApi(ctx: AppContext, ex: Exchange, res: HttpResponse, req: HttpRe
     return deliver(ex, ctx, account, account.actor.send({ kind: 'touch' }), () => ({ status: 200, body: ctx.catalog.publicListBody() }));
   }
   return orderStatus(ex, ctx, account, orderQuery);
-}
-
-interface HeaderCounts {
-  apiKey: number;
-  apiSecret: number;
-  idempotencyKey: number;
-  contentLength: number;
-  /** Total length of header names and values. */
-  bytes: number;
-}
-
-/** How often each header whose repetition would be ambiguous was sent. */
-function countHeaders(req: HttpRequest): HeaderCounts {
-  const counts: HeaderCounts = { apiKey: 0, apiSecret: 0, idempotencyKey: 0, contentLength: 0, bytes: 0 };
-  req.forEach((name, value) => {
-    counts.bytes += name.length + value.length;
-    if (name === 'x-api-key') counts.apiKey++;
-    else if (name === 'x-api-secret') counts.apiSecret++;
-    else if (name === 'idempotency-key') counts.idempotencyKey++;
-    else if (name === 'content-length') counts.contentLength++;
-  });
-  return counts;
 }
 
 /** The `order` parameter, or null when it is repeated (ambiguous) or cannot be decoded. */
@@ -174,16 +155,7 @@ function bodyList(ctx: AppContext, body: BodyResult, contentType: string): IdLis
 function authenticate(ex: Exchange, ctx: AppContext, ip: () => string, apiKey: string, apiSecret: string, close: boolean): Account | null {
   const account = apiKey === '' || apiSecret === '' ? null : ctx.registry.authenticate(apiKey, apiSecret);
   if (account !== null) return account;
-  const blockedS = ctx.authFailures.tracking ? ctx.authFailures.blockedForS(ip()) : 0;
-  if (blockedS > 0) {
-    sendError(
-      ex,
-      errorOutcome('RATE', `Too many failed authentications from this address; retry in ${blockedS} seconds.`, { retry_after: blockedS }),
-      ['Retry-After', String(blockedS)],
-      close,
-    );
-    return null;
-  }
+  if (refuseBlockedAddress(ex, ctx, ip, close)) return null;
   ctx.authFailures.recordFailure(ip());
   const message =
     apiKey === '' || apiSecret === '' ? 'Send your API key and secret in the X-API-Key and X-API-Secret headers.' : 'The API key or secret is not valid.';
@@ -225,36 +197,15 @@ function placeOrder(
   contentType: string,
   idempotencyHeader: string | null,
 ): void {
-  const parsed = parseOrder(ctx, body, contentType, idempotencyHeader);
-  // An unreadable body may hold a request the client is still sending: answer, then close.
-  if (!parsed.ok) return sendOrder(ex, ctx, account, parsed, body.kind === 'too-large');
-  const pending = ctx.forceJoinVerdict(account);
-  if (pending === null) return sendOrder(ex, ctx, account, parsed, false);
-  pending.then(
-    (forceJoin) => guarded(ctx, ex, () => sendOrder(ex, ctx, account, { ...parsed, forceJoin }, false)),
-    (error: unknown) => {
-      ctx.log.error({ err: error }, 'force-join check failed');
-      sendError(ex, errorOutcome('INTERNAL', 'The server failed to check the Telegram channel membership.'));
-    },
-  );
+  submitOrder(ex, ctx, account, parseOrder(ctx, body, contentType, idempotencyHeader), body.kind === 'too-large');
 }
 
 /** The order as sent (without its force-join verdict, which is asked for next), or why it is invalid. */
 function parseOrder(ctx: AppContext, body: BodyResult, contentType: string, idempotencyHeader: string | null): OrderRequest {
-  if (body.kind === 'too-large') return { ok: false, reason: TOO_LARGE(ctx.limits.bodyBytesMax) };
+  if (body.kind === 'too-large') return refusedOrder(TOO_LARGE(ctx.limits.bodyBytesMax));
   const parsed = parseJson(contentType, body.bytes);
-  if (!parsed.ok) return { ok: false, reason: parsed.error };
+  if (!parsed.ok) return refusedOrder(parsed.error);
   const checked = checkOrderInput(parsed.value, ctx.limits.targetCharsMax, (id) => ctx.catalog.get(id));
-  if (!checked.ok) return { ok: false, reason: checked.error };
-  const { input, service } = checked;
-  if (idempotencyHeader === null) return { ok: true, input, service, idempotency: null, forceJoin: null };
-  const key = parseIdempotencyKey(idempotencyHeader);
-  if (!key.ok) return { ok: false, reason: key.error };
-  const fingerprint = orderFingerprint(input.serviceId, input.target, input.quantity, input.extras);
-  return { ok: true, input, service, idempotency: { key: key.key, fingerprint }, forceJoin: null };
-}
-
-function sendOrder(ex: Exchange, ctx: AppContext, account: Account, request: OrderRequest, close: boolean): void {
-  if (ex.aborted) return;
-  deliver(ex, ctx, account, account.actor.send({ kind: 'order', requestId: ex.requestId, channel: 'api', request }), undefined, close);
+  if (!checked.ok) return refusedOrder(checked.error);
+  return orderRequest(checked.input, checked.service, idempotencyHeader);
 }

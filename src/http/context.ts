@@ -36,6 +36,8 @@ export interface AppContext {
   /** A durable order by its number (API v2's order id), or undefined. */
   readOrderByNumber(number: number): OrderRecord | undefined;
   openapiBody: string;
+  /** CURRENCY: shown in API v2's balance and status answers. */
+  currency: string;
   /**
    * The force-join verdict for an account's order, or null (synchronously,
    * so the order path stays synchronous) when no channel is required.

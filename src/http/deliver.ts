@@ -6,11 +6,14 @@
 import type { Account, Delivery } from '../actors/index.js';
 import type { BucketVerdict } from '../ledger/index.js';
 import { errorOutcome } from '../errors.js';
-import { renderAnswer } from './answer.js';
+import { renderAnswer, type Answer } from './answer.js';
+import type { Outcome } from '../ledger/index.js';
 import type { AppContext } from './context.js';
 import { guarded, send, sendError, type Exchange } from './reply.js';
 
 export type PassHandler = () => { status: number; body: string } | null;
+/** Answers an accepted or replayed outcome; API v2 passes its own (errors follow the exchange's dialect). */
+export type OutcomeRenderer = (outcome: Exclude<Outcome, { kind: 'error' | 'pass' }>) => Answer;
 
 /** The policy header values of the last limit seen: limits rarely change, so they are not rebuilt per request. */
 let policyFor = { limit: -1, policy: '', limitText: '' };
@@ -39,6 +42,7 @@ export function deliver(
   delivery: Delivery | null,
   onPass: PassHandler = () => null,
   close = false,
+  render: OutcomeRenderer = (outcome) => renderAnswer(outcome, ex.requestId),
 ): void {
   if (delivery === null) {
     unavailable(ex, 'This wallet has too many requests in flight; retry in a second.', close);
@@ -49,9 +53,11 @@ export function deliver(
   const finish = (): void => {
     const outcome = decision.outcome;
     switch (outcome.kind) {
-      case 'replay':
-        send(ex, outcome.record.status, outcome.record.body, ['Idempotent-Replayed', 'true'], close);
+      case 'replay': {
+        const answer = render(outcome);
+        send(ex, answer.status, answer.body, ['Idempotent-Replayed', 'true'], close);
         return;
+      }
       case 'error': {
         const { error } = outcome;
         if (error.code === 'RATE') {
@@ -69,7 +75,7 @@ export function deliver(
         return;
       }
       default: {
-        const answer = renderAnswer(outcome, ex.requestId);
+        const answer = render(outcome);
         send(ex, answer.status, answer.body, [], close);
       }
     }

@@ -9,7 +9,8 @@ import { BATCH_IDS_MAX } from '../ledger/index.js';
 
 export type IdList = { ok: true; ids: string[] } | { ok: false; error: ErrorOutcome };
 
-function listOf(values: string[], name: string, example: string): IdList {
+/** Ids as sent (blank ones dropped, repeats named once), within BATCH_IDS_MAX. */
+export function listOf(values: string[], name: string, example: string): IdList {
   if (values.length === 0 || values.every((v) => v === '')) {
     return { ok: false, error: errorOutcome('VALIDATION', `Name at least one id in ${name}, e.g. ${example}.`) };
   }

@@ -6,6 +6,7 @@
 import { renderError, type ErrorOutcome } from '../errors.js';
 import type { Metrics } from '../ops/index.js';
 import type { HttpResponse } from './uws.js';
+import { renderV2Error, v2Sentence } from './v2-errors.js';
 
 const STATUS_LINES: Record<number, string> = {
   200: '200 OK',
@@ -40,10 +41,20 @@ export interface Exchange {
   metrics: Metrics | null;
   /** A HEAD request: the reply carries headers but no body. */
   head: boolean;
+  /**
+   * Set on API v2 requests: every error is answered in that dialect (HTTP 200,
+   * `{"error": "<sentence>"}`), whoever sends it.
+   */
+  v2: V2Exchange | null;
+}
+
+export interface V2Exchange {
+  /** The order's quantity, when the request is an order (the QTY sentence says which bound it broke). */
+  quantity: number | null;
 }
 
 export function newExchange(res: HttpResponse, requestId: string, metrics: Metrics | null = null): Exchange {
-  const exchange: Exchange = { res, requestId, aborted: false, done: false, headers: [], route: 'unknown', startedMs: performance.now(), metrics, head: false };
+  const exchange: Exchange = { res, requestId, aborted: false, done: false, headers: [], route: 'unknown', startedMs: performance.now(), metrics, head: false, v2: null };
   res.onAborted(() => {
     exchange.aborted = true;
   });
@@ -70,8 +81,15 @@ export function send(ex: Exchange, status: number, body: string, extraHeaders: s
   });
 }
 
+/** An error's status and body in the request's dialect. */
+export function errorAnswer(ex: Exchange, error: ErrorOutcome): { status: number; body: string } {
+  if (ex.v2 !== null) return { status: 200, body: renderV2Error(v2Sentence(error, ex.v2.quantity)) };
+  return { status: error.status, body: renderError(error, ex.requestId) };
+}
+
 export function sendError(ex: Exchange, error: ErrorOutcome, extraHeaders: string[] = [], close = false): void {
-  send(ex, error.status, renderError(error, ex.requestId), extraHeaders, close, error.code);
+  const answer = errorAnswer(ex, error);
+  send(ex, answer.status, answer.body, extraHeaders, close, error.code);
 }
 
 /**

@@ -50,12 +50,12 @@ export type OrderBody = Static<typeof OrderBody>;
 
 const Money = (description: string) => Type.Number({ description: `${description} Exact decimal, at most 6 decimal places.` });
 
-/** What GET /status shows of an order, alone or in a batch. */
 /** An order's number, as v1 answers show it beside the opaque id. */
 const OrderNumber = Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], {
-    description: "The order's number: grows by one with each accepted order (API v2 and panels use it as the order id); null only on orders placed before numbers existed.",
-  });
+  description: "The order's number: grows by one with each accepted order (API v2 and panels use it as the order id); null only on orders placed before numbers existed.",
+});
 
+/** What GET /status shows of an order, alone or in a batch. */
 const STATUS_FIELDS = {
   order: Type.String(),
   number: OrderNumber,

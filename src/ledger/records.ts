@@ -14,6 +14,8 @@ export interface AccountProfile {
   apiKey: string;
   /** SHA-256 of the secret, hex. The secret itself is never stored. */
   secretHash: string;
+  /** SHA-256 of the API v2 key, hex; null or absent when none is issued. The key itself is never stored. */
+  v2KeyHash?: string | null;
   createdAtMs: number;
   /** Telegram user id for the force-join check, set by the operator. */
   telegramUserId?: number | null;
@@ -133,6 +135,9 @@ export type LogEvent =
   | { type: 'credits.adjusted'; atMs: number; account: number; amount: number; reason: string; balance: number }
   | { type: 'account.updated'; atMs: number; account: number; banned?: boolean; rateLimitPerMinute?: number; reason?: string }
   | { type: 'secret.rotated'; atMs: number; account: number }
+  /** The account's API v2 key was issued (replacing any earlier one) or revoked. */
+  | { type: 'v2key.issued'; atMs: number; account: number }
+  | { type: 'v2key.revoked'; atMs: number; account: number }
   | { type: 'service.saved'; atMs: number; service: ServiceRecord; reason?: string }
   | {
       type: 'order.placed';

@@ -218,6 +218,8 @@ const KNOWN_TYPES: Record<LogEvent['type'], true> = {
   'refill.status': true,
   'account.updated': true,
   'secret.rotated': true,
+  'v2key.issued': true,
+  'v2key.revoked': true,
   'service.saved': true,
   'order.placed': true,
   'order.rejected': true,
@@ -380,7 +382,7 @@ class LedgerReplay {
         account.planExpiresMs = e.expiresMs;
         return;
       default:
-        // account.updated, secret.rotated, forcejoin.updated, order.rejected:
+        // account.updated, secret.rotated, v2key.*, forcejoin.updated, order.rejected:
         // they move no money; naming a known account is all they must do.
         return;
     }

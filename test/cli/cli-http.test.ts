@@ -177,6 +177,19 @@ describe('account commands', () => {
     expect(r.out).toMatch(/^api_secret\s+sk_new$/m);
     expect(r.out).toMatch(/shown only once/);
   });
+
+  it('account v2-key issues the API v2 key and shows it once; revoke-v2-key revokes it', async () => {
+    const r = await cli(['account', 'v2-key', 'acc_1']);
+    expect(r.code).toBe(0);
+    expect(only()).toMatchObject({ method: 'POST', url: '/admin/v1/accounts/acc_1/v2-key', body: '' });
+    expect(r.out).toMatch(/^v2_key\s+0123456789abcdef0123456789abcdef$/m);
+    expect(r.out).toMatch(/shown only once/);
+    fake.requests.length = 0;
+    const revoked = await cli(['account', 'revoke-v2-key', 'acc_1']);
+    expect(revoked.code).toBe(0);
+    expect(only()).toMatchObject({ method: 'DELETE', url: '/admin/v1/accounts/acc_1/v2-key' });
+    expect(revoked.out).toContain('API v2 key revoked for account acc_1.');
+  });
 });
 
 describe('service commands', () => {
@@ -400,7 +413,7 @@ describe('usage', () => {
   it('a group without a command lists what it accepts', async () => {
     const r = await cli(['account']);
     expect(r.code).toBe(2);
-    expect(r.err).toContain('error: account needs a command: create, list, show, credits, ban, unban, rate-limit, rotate-secret, plan, forcejoin.');
+    expect(r.err).toContain('error: account needs a command: create, list, show, credits, ban, unban, rate-limit, rotate-secret, v2-key, revoke-v2-key, plan, forcejoin.');
   });
 
   it('unknown commands and options exit 2', async () => {

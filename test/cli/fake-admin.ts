@@ -115,6 +115,8 @@ export function contractReply(req: Recorded): Reply {
   if (route === 'POST /admin/v1/accounts/acc_1/rotate-secret') {
     return { status: 200, body: { ok: true, api_key: 'ak_123', api_secret: 'sk_new' } };
   }
+  if (route === 'POST /admin/v1/accounts/acc_1/v2-key') return { status: 200, body: { ok: true, account: 1, v2_key: '0123456789abcdef0123456789abcdef' } };
+  if (route === 'DELETE /admin/v1/accounts/acc_1/v2-key') return { status: 200, body: { ok: true, account: 1 } };
   if (route === 'POST /admin/v1/accounts/acc_1/plan') {
     return {
       status: 200,

@@ -1,0 +1,55 @@
+/**
+ * The tail of an order request that both customer APIs share: the parsed
+ * order (or the reason it is invalid) with its Idempotency-Key, the
+ * force-join verdict (asynchronous only when a channel is required), and the
+ * one command to the account's wallet actor. From here on a v1 order and a
+ * v2 order are the same order.
+ */
+import type { Account } from '../actors/index.js';
+import { errorOutcome, type ErrorOutcome } from '../errors.js';
+import type { OrderInput, OrderRequest, ServiceRecord } from '../ledger/index.js';
+import type { Answer } from './answer.js';
+import type { AppContext } from './context.js';
+import { deliver, type OutcomeRenderer } from './deliver.js';
+import { orderFingerprint, parseIdempotencyKey } from './idempotency-key.js';
+import { guarded, sendError, type Exchange } from './reply.js';
+
+/** A checked order and its Idempotency-Key header (null when none was sent), or the header's problem. */
+export function orderRequest(input: OrderInput, service: ServiceRecord | null, idempotencyHeader: string | null): OrderRequest {
+  if (idempotencyHeader === null) return { ok: true, input, service, idempotency: null, forceJoin: null };
+  const key = parseIdempotencyKey(idempotencyHeader);
+  if (!key.ok) return refusedOrder(key.error);
+  const fingerprint = orderFingerprint(input.serviceId, input.target, input.quantity, input.extras);
+  return { ok: true, input, service, idempotency: { key: key.key, fingerprint }, forceJoin: null };
+}
+
+export function refusedOrder(reason: ErrorOutcome): OrderRequest {
+  return { ok: false, reason };
+}
+
+/**
+ * Asks for the force-join verdict when the order is valid, then hands the
+ * order to the actor and answers once it is durable. `render` answers an
+ * accepted or replayed order (API v2 has its own shapes); errors follow the
+ * exchange's dialect.
+ */
+export function submitOrder(ex: Exchange, ctx: AppContext, account: Account, request: OrderRequest, close: boolean, render?: OutcomeRenderer): void {
+  // An unread body may hold a request the client is still sending: answer, then close.
+  if (!request.ok) return sendOrder(ex, ctx, account, request, close, render);
+  const pending = ctx.forceJoinVerdict(account);
+  if (pending === null) return sendOrder(ex, ctx, account, request, false, render);
+  pending.then(
+    (forceJoin) => guarded(ctx, ex, () => sendOrder(ex, ctx, account, { ...request, forceJoin }, false, render)),
+    (error: unknown) => {
+      ctx.log.error({ err: error }, 'force-join check failed');
+      sendError(ex, errorOutcome('INTERNAL', 'The server failed to check the Telegram channel membership.'));
+    },
+  );
+}
+
+function sendOrder(ex: Exchange, ctx: AppContext, account: Account, request: OrderRequest, close: boolean, render: OutcomeRenderer | undefined): void {
+  if (ex.aborted) return;
+  deliver(ex, ctx, account, account.actor.send({ kind: 'order', requestId: ex.requestId, channel: 'api', request }), undefined, close, render);
+}
+
+export type { Answer };

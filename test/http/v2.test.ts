@@ -1,0 +1,287 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { order, startTestServer, type Creds, type TestServer } from '../helpers/server.js';
+
+/** What a reseller tool gets back: the status and the parsed JSON. */
+interface V2Reply {
+  status: number;
+  body: any;
+  text: string;
+}
+
+type Fields = Record<string, string | number>;
+
+const asText = (fields: Fields): Record<string, string> => Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, String(v)]));
+
+describe('API v2', () => {
+  let t: TestServer;
+  let creds: Creds;
+  let key: string;
+  let service: number;
+
+  async function reply(res: Response): Promise<V2Reply> {
+    const text = await res.text();
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = undefined;
+    }
+    return { status: res.status, body, text };
+  }
+
+  /** POST form-encoded, as PHP's curl sends a string of fields. */
+  async function form(fields: Fields, headers: Record<string, string> = {}): Promise<V2Reply> {
+    return reply(
+      await fetch(`${t.url}/api/v2`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+        body: new URLSearchParams(asText(fields)).toString(),
+      }),
+    );
+  }
+
+  async function json(fields: Record<string, unknown>): Promise<V2Reply> {
+    return reply(await fetch(`${t.url}/api/v2`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(fields) }));
+  }
+
+  async function query(fields: Fields): Promise<V2Reply> {
+    return reply(await fetch(`${t.url}/api/v2?${new URLSearchParams(asText(fields))}`));
+  }
+
+  async function multipart(fields: Fields): Promise<V2Reply> {
+    const data = new FormData();
+    for (const [k, v] of Object.entries(fields)) data.append(k, String(v));
+    return reply(await fetch(`${t.url}/api/v2`, { method: 'POST', body: data }));
+  }
+
+  async function issueKey(id: number): Promise<string> {
+    const issued = await t.admin('POST', `/admin/v1/accounts/${id}/v2-key`);
+    expect(issued.status).toBe(200);
+    expect(issued.body.v2_key).toMatch(/^[0-9a-f]{32}$/);
+    return issued.body.v2_key;
+  }
+
+  async function credits(): Promise<string> {
+    return (await form({ key, action: 'balance' })).body.balance;
+  }
+
+  beforeEach(async () => {
+    t = await startTestServer({ config: { currency: 'INR' } });
+    service = await t.createService({ name: 'Followers', rate: '0.0125', min: 10, max: 5000, category: 'Instagram Followers', cancel: true, refill: true });
+    creds = await t.createAccount('reseller', '100');
+    key = await issueKey(creds.id);
+  });
+
+  afterEach(async () => {
+    await t.close();
+  });
+
+  it('balance and services in the dialect, through every body form', async () => {
+    for (const send of [form, query, multipart]) {
+      const b = await send({ key, action: 'balance' });
+      expect(b).toMatchObject({ status: 200, body: { balance: '100', currency: 'INR' } });
+    }
+    expect((await json({ key, action: 'balance' })).body).toEqual({ balance: '100', currency: 'INR' });
+    const s = await form({ key, action: 'services' });
+    expect(s.body).toEqual([
+      { service, name: 'Followers', type: 'Default', category: 'Instagram Followers', rate: '12.5', min: '10', max: '5000', refill: true, cancel: true, dripfeed: false },
+    ]);
+  });
+
+  it('add answers the order number, charges as v1 does, and the order is the same order on both APIs', async () => {
+    const added = await form({ key, action: 'add', service, link: 'https://instagram.com/p/v2', quantity: 1000 });
+    expect(added.status).toBe(200);
+    expect(Object.keys(added.body)).toEqual(['order']);
+    const number = added.body.order as number;
+    expect(Number.isSafeInteger(number)).toBe(true);
+    expect(await credits()).toBe('87.5');
+
+    // v2 → v1: the admin finds it by number, v1 status by its id.
+    const admin = await t.admin('GET', `/admin/v1/orders/${number}`);
+    const v1 = await t.api('GET', `/api/v1/status?order=${admin.body.order.id}`, creds);
+    expect(v1.body).toMatchObject({ number, status: 'pending', quantity: 1000, charge: 12.5 });
+
+    // v1 → v2.
+    const placed = await t.api('POST', '/api/v1/order', creds, order(service, 200));
+    expect(placed.body.number).toBe(number + 1);
+    const status = await form({ key, action: 'status', order: placed.body.number });
+    expect(status.body).toEqual({ charge: '2.5', start_count: '0', status: 'Pending', remains: '200', currency: 'INR' });
+
+    // Operator moves show in the dialect's spelling.
+    await t.admin('POST', `/admin/v1/orders/${admin.body.order.id}/status`, { status: 'in_progress' });
+    await t.admin('POST', `/admin/v1/orders/${admin.body.order.id}/progress`, { start_count: 4200, remains: 300 });
+    expect((await query({ key, action: 'status', order: number })).body).toEqual({ charge: '12.5', start_count: '4200', status: 'In progress', remains: '300', currency: 'INR' });
+    await t.admin('POST', `/admin/v1/orders/${admin.body.order.id}/status`, { status: 'partial', remains: 100 });
+    expect((await json({ key, action: 'status', order: number })).body).toMatchObject({ status: 'Partial', remains: '100' });
+  });
+
+  it('multi-status keyed by the numbers asked, with Incorrect order ID for foreign and malformed ones', async () => {
+    const mine = (await form({ key, action: 'add', service, link: 'https://x.test/a', quantity: 10 })).body.order;
+    const other = await t.createAccount('other', '10');
+    const otherKey = await issueKey(other.id);
+    const theirs = (await form({ key: otherKey, action: 'add', service, link: 'https://x.test/b', quantity: 10 })).body.order;
+    const r = await form({ key, action: 'status', orders: `${mine},${theirs},abc,99999` });
+    expect(r.body).toEqual({
+      [mine]: { charge: '0.125', start_count: '0', status: 'Pending', remains: '10', currency: 'INR' },
+      [theirs]: { error: 'Incorrect order ID' },
+      abc: { error: 'Incorrect order ID' },
+      '99999': { error: 'Incorrect order ID' },
+    });
+    const many = Array.from({ length: 101 }, (_, i) => i + 1).join(',');
+    expect((await form({ key, action: 'status', orders: many })).body.error).toMatch(/101 ids; the limit is 100/);
+    expect((await form({ key, action: 'status', order: theirs })).body).toEqual({ error: 'Incorrect order ID' });
+  });
+
+  it('every error sentence, as HTTP 200 {error}, and none of them changes anything', async () => {
+    const before = await credits();
+    const pricey = await t.createService({ name: 'Pricey', rate: '1', min: 1, max: 5000 });
+    const cases: [Fields, string][] = [
+      [{ key: 'nope', action: 'balance' }, 'Invalid API key'],
+      [{ action: 'balance' }, 'Invalid API key'],
+      [{ key, action: 'launch' }, 'Incorrect request'],
+      [{ key }, 'Incorrect request'],
+      [{ key, action: 'add', service: 999, link: 'https://x.test', quantity: 100 }, 'Incorrect service ID'],
+      [{ key, action: 'add', service: 'x', link: 'https://x.test', quantity: 100 }, 'Incorrect service ID'],
+      [{ key, action: 'add', service, link: 'https://x.test', quantity: 5 }, 'Quantity less than minimal 10'],
+      [{ key, action: 'add', service, link: 'https://x.test', quantity: 6000 }, 'Quantity more than maximal 5000'],
+      [{ key, action: 'add', service: pricey, link: 'https://x.test', quantity: 101 }, 'Not enough funds on balance'],
+      [{ key, action: 'add', service, link: 'not a url', quantity: 100 }, 'Incorrect link: send an http or https URL of at most 2048 characters, without spaces or control characters.'],
+      [{ key, action: 'add', service, quantity: 100 }, 'Send the link to promote in the link field.'],
+      [{ key, action: 'add', service, link: 'https://x.test', quantity: '1e3' }, "Field 'quantity' must be a whole number."],
+      [{ key, action: 'status', order: 12345 }, 'Incorrect order ID'],
+      [{ key, action: 'status' }, 'Send order (one ID) or orders (IDs separated by commas, at most 100).'],
+      [{ key, action: 'refill_status', refill: 777 }, 'Incorrect refill ID'],
+    ];
+    for (const [fields, sentence] of cases) {
+      const r = await form(fields);
+      expect({ fields, status: r.status, body: r.body }).toEqual({ fields, status: 200, body: { error: sentence } });
+    }
+    // Malformed requests: a bad escape, a body that is not UTF-8, an unknown content type, a wrong method.
+    const bad = await reply(await fetch(`${t.url}/api/v2`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `key=${key}&action=%ZZ` }));
+    expect(bad.body).toEqual({ error: 'The form-encoded body is malformed.' });
+    const latin = await reply(await fetch(`${t.url}/api/v2`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: Buffer.from([0x6b, 0x65, 0x79, 0x3d, 0xff]) }));
+    expect(latin.body).toEqual({ error: 'The request body is not valid UTF-8.' });
+    const xml = await reply(await fetch(`${t.url}/api/v2`, { method: 'POST', headers: { 'content-type': 'text/xml' }, body: '<key/>' }));
+    expect(xml.body.error).toMatch(/form-encoded/);
+    const put = await reply(await fetch(`${t.url}/api/v2`, { method: 'PUT', body: 'x' }));
+    expect(put).toMatchObject({ status: 200, body: { error: '/api/v2 accepts POST (form fields) or GET (query string).' } });
+    expect(await credits()).toBe(before);
+    const listed = await t.admin('GET', `/admin/v1/orders?account=${creds.id}`);
+    expect(listed.body.orders ?? []).toEqual([]);
+  });
+
+  it('a revoked or rotated key stops working; the ban and the rate limit apply as on v1, one bucket for both APIs', async () => {
+    const rotated = await issueKey(creds.id);
+    expect((await form({ key, action: 'balance' })).body).toEqual({ error: 'Invalid API key' });
+    key = rotated;
+    expect((await form({ key, action: 'balance' })).body.balance).toBe('100');
+    await t.admin('PATCH', `/admin/v1/accounts/${creds.id}`, { rate_limit_per_minute: 3 });
+    // One token on v1, one on v2, one more on v2: the fourth request, on either API, is refused.
+    expect((await t.api('GET', '/api/v1/balance', creds)).status).toBe(200);
+    expect((await form({ key, action: 'balance' })).body.balance).toBe('100');
+    const third = await form({ key, action: 'services' });
+    expect(third.status).toBe(200);
+    const limited = await form({ key, action: 'balance' });
+    expect(limited.body.error).toMatch(/Rate limit of 3 requests per minute exceeded/);
+    expect((await t.api('GET', '/api/v1/balance', creds)).status).toBe(429);
+    await t.admin('PATCH', `/admin/v1/accounts/${creds.id}`, { rate_limit_per_minute: 1000, banned: true });
+    expect((await form({ key, action: 'add', service, link: 'https://x.test', quantity: 10 })).body.error).toMatch(/API access is disabled/);
+    await t.admin('PATCH', `/admin/v1/accounts/${creds.id}`, { banned: false });
+    const revoked = await t.admin('DELETE', `/admin/v1/accounts/${creds.id}/v2-key`);
+    expect(revoked.status).toBe(200);
+    expect((await form({ key, action: 'balance' })).body).toEqual({ error: 'Invalid API key' });
+    // The key survives a restart hashed, and so does its revocation.
+    key = await issueKey(creds.id);
+    await t.restart();
+    expect((await form({ key, action: 'balance' })).body.balance).toBe('100');
+  });
+
+  it('the Unlimited plan: add costs nothing while the window is active', async () => {
+    await t.admin('POST', `/admin/v1/accounts/${creds.id}/plan`, { months: 1 });
+    const added = await form({ key, action: 'add', service, link: 'https://x.test/u', quantity: 5000 });
+    expect(added.body.order).toBeGreaterThan(0);
+    expect(await credits()).toBe('100');
+  });
+
+  it('Idempotency-Key on add: a retry answers the same number and places nothing', async () => {
+    const fields = { key, action: 'add', service, link: 'https://x.test/k', quantity: 100 };
+    const first = await form(fields, { 'idempotency-key': 'v2-retry-1' });
+    const again = await form(fields, { 'idempotency-key': 'v2-retry-1' });
+    expect(again.body).toEqual(first.body);
+    expect(await credits()).toBe('98.75');
+    // A remembered refusal is told again in the dialect.
+    const pricey = await t.createService({ name: 'Pricey', rate: '1', min: 1, max: 5000 });
+    const poor = { ...fields, service: pricey, quantity: 5000 };
+    expect((await form(poor, { 'idempotency-key': 'v2-retry-2' })).body).toEqual({ error: 'Not enough funds on balance' });
+    expect((await form(poor, { 'idempotency-key': 'v2-retry-2' })).body).toEqual({ error: 'Not enough funds on balance' });
+  });
+
+  it('drip-feed and list order types with the dialect field names', async () => {
+    const drip = await t.createService({ name: 'Drip', rate: '0.001', min: 10, max: 1000, dripfeed: true });
+    const comments = await t.createService({ name: 'Comments', rate: '0.01', min: 1, max: 100, type: 'Custom Comments' });
+    const d = await form({ key, action: 'add', service: drip, link: 'https://x.test/d', quantity: 100, runs: 5, interval: 30 });
+    expect(d.body.order).toBeGreaterThan(0);
+    const c = await multipart({ key, action: 'add', service: comments, link: 'https://x.test/c', comments: 'nice\ngreat\nwow' });
+    expect(c.body.order).toBe(d.body.order + 1);
+    const shown = await t.admin('GET', `/admin/v1/orders/${c.body.order}`);
+    expect(shown.body.order).toMatchObject({ quantity: 3, comments: 'nice\ngreat\nwow' });
+    expect(await credits()).toBe(String(100 - 0.5 - 0.03));
+  });
+
+  it('cancel, refill and refill_status, single and multi, with foreign and malformed numbers', async () => {
+    const a = (await form({ key, action: 'add', service, link: 'https://x.test/1', quantity: 100 })).body.order;
+    const b = (await form({ key, action: 'add', service, link: 'https://x.test/2', quantity: 100 })).body.order;
+    const other = await t.createAccount('other', '10');
+    const theirs = (await t.api('POST', '/api/v1/order', other, order(service, 10))).body.number;
+
+    const canceled = await form({ key, action: 'cancel', orders: `${a},${theirs},zz` });
+    expect(canceled.body).toEqual([
+      { order: a, cancel: 1 },
+      { order: theirs, cancel: { error: 'Incorrect order ID' } },
+      { order: 'zz', cancel: { error: 'Incorrect order ID' } },
+    ]);
+    expect((await form({ key, action: 'status', order: a })).body.status).toBe('Canceled');
+    expect((await form({ key, action: 'cancel', orders: `${a}` })).body[0].cancel.error).toMatch(/already canceled|final/);
+
+    // Refill needs a completed order.
+    const idB = (await t.admin('GET', `/admin/v1/orders/${b}`)).body.order.id;
+    expect((await form({ key, action: 'refill', order: b })).body.error).toBeDefined();
+    await t.admin('POST', `/admin/v1/orders/${idB}/status`, { status: 'completed' });
+    const single = await form({ key, action: 'refill', order: b });
+    expect(single.body).toEqual({ refill: expect.stringMatching(/^[1-9][0-9]*$/) });
+    const refillId = Number(single.body.refill);
+    const multi = await form({ key, action: 'refill', orders: `${b},${theirs}` });
+    expect(multi.body).toEqual([
+      { order: b, refill: { error: expect.stringMatching(/refill/i) } },
+      { order: theirs, refill: { error: 'Incorrect order ID' } },
+    ]);
+    expect((await form({ key, action: 'refill_status', refill: refillId })).body).toEqual({ status: 'Pending' });
+    await t.admin('POST', `/admin/v1/refills/${refillId}/status`, { status: 'completed' });
+    expect((await query({ key, action: 'refill_status', refills: `${refillId},5555,x` })).body).toEqual([
+      { refill: refillId, status: 'Completed' },
+      { refill: 5555, status: { error: 'Incorrect refill ID' } },
+      { refill: 'x', status: { error: 'Incorrect refill ID' } },
+    ]);
+  });
+
+  it('concurrent cancels of one order through v2 and v1: one refund', async () => {
+    const n = (await form({ key, action: 'add', service, link: 'https://x.test/race', quantity: 800 })).body.order;
+    const id = (await t.admin('GET', `/admin/v1/orders/${n}`)).body.order.id;
+    const results = await Promise.all([
+      form({ key, action: 'cancel', orders: `${n}` }),
+      form({ key, action: 'cancel', order: n }),
+      t.api('POST', '/api/v1/cancel', creds, { orders: [id] }),
+      t.admin('POST', `/admin/v1/orders/${id}/status`, { status: 'processing' }),
+    ]);
+    for (const r of results.slice(0, 3)) expect(r.status).toBe(200);
+    // The operator's move is refused (409) when a cancel came first.
+    expect([200, 409]).toContain(results[3]!.status);
+    // Refunded exactly once (the cancel came first: 100), or not at all (the operator's move came
+    // first, and every cancel became a request the operator resolves: 90). Twice would show 110.
+    const balance = Number(await credits());
+    expect([90, 100]).toContain(balance);
+    const final = (await t.admin('GET', `/admin/v1/orders/${n}`)).body.order;
+    expect(final.status === 'canceled').toBe(balance === 100);
+    expect((await t.admin('GET', '/admin/v1/verify')).body.ok).toBe(true);
+  });
+});
