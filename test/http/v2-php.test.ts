@@ -1,0 +1,97 @@
+/**
+ * API v2 driven by a real reseller client: PHP's curl through the client
+ * class panels hand out (docs/examples/api-v2-client.php), sending
+ * form-encoded fields, and `Expect: 100-continue` for a long comment list.
+ * Skips, saying so, where PHP or its curl extension is missing (CI installs
+ * php-cli and php-curl).
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+function phpMissing(): string | null {
+  const probe = spawnSync('php', ['-r', "exit(function_exists('curl_init') ? 0 : 3);"], { encoding: 'utf8' });
+  if (probe.error !== undefined) return 'php is not installed (Debian: apt-get install php-cli php-curl)';
+  if (probe.status === 3) return "PHP's curl extension is not installed (Debian: apt-get install php-curl)";
+  if (probe.status !== 0) return `php does not run here: ${probe.stderr.trim().split('\n')[0] ?? `exit ${probe.status}`}`;
+  return null;
+}
+
+const missing = phpMissing();
+if (missing !== null) process.stderr.write(`SKIPPED API v2 test with PHP's curl: ${missing}\n`);
+
+const SCRIPT = fileURLToPath(new URL('./php/reseller.php', import.meta.url));
+
+/** Runs the script without blocking the event loop (the server under test shares it). */
+function php(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('php', [SCRIPT, ...args]);
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, out, err }));
+  });
+}
+
+describe.skipIf(missing !== null)("API v2 through PHP's curl and the usual client class", () => {
+  let t: TestServer;
+
+  beforeEach(async () => {
+    t = await startTestServer({ config: { currency: 'USD' } });
+  });
+
+  afterEach(async () => {
+    await t.close();
+  });
+
+  it('every action answers in the shapes the class decodes; a long comment list goes through Expect: 100-continue', async () => {
+    const service = await t.createService({ name: 'Likes', rate: '0.002', min: 10, max: 10_000, refill: true, cancel: true, dripfeed: true });
+    const comments = await t.createService({ name: 'Comments', rate: '0.05', min: 1, max: 1000, type: 'Custom Comments' });
+    const creds = await t.createAccount('php-reseller', '50');
+    const key = (await t.admin('POST', `/admin/v1/accounts/${creds.id}/v2-key`)).body.v2_key as string;
+
+    const run = await php([`${t.url}/api/v2`, key, String(service), String(comments)]);
+    expect(run.err).toBe('');
+    expect(run.code).toBe(0);
+    const r = JSON.parse(run.out);
+
+    expect(r.services).toHaveLength(2);
+    expect(r.services[0]).toEqual({ service, name: 'Likes', type: 'Default', category: 'instagram', rate: '2', min: '10', max: '10000', refill: true, cancel: true, dripfeed: true });
+    expect(r.balance).toEqual({ balance: '50', currency: 'USD' });
+    const [first, second] = r.orders.map((o: { order: number }) => o.order);
+    expect(second).toBe(first + 1);
+    expect(r.status).toEqual({ charge: '0.2', start_count: '0', status: 'Pending', remains: '100', currency: 'USD' });
+    expect(r.multiStatus).toEqual({
+      [first]: { charge: '0.2', start_count: '0', status: 'Pending', remains: '100', currency: 'USD' },
+      // Drip-feed: 200 × 2 runs × 0.002.
+      [second]: { charge: '0.8', start_count: '0', status: 'Pending', remains: '200', currency: 'USD' },
+      '999999': { error: 'Incorrect order ID' },
+    });
+    expect(r.cancel).toEqual([
+      { order: second, cancel: 1 },
+      { order: 999999, cancel: { error: 'Incorrect order ID' } },
+    ]);
+    // A pending order cannot be refilled; the sentence says why.
+    expect(r.refill.error).toMatch(/refill/i);
+    expect(r.multiRefill).toEqual([{ order: first, refill: { error: expect.stringMatching(/refill/i) } }]);
+    expect(r.refillStatus).toEqual({ error: 'Incorrect refill ID' });
+    expect(r.multiRefillStatus).toEqual([{ refill: 999999, status: { error: 'Incorrect refill ID' } }]);
+
+    expect(r.bodyBytes).toBeGreaterThan(1024);
+    expect(r.expectSent).toBe(true);
+    // The server said continue before the body was sent, then answered.
+    expect(r.statusLines).toEqual(['HTTP/1.1 100 Continue', 'HTTP/1.1 200 OK']);
+    expect(r.longByRawCurl.order).toBe(second + 1);
+    expect(r.longByClass.order).toBe(second + 2);
+    const long = await t.admin('GET', `/admin/v1/orders/${r.longByClass.order}`);
+    expect(long.body.order.quantity).toBe(60);
+    expect(r.badKey).toEqual({ error: 'Invalid API key' });
+
+    // 50 − 0.2 − 0.8 (refunded by the cancel) − 2 × 60 × 0.05.
+    expect((await t.api('GET', '/api/v1/balance', creds)).body.credits).toBe(43.8);
+    expect((await t.admin('GET', '/admin/v1/verify')).body.ok).toBe(true);
+  });
+});
