@@ -23,6 +23,8 @@ export interface Variant {
   entry: string;
   /** Extra environment for this variant's bench process and its server. */
   env: Record<string, string>;
+  /** Extra order.js options for this variant (e.g. its scenario). */
+  args: string[];
   orders: number[];
   p99: number[];
   commitMs: number[];
@@ -36,8 +38,8 @@ export interface MeanSe {
 
 const ORDER_JS = fileURLToPath(new URL('./order.js', import.meta.url));
 
-export function variant(name: string, entry: string, env: Record<string, string> = {}): Variant {
-  return { name, entry, env, orders: [], p99: [], commitMs: [] };
+export function variant(name: string, entry: string, env: Record<string, string> = {}, args: string[] = []): Variant {
+  return { name, entry, env, args, orders: [], p99: [], commitMs: [] };
 }
 
 /** `K=V` pairs from a repeatable command-line option. */
@@ -53,7 +55,7 @@ export function envPairs(list: string[] | undefined, flag: string): Record<strin
 
 function runServer(v: Variant, args: string[], jsonFile: string): Promise<RunReport[]> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [ORDER_JS, ...args, '--server-entry', v.entry, '--json', jsonFile], {
+    const child = spawn(process.execPath, [ORDER_JS, ...args, ...v.args, '--server-entry', v.entry, '--json', jsonFile], {
       env: { ...process.env, ...v.env },
       stdio: ['ignore', 'ignore', 'inherit'],
     });

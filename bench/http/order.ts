@@ -41,7 +41,7 @@ import { f0, f1, f2, filesystemOf, log, positiveInt, shellArgs, sourceVersion, w
 
 const HELP = `Usage: npm run bench:http -- [options]
 
-  --scenario S         order (default), mixed (1 order : 3 status : 1 balance) or idempotent
+  --scenario S         order (default), mixed (1 order : 3 status : 1 balance), idempotent, or v2 (orders through API v2's add, form-encoded)
                        (every order with a new Idempotency-Key)
   --accounts N         funded accounts to seed and rotate through (default 10000)
   --seed HOW           admin (default: through the admin API) or direct (written into LMDB
@@ -138,12 +138,12 @@ function parseOptions(argv: string[]): Options {
     process.exit(0);
   }
   const scenario = values.scenario;
-  if (scenario !== 'order' && scenario !== 'mixed' && scenario !== 'idempotent') {
-    throw new Error(`--scenario must be order, mixed or idempotent; got ${JSON.stringify(scenario)}`);
+  if (scenario !== 'order' && scenario !== 'mixed' && scenario !== 'idempotent' && scenario !== 'v2') {
+    throw new Error(`--scenario must be order, mixed, idempotent or v2; got ${JSON.stringify(scenario)}`);
   }
   const mode = values.mode;
   if (mode !== 'prebuilt' && mode !== 'rotate') throw new Error(`--mode must be prebuilt or rotate; got ${JSON.stringify(mode)}`);
-  if (mode === 'rotate' && scenario === 'mixed') throw new Error('--scenario mixed needs --mode prebuilt');
+  if (mode === 'rotate' && (scenario === 'mixed' || scenario === 'v2')) throw new Error(`--scenario ${scenario} needs --mode prebuilt`);
   const seed = values.seed;
   if (seed !== 'admin' && seed !== 'direct') throw new Error(`--seed must be admin or direct; got ${JSON.stringify(seed)}`);
   const syncMode = values['sync-mode'] ?? null;
@@ -223,7 +223,13 @@ function markdown(env: Environment, options: Options, session: Session, runs: Ru
     );
   });
   const scenarioText =
-    options.scenario === 'order' ? '' : options.scenario === 'mixed' ? 'scenario mixed (1 order : 3 status : 1 balance), ' : 'scenario idempotent (a new Idempotency-Key per order), ';
+    options.scenario === 'order'
+      ? ''
+      : options.scenario === 'mixed'
+        ? 'scenario mixed (1 order : 3 status : 1 balance), '
+        : options.scenario === 'v2'
+          ? 'scenario v2 (orders through POST /api/v2 action=add, form-encoded), '
+          : 'scenario idempotent (a new Idempotency-Key per order), ';
   return [
     `Run of ${env.date}: \`${env.command}\``,
     '',

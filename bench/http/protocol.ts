@@ -12,7 +12,7 @@
  *    of the same account placed before the run (RunnerAccount.orderId).
  *  - idempotent: POST /api/v1/order, every request with a new Idempotency-Key.
  */
-export type Scenario = 'order' | 'mixed' | 'idempotent';
+export type Scenario = 'order' | 'mixed' | 'idempotent' | 'v2';
 
 /** Which endpoint a request went to; figures are also kept per kind. */
 export type RequestKind = 'order' | 'status' | 'balance';
@@ -22,6 +22,8 @@ export interface RunnerAccount {
   secret: string;
   /** An order of this account, for the mixed scenario's status polls. */
   orderId?: string;
+  /** The account's API v2 key (the v2 scenario's `key` field). */
+  v2Key?: string;
 }
 
 /** Written by the orchestrator to a temp JSON file; its path is the runner's only argument. */

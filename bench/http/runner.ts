@@ -153,6 +153,8 @@ const scenario = config.scenario ?? 'order';
 if (accounts.length === 0) throw new Error('runner: no accounts in the configuration');
 if (scenario === 'mixed' && config.mode !== 'prebuilt') throw new Error('runner: the mixed scenario needs --mode prebuilt');
 if (scenario === 'mixed' && accounts.some((a) => a.orderId === undefined)) throw new Error('runner: the mixed scenario needs an order id per account');
+if (scenario === 'v2' && config.mode !== 'prebuilt') throw new Error('runner: the v2 scenario needs --mode prebuilt');
+if (scenario === 'v2' && accounts.some((a) => a.v2Key === undefined)) throw new Error('runner: the v2 scenario needs a v2 key per account');
 // Everything that does not change per request is built once.
 const bodyPrefix = `{"service":${config.serviceId},"target":"https://example.com/p/`;
 const bodySuffix = `","quantity":${config.quantity}}`;
@@ -203,6 +205,17 @@ function orderRequest(i: number, idempotencyPrefix: string | null): RequestData 
   return request;
 }
 
+/** API v2's add, form-encoded as PHP's curl sends it; answered 200 {"order": N}. */
+function v2OrderRequest(i: number): RequestData {
+  const account = accounts[i]!;
+  const body = `key=${account.v2Key!}&action=add&service=${config.serviceId}&link=https%3A%2F%2Fexample.com%2Fp%2F${i}&quantity=${config.quantity}`;
+  const headers = { 'Content-Type': 'application/x-www-form-urlencoded' };
+  const head =
+    `POST /api/v2 HTTP/1.1\r\nHost: ${host}\r\nConnection: keep-alive\r\n` +
+    `Content-Type: application/x-www-form-urlencoded\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`;
+  return { method: 'POST', path: '/api/v2', headers, body, requestBuffer: Buffer.from(head + body), kind: 'order' };
+}
+
 function getRequest(i: number, kind: 'status' | 'balance'): RequestData {
   const account = accounts[i]!;
   const path = kind === 'status' ? `/api/v1/status?order=${account.orderId!}` : '/api/v1/balance';
@@ -223,7 +236,7 @@ function slotFor(connection: number, connections: number): Slot {
   const requests: RequestData[] = [];
   const idempotencyPrefix = scenario === 'idempotent' ? `b-${RUNNER_TAG}-${connections}-${connection}-` : null;
   for (let i = connection % accounts.length; i < accounts.length; i += connections) {
-    requests.push(orderRequest(i, idempotencyPrefix));
+    requests.push(scenario === 'v2' ? v2OrderRequest(i) : orderRequest(i, idempotencyPrefix));
     if (scenario === 'mixed') {
       requests.push(getRequest(i, 'status'), getRequest(i, 'status'), getRequest(i, 'balance'), getRequest(i, 'status'));
     }

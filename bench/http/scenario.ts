@@ -113,7 +113,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     const indexes = spreadIndexes(seeded.count, options.loadAccounts ?? seeded.count);
     const accounts: RunnerAccount[] = indexes.map((i) => {
       const a = seeded.account(i);
-      return { key: a.key, secret: a.secret };
+      return { key: a.key, secret: a.secret, v2Key: a.v2Key };
     });
     let primeS = 0;
     if (options.scenario === 'mixed') {

@@ -47,6 +47,8 @@ export interface SeededAccount {
   id: number;
   key: string;
   secret: string;
+  /** The account's API v2 key (the v2 scenario orders with it). */
+  v2Key: string;
 }
 
 export interface Seeded {
@@ -82,7 +84,8 @@ export async function seedViaAdmin(server: ServerProcess, count: number, concurr
         api_secret: string;
       };
       await admin(server, 'POST', `/admin/v1/accounts/${created.account.id}/credits`, { amount: CREDITS, reason: 'bench' });
-      accounts[i] = { id: created.account.id, key: created.api_key, secret: created.api_secret };
+      const issued = JSON.parse(await admin(server, 'POST', `/admin/v1/accounts/${created.account.id}/v2-key`)) as { v2_key: string };
+      accounts[i] = { id: created.account.id, key: created.api_key, secret: created.api_secret, v2Key: issued.v2_key };
     }
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
@@ -99,12 +102,13 @@ export async function seedViaAdmin(server: ServerProcess, count: number, concurr
 }
 
 /** Deterministic, unguessable-enough credentials for account index i under a salt (same shapes as src/ids.ts). */
-function credentials(salt: Buffer, i: number): { key: string; secret: string } {
+function credentials(salt: Buffer, i: number): { key: string; secret: string; v2Key: string } {
   const index = Buffer.alloc(8);
   index.writeBigUInt64BE(BigInt(i));
   const key = 'key_' + createHash('sha256').update(salt).update('k').update(index).digest('hex').slice(0, 32);
   const secret = 'sec_' + createHash('sha256').update(salt).update('s').update(index).digest('base64url');
-  return { key, secret };
+  const v2Key = createHash('sha256').update(salt).update('v2').update(index).digest('hex').slice(0, 32);
+  return { key, secret, v2Key };
 }
 
 export interface DirectSeedOptions {
@@ -164,9 +168,10 @@ export async function seedDirect(dataDir: string, count: number, options: Direct
       store.root.transactionSync(() => {
         for (let i = from; i < to; i++) {
           const id = i + 1;
-          const { key, secret } = credentials(salt, i);
+          const { key, secret, v2Key } = credentials(salt, i);
           const name = `bench-${i}`;
-          const profile: AccountProfile = { id, name, apiKey: key, secretHash: hashSecret(secret).toString('hex'), createdAtMs: atMs };
+          const v2KeyHash = hashSecret(v2Key).toString('hex');
+          const profile: AccountProfile = { id, name, apiKey: key, secretHash: hashSecret(secret).toString('hex'), v2KeyHash, createdAtMs: atMs };
           // The wallet row is written once, already holding what the orders below take from it.
           const balance = credits - ordersOf(i) * charge;
           const wallet: WalletRecord = checkWallet({ id, credits: balance, banned: false, rateLimitPerMinute: RATE_LIMIT, unlimitedExpiresMs: null });
@@ -177,6 +182,7 @@ export async function seedDirect(dataDir: string, count: number, options: Direct
           store.tables.profiles.put(id, profile);
           store.tables.wallets.put(id, wallet);
           store.tables.keys.put(key, id);
+          store.tables.v2keys.put(v2KeyHash, id);
         }
       });
       options.progress?.(to, 'accounts');
