@@ -264,6 +264,21 @@ describe('API v2', () => {
     ]);
   });
 
+  it('concurrent refill requests for one order through v2 and v1: exactly one refill opens', async () => {
+    const n = (await form({ key, action: 'add', service, link: 'https://x.test/refill-race', quantity: 100 })).body.order;
+    const id = (await t.admin('GET', `/admin/v1/orders/${n}`)).body.order.id;
+    await t.admin('POST', `/admin/v1/orders/${id}/status`, { status: 'completed' });
+    const [a, b, c] = await Promise.all([
+      form({ key, action: 'refill', order: n }),
+      form({ key, action: 'refill', orders: `${n}` }),
+      t.api('POST', '/api/v1/refill', creds, { orders: [id] }),
+    ]);
+    const opened = [typeof a.body.refill === 'string', typeof b.body[0].refill === 'number', typeof c.body.orders[id].refill === 'number'];
+    expect(opened.filter(Boolean)).toHaveLength(1);
+    const refills = await t.admin('GET', '/admin/v1/refills?status=pending');
+    expect(refills.body.refills.filter((r: { order: string }) => r.order === id)).toHaveLength(1);
+  });
+
   it('concurrent cancels of one order through v2 and v1: one refund', async () => {
     const n = (await form({ key, action: 'add', service, link: 'https://x.test/race', quantity: 800 })).body.order;
     const id = (await t.admin('GET', `/admin/v1/orders/${n}`)).body.order.id;
