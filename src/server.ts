@@ -17,7 +17,7 @@ import { OrderNumbers } from './order-numbers.js';
 import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
 import { AbuseLog } from './http/abuse-log.js';
-import { mountAdmin } from './http/admin.js';
+import { mountAdmin } from './http/admin/index.js';
 import { mountApi } from './http/api.js';
 import { renderAnswer } from './http/answer.js';
 import { AuthFailureLimiter } from './http/auth-failures.js';

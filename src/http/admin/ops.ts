@@ -5,11 +5,11 @@
  * one while one runs is 409 CONFLICT.
  */
 import { isAbsolute } from 'node:path';
-import { errorOutcome, type ErrorOutcome } from '../errors.js';
-import { JobRunning, METRICS_CONTENT_TYPE, renderVerifyReport, type VerifyReport } from '../ops/index.js';
-import { invalid, unknownField, type AdminHandler } from './admin-common.js';
-import { ordersByStatus } from './admin-orders.js';
-import { send, sendError } from './reply.js';
+import { errorOutcome, type ErrorOutcome } from '../../errors.js';
+import { JobRunning, METRICS_CONTENT_TYPE, renderVerifyReport, type VerifyReport } from '../../ops/index.js';
+import { countIndex, dataFileBytes, isOrderCounts, ORDER_COUNTS_KEY } from '../../wal/index.js';
+import { invalid, unknownField, type AdminHandler } from './common.js';
+import { send, sendError } from '../reply.js';
 
 /** POST /admin/v1/snapshot {out}: LMDB backup (no compaction) into a fresh directory, verified before success. */
 export const snapshot: AdminHandler = async (ex, ctx, _params, body) => {
@@ -88,4 +88,41 @@ export const metrics: AdminHandler = (ex, ctx) => {
   ex.res.cork(() => {
     ex.res.writeStatus('200 OK').writeHeader('Content-Type', METRICS_CONTENT_TYPE).end(text);
   });
+};
+
+/**
+ * Orders by status: the counts row the group commit keeps in the same
+ * commit as the orders (O(1); committed is synced in the default sync mode).
+ * Only a store never opened by the group commit lacks it: then the index
+ * is counted.
+ */
+export function ordersByStatus(ctx: Parameters<AdminHandler>[1]): Record<string, number> {
+  const row: unknown = ctx.store.tables.meta.get(ORDER_COUNTS_KEY);
+  return isOrderCounts(row) ? row : countIndex(ctx.store);
+}
+
+/** The data file's length and how much of it LMDB uses (the rest is the zero-filled reserve, or pages of a commit a crash cut short). */
+function storageStats(ctx: Parameters<AdminHandler>[1]): { file_bytes: number; used_bytes: number } {
+  const { fileBytes, usedBytes } = dataFileBytes(ctx.store);
+  return { file_bytes: fileBytes, used_bytes: usedBytes };
+}
+
+export const stats: AdminHandler = (ex, ctx) => {
+  let deepest = 0;
+  for (const account of ctx.registry.loaded()) deepest = Math.max(deepest, account.actor.depth);
+  const w = ctx.wal.stats();
+  const wal = {
+    batches: w.batches,
+    commits: w.commits,
+    entries: w.entries,
+    events: w.events,
+    last_batch_entries: w.lastBatchEntries,
+    last_sync_ms: Math.round(w.lastSyncMs * 1000) / 1000,
+    pending_entries: w.pendingEntries,
+  };
+  send(
+    ex,
+    200,
+    JSON.stringify({ ok: true, accounts: ctx.registry.size, services: ctx.catalog.all().length, orders: ordersByStatus(ctx), deepest_mailbox: deepest, wal, storage: storageStats(ctx) }),
+  );
 };

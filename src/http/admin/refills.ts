@@ -5,11 +5,11 @@
  * so two concurrent moves cannot both start from the same status. Refills
  * move no money.
  */
-import { errorOutcome } from '../errors.js';
-import { isRefillStatus, REFILL_STATUSES, type RefillRecord, type RefillStatus } from '../ledger/index.js';
-import { renderRefill } from '../render.js';
-import { busy, invalid, optionalReason, unknownField, type AdminHandler } from './admin-common.js';
-import { send, sendError } from './reply.js';
+import { errorOutcome } from '../../errors.js';
+import { isRefillStatus, REFILL_STATUSES, type RefillRecord, type RefillStatus } from '../../ledger/index.js';
+import { renderRefill } from '../../render.js';
+import { applied, invalid, optionalReason, unknownField, type AdminHandler } from './common.js';
+import { send, sendError } from '../reply.js';
 
 const PAGE_MAX = 500;
 
@@ -52,15 +52,10 @@ export const setRefillStatus: AdminHandler = async (ex, ctx, [id], body) => {
   const stored = ctx.store.tables.refills.get(Number(id)) as RefillRecord | undefined;
   const account = stored === undefined ? undefined : ctx.registry.get(stored.account);
   if (stored === undefined || account === undefined) return sendError(ex, errorOutcome('NOT_FOUND', `No refill with id ${id}.`));
-  const delivery = account.actor.send({
-    kind: 'refill-status',
-    stored,
-    to: to as RefillStatus,
-    ...(reason.reason === undefined ? {} : { reason: reason.reason }),
-  });
-  if (delivery === null) return busy(ex);
-  await delivery.durable;
-  const { outcome, refill } = delivery.decision;
-  if (outcome.kind === 'error') return sendError(ex, outcome.error);
-  send(ex, 200, `{"ok":true,"refill":${renderRefill(refill!)}}`);
+  const decision = await applied(
+    ex,
+    account.actor.send({ kind: 'refill-status', stored, to: to as RefillStatus, ...(reason.reason === undefined ? {} : { reason: reason.reason }) }),
+  );
+  if (decision === null) return;
+  send(ex, 200, `{"ok":true,"refill":${renderRefill(decision.refill!)}}`);
 };

@@ -1,10 +1,11 @@
 /** Pieces every admin handler shares: errors, account lookup and rendering. */
-import type { Account } from '../actors/index.js';
-import type { AccountProfile, WalletRecord } from '../ledger/index.js';
-import { errorOutcome, type ErrorOutcome } from '../errors.js';
-import { formatMicro } from '../money/index.js';
-import type { AppContext } from './context.js';
-import { sendError, type Exchange } from './reply.js';
+import type { Account, Delivery } from '../../actors/index.js';
+import type { Decision } from '../../ledger/index.js';
+import type { AccountProfile, WalletRecord } from '../../ledger/index.js';
+import { errorOutcome, type ErrorOutcome } from '../../errors.js';
+import { formatMicro } from '../../money/index.js';
+import type { AppContext } from '../context.js';
+import { sendError, type Exchange } from '../reply.js';
 
 export type AdminHandler = (ex: Exchange, ctx: AppContext, params: string[], body: unknown, query: URLSearchParams) => void | Promise<void>;
 
@@ -43,6 +44,24 @@ export async function orderAccount(ex: Exchange, ctx: AppContext, id: string): P
   const account = stored === undefined ? undefined : ctx.registry.get(stored.account);
   if (account !== undefined) return account;
   sendError(ex, errorOutcome('NOT_FOUND', `No order with id ${id}.`));
+  return null;
+}
+
+/**
+ * The one way an admin handler applies a wallet command: 503 when the
+ * wallet's mailbox is full; otherwise it waits until the change is durable
+ * and sends the refusal when the decision refused. Returns the accepted
+ * decision, for the handler's answer, or null when an answer was sent.
+ */
+export async function applied(ex: Exchange, delivery: Delivery | null): Promise<Decision | null> {
+  if (delivery === null) {
+    busy(ex);
+    return null;
+  }
+  await delivery.durable;
+  const { outcome } = delivery.decision;
+  if (outcome.kind !== 'error') return delivery.decision;
+  sendError(ex, outcome.error);
   return null;
 }
 

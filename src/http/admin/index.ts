@@ -1,0 +1,134 @@
+/**
+ * The admin API, on its own listener (loopback by default) behind a bearer
+ * token: the one table of its routes (ADMIN_ROUTES, which the README's admin
+ * table is checked against) and the one convention every route follows —
+ * the token before the route, then NOT_FOUND / METHOD, a JSON-object body
+ * for POST and PATCH, and any failure of a handler answered INTERNAL. The
+ * handlers live one file per resource (accounts, services, orders, refills,
+ * ops); every change of a wallet goes through that wallet's actor (see
+ * `applied` in common.ts), so it is serialised with the customer's orders
+ * and logged as an event.
+ */
+import { timingSafeEqual, createHash } from 'node:crypto';
+import { errorOutcome } from '../../errors.js';
+import { newRequestId } from '../../ids.js';
+import { readBody } from '../body.js';
+import {
+  adjustCredits,
+  createAccount,
+  grantPlan,
+  issueV2Key,
+  listAccounts,
+  patchAccount,
+  revokeV2Key,
+  rotateSecret,
+  setForceJoin,
+  showAccount,
+} from './accounts.js';
+import { invalid, type AdminHandler } from './common.js';
+import { claimOrders, listOrders, ORDER_PARAM, placePanelOrder, recordProgress, setOrderStatus, showOrder } from './orders.js';
+import { metrics, snapshot, stats, verify } from './ops.js';
+import { listRefills, setRefillStatus } from './refills.js';
+import { createService, listServices, patchService } from './services.js';
+import type { AppContext } from '../context.js';
+import { parseJson, TOO_LARGE } from '../json-request.js';
+import { guarded, newExchange, send, sendError, type Exchange } from '../reply.js';
+import type { HttpRequest, HttpResponse, TemplatedApp } from '../uws.js';
+
+type Handler = AdminHandler;
+
+interface Route {
+  path: string;
+  method: string;
+  pattern: RegExp;
+  withBody: boolean;
+  handler: Handler;
+}
+
+const ID = '([1-9][0-9]{0,15})';
+
+function route(method: string, path: string, handler: Handler): Route {
+  return { path, method, pattern: new RegExp(`^${path.replaceAll(':id', ID).replaceAll(':order', ORDER_PARAM)}$`), withBody: method === 'post' || method === 'patch', handler };
+}
+
+/** Every admin route, declared once. */
+export const ADMIN_ROUTES: readonly Route[] = [
+  route('post', '/admin/v1/accounts', createAccount),
+  route('get', '/admin/v1/accounts', listAccounts),
+  route('get', '/admin/v1/accounts/:id', showAccount),
+  route('patch', '/admin/v1/accounts/:id', patchAccount),
+  route('post', '/admin/v1/accounts/:id/credits', adjustCredits),
+  route('post', '/admin/v1/accounts/:id/rotate-secret', rotateSecret),
+  route('post', '/admin/v1/accounts/:id/v2-key', issueV2Key),
+  route('delete', '/admin/v1/accounts/:id/v2-key', revokeV2Key),
+  route('post', '/admin/v1/services', createService),
+  route('get', '/admin/v1/services', listServices),
+  route('patch', '/admin/v1/services/:id', patchService),
+  route('get', '/admin/v1/orders', listOrders),
+  route('post', '/admin/v1/orders/claim', claimOrders),
+  route('post', '/admin/v1/orders/:order/progress', recordProgress),
+  route('get', '/admin/v1/refills', listRefills),
+  route('post', '/admin/v1/refills/:id/status', setRefillStatus),
+  route('get', '/admin/v1/orders/:order', showOrder),
+  route('post', '/admin/v1/orders/:order/status', setOrderStatus),
+  route('post', '/admin/v1/accounts/:id/orders', placePanelOrder),
+  route('post', '/admin/v1/accounts/:id/plan', grantPlan),
+  route('post', '/admin/v1/accounts/:id/forcejoin', setForceJoin),
+  route('get', '/admin/v1/stats', stats),
+  route('post', '/admin/v1/snapshot', snapshot),
+  route('get', '/admin/v1/verify', verify),
+  route('get', '/metrics', metrics),
+];
+
+export function mountAdmin(app: TemplatedApp, ctx: AppContext): void {
+  const tokenHash = sha256(`Bearer ${ctx.adminToken}`);
+  app.any('/*', (res: HttpResponse, req: HttpRequest) => {
+    const ex = newExchange(res, newRequestId(), ctx.metrics);
+    guarded(ctx, ex, () => handleAdmin(ctx, ex, res, req, tokenHash));
+  });
+}
+
+function handleAdmin(ctx: AppContext, ex: Exchange, res: HttpResponse, req: HttpRequest, tokenHash: Buffer): void {
+  const url = req.getUrl();
+  const method = req.getMethod();
+  ex.head = method === 'head';
+  if (url === '/healthz' && method === 'get') return send(ex, 200, '{"ok":true}');
+  // The token first, before the route: without it every request gets the
+  // same 401, so an anonymous client cannot map the routes and methods.
+  if (!timingSafeEqual(sha256(req.getHeader('authorization')), tokenHash)) {
+    return sendError(ex, errorOutcome('AUTH', 'Send the admin token as Authorization: Bearer <token>.'));
+  }
+  if (url === '/healthz') return sendError(ex, errorOutcome('METHOD', '/healthz accepts only GET.'), ['Allow', 'GET']);
+  const matching = ADMIN_ROUTES.filter((r) => r.pattern.test(url));
+  if (matching.length === 0) return sendError(ex, errorOutcome('NOT_FOUND', 'No such admin endpoint.'));
+  const match = matching.find((r) => r.method === method);
+  if (match === undefined) {
+    const allow = matching.map((r) => r.method.toUpperCase()).join(', ');
+    return sendError(ex, errorOutcome('METHOD', `${url} accepts only ${allow}.`), ['Allow', allow]);
+  }
+  ex.route = match.path;
+  const params = match.pattern.exec(url)!.slice(1);
+  const query = new URLSearchParams(req.getQuery() ?? '');
+  const run = (body: unknown): void => {
+    Promise.resolve(match.handler(ex, ctx, params, body, query)).catch((error: unknown) => {
+      ctx.log.error({ err: error, url }, 'admin request failed');
+      sendError(ex, errorOutcome('INTERNAL', 'The server failed to complete this request.'));
+    });
+  };
+  if (!match.withBody) return run(undefined);
+  const contentType = req.getHeader('content-type');
+  readBody(res, req.getHeader('content-length'), ctx.limits.bodyBytesMax, (body) => guarded(ctx, ex, () => {
+    if (body.kind === 'too-large') return sendError(ex, TOO_LARGE(ctx.limits.bodyBytesMax), [], true);
+    if (body.bytes.length === 0) return run({});
+    const parsed = parseJson(contentType, body.bytes);
+    if (!parsed.ok) return sendError(ex, parsed.error);
+    if (typeof parsed.value !== 'object' || parsed.value === null || Array.isArray(parsed.value)) {
+      return sendError(ex, invalid('The request body must be a JSON object.'));
+    }
+    run(parsed.value);
+  }));
+}
+
+function sha256(text: string): Buffer {
+  return createHash('sha256').update(text).digest();
+}

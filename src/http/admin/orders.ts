@@ -1,0 +1,271 @@
+/**
+ * Admin endpoints for orders, the processing system's side: list and show
+ * them (by id or number), move them (refunds happen in the wallet actor, in
+ * the same commit), place an order for a customer through the panel, and
+ * the processing queue: workers claim pending orders, record progress, and
+ * find the orders whose customer asked to cancel. Every change goes through
+ * the order's wallet actor, so it is serialised with the customer's cancel
+ * and every other move of that order.
+ */
+import type { Delivery } from '../../actors/index.js';
+import { errorOutcome } from '../../errors.js';
+import { ORDER_STATUSES, type OrderRecord, type OrderStatus } from '../../ledger/index.js';
+import { formatMicro } from '../../money/index.js';
+import { parsePositiveId } from '../../order-numbers.js';
+import { renderOrderInputs } from '../../render.js';
+import type { AppContext } from '../context.js';
+import { deliver } from '../deliver.js';
+import { checkOrderInput } from '../order-input.js';
+import { send, sendError } from '../reply.js';
+import { applied, findAccount, invalid, orderAccount, optionalReason, unknownField, type AdminHandler } from './common.js';
+
+/** Any path segment: a malformed id is answered "no such order", not "no such endpoint". */
+export const ORDER_PARAM = '([^/]{1,200})';
+
+const PAGE_MAX = 500;
+
+export function renderAdminOrder(o: OrderRecord): string {
+  return (
+    `{"id":"${o.id}","number":${o.number ?? null},"account":${o.account},"service":${o.service},"target":${JSON.stringify(o.target)},` +
+    `"quantity":${o.quantity},"rate":${formatMicro(o.rate)},"charge":${formatMicro(o.charge)},"debit":${formatMicro(o.debit)},` +
+    `"status":"${o.status}","remains":${o.remains ?? null},"channel":"${o.channel}","unlimited":${o.unlimited},` +
+    `"created_at":"${new Date(o.createdAtMs).toISOString()}",${renderOrderInputs(o)},` +
+    `"start_count":${o.startCount ?? null},"progress_remains":${o.progressRemains ?? null},"cancel_requested":${o.cancelRequested === true},` +
+    `"worker":${JSON.stringify(o.worker ?? null)},"refill":${o.refill === undefined ? null : `{"id":${o.refill.id},"status":"${o.refill.status}"}`}}`
+  );
+}
+
+/** A cursor names its status too, so it cannot be reused for another list. */
+function encodeCursor(o: OrderRecord): string {
+  return Buffer.from(JSON.stringify([o.status, o.createdAtMs, o.seq, o.id])).toString('base64url');
+}
+
+function decodeCursor(cursor: string, status: OrderStatus): [number, number, string] | null {
+  try {
+    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
+    if (
+      Array.isArray(value) &&
+      value.length === 4 &&
+      value[0] === status &&
+      Number.isSafeInteger(value[1]) &&
+      Number.isSafeInteger(value[2]) &&
+      typeof value[3] === 'string'
+    ) {
+      return [value[1] as number, value[2] as number, value[3] as string];
+    }
+  } catch {
+    // fall through: not a cursor this server issued
+  }
+  return null;
+}
+
+/** GET /admin/v1/orders?status=pending&limit=100&cursor=… — oldest first. */
+export const listOrders: AdminHandler = async (ex, ctx, _params, _body, query) => {
+  const status = (query.get('status') ?? 'pending') as OrderStatus;
+  if (!ORDER_STATUSES.includes(status)) return sendError(ex, invalid(`status must be one of ${ORDER_STATUSES.join(', ')}.`));
+  const limitText = query.get('limit') ?? '100';
+  const limit = Number(limitText);
+  if (!/^\d+$/.test(limitText) || limit < 1 || limit > PAGE_MAX) return sendError(ex, invalid(`limit must be an integer from 1 to ${PAGE_MAX}.`));
+  const cancelRequested = query.get('cancel_requested');
+  if (cancelRequested !== null) {
+    if (cancelRequested !== 'true') return sendError(ex, invalid('cancel_requested takes only the value true.'));
+    return listCancelRequested(ex, ctx, limit, query.get('cursor'));
+  }
+  let start: (string | number)[] = [status];
+  const cursorText = query.get('cursor');
+  let after: string | null = null;
+  if (cursorText !== null) {
+    const cursor = decodeCursor(cursorText, status);
+    if (cursor === null) return sendError(ex, invalid(`cursor is not one this server returned for status ${status}; start without it.`));
+    start = [status, cursor[0], cursor[1], cursor[2]];
+    after = cursor[2];
+  }
+  // Only durable orders are listed.
+  await ctx.wal.flushed();
+  const orders: OrderRecord[] = [];
+  for (const { key } of ctx.store.tables.orderIndex.getRange({ start, end: [status, Infinity] })) {
+    const id = (key as (string | number)[])[3] as string;
+    if (id === after) continue;
+    const order = ctx.readOrder(id);
+    if (order !== undefined) orders.push(order);
+    if (orders.length > limit) break;
+  }
+  const more = orders.length > limit;
+  if (more) orders.pop();
+  const next = more ? `"${encodeCursor(orders[orders.length - 1]!)}"` : 'null';
+  send(ex, 200, `{"ok":true,"orders":[${orders.map(renderAdminOrder).join(',')}],"next_cursor":${next}}`);
+};
+
+export const showOrder: AdminHandler = async (ex, ctx, [id]) => {
+  await ctx.wal.flushed();
+  // An order number (what a reseller quotes from API v2) finds the order too.
+  const number = parsePositiveId(id!);
+  const order = number === null ? ctx.readOrder(id!) : ctx.readOrderByNumber(number);
+  if (order === undefined) return sendError(ex, errorOutcome('NOT_FOUND', `No order with id ${id}.`));
+  send(ex, 200, `{"ok":true,"order":${renderAdminOrder(order)}}`);
+};
+
+/** POST /admin/v1/orders/{id}/status {status, remains?} */
+export const setOrderStatus: AdminHandler = async (ex, ctx, [id], body) => {
+  const b = body as Record<string, unknown>;
+  const bad = unknownField(b, ['status', 'remains', 'reason']);
+  if (bad !== null) return sendError(ex, bad);
+  const reason = optionalReason(b);
+  if (!reason.ok) return sendError(ex, reason.error);
+  const to = b['status'] as OrderStatus;
+  if (!ORDER_STATUSES.includes(to)) return sendError(ex, invalid(`status must be one of ${ORDER_STATUSES.join(', ')}.`));
+  const remains = b['remains'] ?? null;
+  if (remains !== null && !Number.isSafeInteger(remains)) return sendError(ex, invalid('remains must be an integer.'));
+  const account = await orderAccount(ex, ctx, id!);
+  if (account === null) return;
+  const decision = await applied(
+    ex,
+    account.actor.send({ kind: 'set-status', orderId: id!, to, remains: remains as number | null, ...(reason.reason === undefined ? {} : { reason: reason.reason }) }),
+  );
+  if (decision === null) return;
+  const refund = decision.outcome.kind === 'moved' ? decision.outcome.refund : 0;
+  send(ex, 200, `{"ok":true,"order":${renderAdminOrder(decision.order!)},"refund":${formatMicro(refund)},"credits":${formatMicro(account.actor.state.wallet.credits)}}`);
+};
+
+/** POST /admin/v1/accounts/{id}/orders — a panel order, same actor, checks and ledger as the API. */
+export const placePanelOrder: AdminHandler = async (ex, ctx, [id], body) => {
+  const account = findAccount(ex, ctx, id!);
+  if (account === null) return;
+  const checked = checkOrderInput(body, ctx.limits.targetCharsMax, (serviceId) => ctx.catalog.get(serviceId));
+  if (!checked.ok) return sendError(ex, checked.error);
+  const forceJoin = await (ctx.forceJoinVerdict(account) ?? Promise.resolve(null));
+  const delivery = account.actor.send({
+    kind: 'order',
+    requestId: ex.requestId,
+    channel: 'panel',
+    request: { ok: true, input: checked.input, service: checked.service, idempotency: null, forceJoin },
+  });
+  deliver(ex, ctx, account, delivery);
+};
+
+export const CLAIM_LIMIT_MAX = 500;
+
+const WORKER_CHARS_MAX = 100;
+
+/**
+ * Claims run one at a time: each scans the durable pending orders oldest
+ * first and waits until its moves are durable before the next one starts,
+ * so concurrent workers get disjoint sets instead of racing for the same
+ * oldest orders. Exactly-once does not rest on this alone: the actor
+ * refuses a second move to processing (a move must go forward).
+ */
+const claimChains = new WeakMap<AppContext, Promise<unknown>>();
+
+/** POST /admin/v1/orders/claim {limit, worker} */
+export const claimOrders: AdminHandler = async (ex, ctx, _params, body) => {
+  const b = body as Record<string, unknown>;
+  const bad = unknownField(b, ['limit', 'worker']);
+  if (bad !== null) return sendError(ex, bad);
+  const limit = b['limit'];
+  if (!Number.isSafeInteger(limit) || (limit as number) < 1 || (limit as number) > CLAIM_LIMIT_MAX) {
+    return sendError(ex, invalid(`limit must be an integer from 1 to ${CLAIM_LIMIT_MAX}.`));
+  }
+  const worker = b['worker'];
+  if (typeof worker !== 'string' || worker.trim() === '' || worker.length > WORKER_CHARS_MAX) {
+    return sendError(ex, invalid(`worker must be a non-empty string of at most ${WORKER_CHARS_MAX} characters naming the worker.`));
+  }
+  const run = (): Promise<OrderRecord[]> => claim(ctx, limit as number, worker.trim());
+  const previous = claimChains.get(ctx) ?? Promise.resolve();
+  const claimed = previous.then(run, run);
+  claimChains.set(ctx, claimed.catch(() => {}));
+  const orders = await claimed;
+  send(ex, 200, `{"ok":true,"worker":${JSON.stringify(worker.trim())},"orders":[${orders.map(renderAdminOrder).join(',')}]}`);
+};
+
+async function claim(ctx: AppContext, limit: number, worker: string): Promise<OrderRecord[]> {
+  await ctx.wal.flushed();
+  const moves: Delivery[] = [];
+  for (const { key } of ctx.store.tables.orderIndex.getRange({ start: ['pending'], end: ['pending', Infinity] })) {
+    if (moves.length === limit) break;
+    const id = (key as (string | number)[])[3] as string;
+    const order = ctx.readOrder(id);
+    const account = order === undefined ? undefined : ctx.registry.get(order.account);
+    if (account === undefined) continue;
+    const delivery = account.actor.send({ kind: 'set-status', orderId: id, to: 'processing', remains: null, reason: `claimed by ${worker}`, worker });
+    // A full mailbox ends this claim early; the worker asks again.
+    if (delivery === null) break;
+    // An order the operator (or the customer) moved meanwhile is refused by the actor and not claimed.
+    if (delivery.decision.outcome.kind === 'moved') moves.push(delivery);
+  }
+  await Promise.all(moves.map((m) => m.durable));
+  return moves.map((m) => m.decision.order!);
+}
+
+/** POST /admin/v1/orders/{id}/progress {start_count?, remains?} */
+export const recordProgress: AdminHandler = async (ex, ctx, [id], body) => {
+  const b = body as Record<string, unknown>;
+  const bad = unknownField(b, ['start_count', 'remains']);
+  if (bad !== null) return sendError(ex, bad);
+  for (const field of ['start_count', 'remains']) {
+    const value = b[field];
+    if (value !== undefined && value !== null && !Number.isSafeInteger(value)) return sendError(ex, invalid(`${field} must be an integer or null.`));
+  }
+  const account = await orderAccount(ex, ctx, id!);
+  if (account === null) return;
+  const decision = await applied(
+    ex,
+    account.actor.send({
+      kind: 'progress',
+      orderId: id!,
+      ...(b['start_count'] === undefined ? {} : { startCount: b['start_count'] as number | null }),
+      ...(b['remains'] === undefined ? {} : { remains: b['remains'] as number | null }),
+    }),
+  );
+  if (decision === null) return;
+  send(ex, 200, `{"ok":true,"order":${renderAdminOrder(decision.order!)}}`);
+};
+
+const CANCEL_STATUSES = ['processing', 'in_progress'] as const;
+
+type IndexKey = [string, number, number, string];
+
+/** The cursor is the status-index key of the last order listed. */
+function decodeIndexCursor(text: string): IndexKey | null {
+  try {
+    const v = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as unknown;
+    if (Array.isArray(v) && v.length === 4 && (CANCEL_STATUSES as readonly unknown[]).includes(v[0]) && Number.isSafeInteger(v[1]) && Number.isSafeInteger(v[2]) && typeof v[3] === 'string') {
+      return v as IndexKey;
+    }
+  } catch {
+    // fall through: not a cursor this server issued
+  }
+  return null;
+}
+
+/**
+ * GET /admin/v1/orders?cancel_requested=true&limit=&cursor=: processing,
+ * then in_progress orders with an open cancel request, each oldest first, a
+ * page at a time. It walks those two statuses' index (bounded memory: one
+ * page).
+ */
+export async function listCancelRequested(ex: Parameters<AdminHandler>[0], ctx: AppContext, limit: number, cursorText: string | null): Promise<void> {
+  const after = cursorText === null ? null : decodeIndexCursor(cursorText);
+  if (cursorText !== null && after === null) return sendError(ex, invalid('cursor is not one this server returned for cancel_requested=true; start without it.'));
+  await ctx.wal.flushed();
+  const orders: OrderRecord[] = [];
+  let next: IndexKey | null = null;
+  let last: IndexKey | null = null;
+  const from = after === null ? 0 : CANCEL_STATUSES.indexOf(after[0] as (typeof CANCEL_STATUSES)[number]);
+  walk: for (const status of CANCEL_STATUSES.slice(from)) {
+    const start = after !== null && after[0] === status ? after : [status];
+    for (const { key } of ctx.store.tables.orderIndex.getRange({ start, end: [status, Infinity] })) {
+      const k = key as IndexKey;
+      if (after !== null && k[3] === after[3]) continue;
+      const order = ctx.readOrder(k[3]);
+      if (order?.cancelRequested !== true) continue;
+      if (orders.length === limit) {
+        next = last;
+        break walk;
+      }
+      orders.push(order);
+      last = k;
+    }
+  }
+  const cursor = next === null ? 'null' : `"${Buffer.from(JSON.stringify(next)).toString('base64url')}"`;
+  send(ex, 200, `{"ok":true,"orders":[${orders.map(renderAdminOrder).join(',')}],"next_cursor":${cursor}}`);
+}
