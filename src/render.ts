@@ -4,7 +4,7 @@
  * the hot path. Strings from users go through JSON.stringify.
  */
 import { formatMicro } from './money/index.js';
-import { remainsShown, type OrderRecord, type RefillRecord, type ServiceRecord } from './ledger/index.js';
+import { remainsShown, type AccountProfile, type OrderRecord, type RefillRecord, type ServiceRecord, type WalletRecord } from './ledger/index.js';
 
 export function renderOrderPlaced(order: Pick<OrderRecord, 'id' | 'number' | 'charge'>, balanceMicro: number): string {
   return `{"ok":true,"order":"${order.id}","number":${order.number ?? null},"charge":${formatMicro(order.charge)},"status":"pending","balance":${formatMicro(balanceMicro)}}`;
@@ -87,4 +87,34 @@ export function renderServiceList(services: Iterable<ServiceRecord>): string {
   const parts: string[] = [];
   for (const s of services) if (s.enabled) parts.push(renderPublicService(s));
   return `{"ok":true,"services":[${parts.join(',')}]}`;
+}
+
+/** An account as the admin API shows it: the loaded actor's wallet (see renderAccountView). */
+export function renderAccount(account: { profile: AccountProfile; actor: { state: { wallet: WalletRecord } } }, wallMs: number): string {
+  return renderAccountView(account.profile, account.actor.state.wallet, wallMs);
+}
+
+export function renderAccountView(profile: AccountProfile, w: WalletRecord, wallMs: number): string {
+  const active = w.unlimitedExpiresMs !== null && wallMs < w.unlimitedExpiresMs;
+  return (
+    `{"id":${w.id},"name":${JSON.stringify(profile.name)},"credits":${formatMicro(w.credits)},` +
+    `"banned":${w.banned},"rate_limit_per_minute":${w.rateLimitPerMinute},"unlimited":${active},` +
+    `"unlimited_expires":${w.unlimitedExpiresMs === null ? 'null' : `"${new Date(w.unlimitedExpiresMs).toISOString()}"`},` +
+    `"telegram_user_id":${profile.telegramUserId ?? null},"forcejoin_verified":${profile.forceJoinVerified ?? false},` +
+    `"forcejoin_exempt":${profile.forceJoinExempt ?? false},` +
+    `"created_at":"${new Date(profile.createdAtMs).toISOString()}"}`
+  );
+}
+
+
+/** An order as the admin API shows it: with its number, rate, debit, channel, plan flag and processing fields. */
+export function renderAdminOrder(o: OrderRecord): string {
+  return (
+    `{"id":"${o.id}","number":${o.number ?? null},"account":${o.account},"service":${o.service},"target":${JSON.stringify(o.target)},` +
+    `"quantity":${o.quantity},"rate":${formatMicro(o.rate)},"charge":${formatMicro(o.charge)},"debit":${formatMicro(o.debit)},` +
+    `"status":"${o.status}","remains":${o.remains ?? null},"channel":"${o.channel}","unlimited":${o.unlimited},` +
+    `"created_at":"${new Date(o.createdAtMs).toISOString()}",${renderOrderInputs(o)},` +
+    `"start_count":${o.startCount ?? null},"progress_remains":${o.progressRemains ?? null},"cancel_requested":${o.cancelRequested === true},` +
+    `"worker":${JSON.stringify(o.worker ?? null)},"refill":${o.refill === undefined ? null : `{"id":${o.refill.id},"status":"${o.refill.status}"}`}}`
+  );
 }

@@ -6,7 +6,8 @@
  */
 import { PLAN_MONTHS_MAX, RATE_LIMIT_MAX } from '../../ledger/index.js';
 import { microFromJson } from '../../money/index.js';
-import { applied, findAccount, invalid, optionalReason, renderAccount, renderAccountView, unknownField, type AdminHandler } from './common.js';
+import { renderAccount, renderAccountView } from '../../render.js';
+import { applied, findAccount, invalid, optionalReason, unknownField, type AdminHandler } from './common.js';
 import { renderAnswer } from '../answer.js';
 import { send, sendError } from '../reply.js';
 

@@ -1,9 +1,7 @@
-/** Pieces every admin handler shares: errors, account lookup and rendering. */
+/** Pieces every admin handler shares: errors, account lookup, applying a wallet command. */
 import type { Account, Delivery } from '../../actors/index.js';
 import type { Decision } from '../../ledger/index.js';
-import type { AccountProfile, WalletRecord } from '../../ledger/index.js';
 import { errorOutcome, type ErrorOutcome } from '../../errors.js';
-import { formatMicro } from '../../money/index.js';
 import type { AppContext } from '../context.js';
 import { sendError, type Exchange } from '../reply.js';
 
@@ -68,20 +66,3 @@ export async function applied(ex: Exchange, delivery: Delivery | null): Promise<
 export function busy(ex: Exchange): void {
   sendError(ex, errorOutcome('UNAVAILABLE', 'The wallet is busy; retry shortly.', { retry_after: 1 }), ['Retry-After', '1']);
 }
-
-export function renderAccount(account: Account, wallMs: number): string {
-  return renderAccountView(account.profile, account.actor.state.wallet, wallMs);
-}
-
-export function renderAccountView(profile: AccountProfile, w: WalletRecord, wallMs: number): string {
-  const active = w.unlimitedExpiresMs !== null && wallMs < w.unlimitedExpiresMs;
-  return (
-    `{"id":${w.id},"name":${JSON.stringify(profile.name)},"credits":${formatMicro(w.credits)},` +
-    `"banned":${w.banned},"rate_limit_per_minute":${w.rateLimitPerMinute},"unlimited":${active},` +
-    `"unlimited_expires":${w.unlimitedExpiresMs === null ? 'null' : `"${new Date(w.unlimitedExpiresMs).toISOString()}"`},` +
-    `"telegram_user_id":${profile.telegramUserId ?? null},"forcejoin_verified":${profile.forceJoinVerified ?? false},` +
-    `"forcejoin_exempt":${profile.forceJoinExempt ?? false},` +
-    `"created_at":"${new Date(profile.createdAtMs).toISOString()}"}`
-  );
-}
-

@@ -12,7 +12,7 @@ import { errorOutcome } from '../../errors.js';
 import { ORDER_STATUSES, type OrderRecord, type OrderStatus } from '../../ledger/index.js';
 import { formatMicro } from '../../money/index.js';
 import { parsePositiveId } from '../../order-numbers.js';
-import { renderOrderInputs } from '../../render.js';
+import { renderAdminOrder } from '../../render.js';
 import type { AppContext } from '../context.js';
 import { deliver } from '../deliver.js';
 import { checkOrderInput } from '../order-input.js';
@@ -23,17 +23,6 @@ import { applied, findAccount, invalid, orderAccount, optionalReason, unknownFie
 export const ORDER_PARAM = '([^/]{1,200})';
 
 const PAGE_MAX = 500;
-
-export function renderAdminOrder(o: OrderRecord): string {
-  return (
-    `{"id":"${o.id}","number":${o.number ?? null},"account":${o.account},"service":${o.service},"target":${JSON.stringify(o.target)},` +
-    `"quantity":${o.quantity},"rate":${formatMicro(o.rate)},"charge":${formatMicro(o.charge)},"debit":${formatMicro(o.debit)},` +
-    `"status":"${o.status}","remains":${o.remains ?? null},"channel":"${o.channel}","unlimited":${o.unlimited},` +
-    `"created_at":"${new Date(o.createdAtMs).toISOString()}",${renderOrderInputs(o)},` +
-    `"start_count":${o.startCount ?? null},"progress_remains":${o.progressRemains ?? null},"cancel_requested":${o.cancelRequested === true},` +
-    `"worker":${JSON.stringify(o.worker ?? null)},"refill":${o.refill === undefined ? null : `{"id":${o.refill.id},"status":"${o.refill.status}"}`}}`
-  );
-}
 
 /** A cursor names its status too, so it cannot be reused for another list. */
 function encodeCursor(o: OrderRecord): string {
