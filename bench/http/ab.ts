@@ -13,10 +13,10 @@
  */
 import { tmpdir } from 'node:os';
 import { parseArgs } from 'node:util';
-import { envPairs, interleave, meanSe, variant } from './interleave.js';
+import { envPairs, interleave, interleaveArgs, interleaveOptions, meanSe, variant } from './interleave.js';
 import { SERVER_MAIN } from './server-process.js';
 import { describeSyncLatency, measureSyncLatency } from './sync-latency.js';
-import { f0, f2, log, positiveInt, setLogPrefix } from './util.js';
+import { f0, f2, log, setLogPrefix } from './util.js';
 
 const HELP = `Usage: node dist/bench/http/ab.js [options]
 
@@ -37,30 +37,18 @@ async function main(): Promise<void> {
     args: process.argv.slice(2),
     strict: true,
     options: {
+      ...interleaveOptions('3'),
       'a-entry': { type: 'string' },
       'b-entry': { type: 'string' },
       'a-env': { type: 'string', multiple: true },
       'b-env': { type: 'string', multiple: true },
-      rounds: { type: 'string', default: '3' },
-      runs: { type: 'string', default: '3' },
-      duration: { type: 'string', default: '6' },
-      warmup: { type: 'string', default: '2' },
-      accounts: { type: 'string', default: '10000' },
-      help: { type: 'boolean', default: false },
     },
   });
   if (values.help === true) {
     process.stdout.write(HELP);
     return;
   }
-  const rounds = positiveInt('rounds', values.rounds!);
-  const args = [
-    '--seed', 'direct',
-    '--runs', String(positiveInt('runs', values.runs!)),
-    '--duration', String(positiveInt('duration', values.duration!)),
-    '--warmup', String(positiveInt('warmup', values.warmup!, 0)),
-    '--accounts', String(positiveInt('accounts', values.accounts!)),
-  ];
+  const { rounds, args } = interleaveArgs(values);
   const variants = [
     variant('A', values['a-entry'] ?? SERVER_MAIN, envPairs(values['a-env'], '--a-env')),
     variant('B', values['b-entry'] ?? SERVER_MAIN, envPairs(values['b-env'], '--b-env')),

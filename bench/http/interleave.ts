@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RunReport } from './measure.js';
 import { msPerCommit } from './measure.js';
-import { f0, log } from './util.js';
+import { f0, log, positiveInt } from './util.js';
 
 export interface Variant {
   name: string;
@@ -37,6 +37,32 @@ export interface MeanSe {
 }
 
 const ORDER_JS = fileURLToPath(new URL('./order.js', import.meta.url));
+
+/** The options every interleaved bench takes (parseArgs shape), `runs` defaulting as the bench prefers. */
+export function interleaveOptions(runsDefault: string) {
+  return {
+    rounds: { type: 'string', default: '3' },
+    runs: { type: 'string', default: runsDefault },
+    duration: { type: 'string', default: '6' },
+    warmup: { type: 'string', default: '2' },
+    accounts: { type: 'string', default: '10000' },
+    help: { type: 'boolean', default: false },
+  } as const;
+}
+
+/** The rounds and the order.js arguments from parsed `interleaveOptions`, each checked. */
+export function interleaveArgs(values: { rounds: string; runs: string; duration: string; warmup: string; accounts: string }): { rounds: number; args: string[] } {
+  return {
+    rounds: positiveInt('rounds', values.rounds),
+    args: [
+      '--seed', 'direct',
+      '--runs', String(positiveInt('runs', values.runs)),
+      '--duration', String(positiveInt('duration', values.duration)),
+      '--warmup', String(positiveInt('warmup', values.warmup, 0)),
+      '--accounts', String(positiveInt('accounts', values.accounts)),
+    ],
+  };
+}
 
 export function variant(name: string, entry: string, env: Record<string, string> = {}, args: string[] = []): Variant {
   return { name, entry, env, args, orders: [], p99: [], commitMs: [] };

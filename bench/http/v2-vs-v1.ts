@@ -9,10 +9,10 @@
  */
 import { tmpdir } from 'node:os';
 import { parseArgs } from 'node:util';
-import { interleave, meanSe, ratioSe, variant } from './interleave.js';
+import { interleave, interleaveArgs, interleaveOptions, meanSe, ratioSe, variant } from './interleave.js';
 import { SERVER_MAIN } from './server-process.js';
 import { describeSyncLatency, measureSyncLatency } from './sync-latency.js';
-import { f0, f2, log, positiveInt, setLogPrefix } from './util.js';
+import { f0, f2, log, setLogPrefix } from './util.js';
 
 const HELP = `Usage: node dist/bench/http/v2-vs-v1.js [options]
 
@@ -28,27 +28,13 @@ async function main(): Promise<void> {
   const { values } = parseArgs({
     args: process.argv.slice(2),
     strict: true,
-    options: {
-      rounds: { type: 'string', default: '3' },
-      runs: { type: 'string', default: '2' },
-      duration: { type: 'string', default: '6' },
-      warmup: { type: 'string', default: '2' },
-      accounts: { type: 'string', default: '10000' },
-      help: { type: 'boolean', default: false },
-    },
+    options: interleaveOptions('2'),
   });
   if (values.help === true) {
     process.stdout.write(HELP);
     return;
   }
-  const rounds = positiveInt('rounds', values.rounds!);
-  const args = [
-    '--seed', 'direct',
-    '--runs', String(positiveInt('runs', values.runs!)),
-    '--duration', String(positiveInt('duration', values.duration!)),
-    '--warmup', String(positiveInt('warmup', values.warmup!, 0)),
-    '--accounts', String(positiveInt('accounts', values.accounts!)),
-  ];
+  const { rounds, args } = interleaveArgs(values);
   const variants = [variant('v1', SERVER_MAIN, {}, ['--scenario', 'order']), variant('v2', SERVER_MAIN, {}, ['--scenario', 'v2'])];
   const syncLatency = describeSyncLatency(measureSyncLatency(tmpdir()));
   log(syncLatency);
