@@ -83,4 +83,27 @@ describe('Telegram force-join on the order path (fake Bot API over HTTP)', () =>
     const poor = await t.createAccount('poor');
     expect((await t.api('POST', '/api/v1/order', poor, order(service, 1))).body.error).toBe('FORCEJOIN');
   });
+
+  it('applies to API v2 exactly as to v1: the join sentence as {error}, nothing charged, then a member orders', async () => {
+    const v2 = await t.createAccount('tg-v2', '100');
+    const key = (await t.admin('POST', `/admin/v1/accounts/${v2.id}/v2-key`)).body.v2_key as string;
+    const add = async (): Promise<{ status: number; body: any }> => {
+      const res = await fetch(`${t.url}/api/v2`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ key, action: 'add', service: String(service), link: 'https://t.test/p', quantity: '5' }).toString(),
+      });
+      return { status: res.status, body: await res.json() };
+    };
+    const refused = await add();
+    expect(refused.status).toBe(200);
+    expect(refused.body.error).toContain(bot.joinLink);
+    expect(refused.body.order).toBeUndefined();
+    expect((await t.api('GET', '/api/v1/balance', v2)).body.credits).toBe(100);
+    await t.admin('POST', `/admin/v1/accounts/${v2.id}/forcejoin`, { telegram_user_id: 5151 });
+    bot.setMember(5151, 'administrator');
+    const placed = await add();
+    expect(placed.body).toEqual({ order: expect.any(Number) });
+    expect((await t.api('GET', '/api/v1/balance', v2)).body.credits).toBe(95);
+  });
 });
