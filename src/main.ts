@@ -36,15 +36,17 @@ async function main(): Promise<void> {
     const auth = `-H 'X-API-Key: ${seed.apiKey}' -H 'X-API-Secret: ${seed.apiSecret}'`;
     out.push(
       '',
-      'Seeded a demo account with 1000 credits. Its secret is shown only this once:',
+      'Seeded a demo account with 1000 credits. Its secret and API v2 key are shown only this once:',
       `  API key:    ${seed.apiKey}`,
       `  API secret: ${seed.apiSecret}`,
+      `  API v2 key: ${seed.v2Key}`,
       '',
       'Try it:',
       `  curl -s ${base}/api/v1/balance ${auth}`,
       `  curl -s ${base}/api/v1/services ${auth}`,
       `  curl -s -X POST ${base}/api/v1/order ${auth} -H 'Content-Type: application/json' -H 'Idempotency-Key: demo-1' -d '{"service":1,"target":"https://instagram.com/example","quantity":100}'`,
       `  curl -s '${base}/api/v1/status?order=ORDER_ID' ${auth}`,
+      `  curl -s ${base}/api/v2 -d key=${seed.v2Key} -d action=add -d service=1 -d link=https://instagram.com/example -d quantity=100`,
     );
   }
   out.push('', `Customer API: ${base}/api/v1   Admin API: ${admin}   OpenAPI: ${base}/api/v1/openapi.json`, '');

@@ -11,6 +11,8 @@ export interface SeedResult {
   accountId: number;
   apiKey: string;
   apiSecret: string;
+  /** The demo account's API v2 key (shown once, like the secret). */
+  v2Key: string;
   services: ServiceRecord[];
 }
 
@@ -32,5 +34,7 @@ export async function seedIfEmpty(ctx: AppContext): Promise<SeedResult | null> {
   const { account, apiSecret } = await ctx.registry.create('Demo reseller');
   const delivery = account.actor.send({ kind: 'credit', amount: parseMicro(DEMO_CREDITS)!, reason: 'demo account seed' });
   await delivery?.durable;
-  return { accountId: account.profile.id, apiKey: account.profile.apiKey, apiSecret, services };
+  // A v2 key too, so that a reseller tool speaking API v2 works at once.
+  const v2Key = await ctx.registry.issueV2Key(account);
+  return { accountId: account.profile.id, apiKey: account.profile.apiKey, apiSecret, v2Key, services };
 }

@@ -66,7 +66,11 @@ describe('verifyLedger on a seeded server', () => {
   it('the demo account seeded on an empty data directory verifies', async () => {
     const t = await startTestServer();
     try {
-      expect(await seedIfEmpty(t.server.context)).not.toBeNull();
+      const seed = await seedIfEmpty(t.server.context);
+      expect(seed).not.toBeNull();
+      // The printed v2 key works: a reseller tool can use it at once.
+      const balance = await fetch(`${t.url}/api/v2`, { method: "POST", body: new URLSearchParams({ key: seed!.v2Key, action: "balance" }) });
+      expect(await balance.json()).toMatchObject({ balance: '1000' });
       const report = verifyLedger(t.server.context.store);
       expect(report.firstBroken).toBeNull();
       expect(report.counts.accounts).toBe(1);
