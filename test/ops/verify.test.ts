@@ -69,7 +69,7 @@ describe('verifyLedger on a seeded server', () => {
       const seed = await seedIfEmpty(t.server.context);
       expect(seed).not.toBeNull();
       // The printed v2 key works: a reseller tool can use it at once.
-      const balance = await fetch(`${t.url}/api/v2`, { method: "POST", body: new URLSearchParams({ key: seed!.v2Key, action: "balance" }) });
+      const balance = await fetch(`${t.url}/api/v2`, { method: 'POST', body: new URLSearchParams({ key: seed!.v2Key, action: 'balance' }) });
       expect(await balance.json()).toMatchObject({ balance: '1000' });
       const report = verifyLedger(t.server.context.store);
       expect(report.firstBroken).toBeNull();
