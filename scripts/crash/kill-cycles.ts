@@ -35,6 +35,8 @@ export interface CrashOptions {
    * only what it had synced.
    */
   powerLoss?: { library: string };
+  /** More environment for the server (e.g. `WAL_SYNC_MODE`). */
+  serverEnv?: Record<string, string>;
 }
 
 export interface CrashReport {
@@ -84,7 +86,7 @@ export async function runCrashCycles(options: CrashOptions): Promise<CrashReport
   const problems: string[] = [];
   const acks: Ack[] = [];
   const imagesDir = options.powerLoss === undefined ? null : mkdtempSync(join(tmpdir(), 'credit-order-api-images-'));
-  const env = options.powerLoss === undefined || imagesDir === null ? {} : powerLossEnv(options.powerLoss.library, dir, imagesDir);
+  const env = { ...(options.serverEnv ?? {}), ...(options.powerLoss === undefined || imagesDir === null ? {} : powerLossEnv(options.powerLoss.library, dir, imagesDir)) };
   let server = await spawnServer(dir, token, env);
   const admin = (method: string, path: string, body?: unknown) =>
     fetch(`${server.adminUrl}${path}`, {
