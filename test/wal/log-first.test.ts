@@ -71,18 +71,24 @@ async function restart(dir: string): Promise<{ store: Store; replayed: number; p
   }
 }
 
+/** A log-first WAL in a new directory whose LMDB side never applies anything. */
+function heldWal(): { dir: string; store: Store; lmdb: HeldLmdb; log: CommitLog; wal: LogFirstWal } {
+  const dir = mkdtempSync(join(tmpdir(), 'log-first-'));
+  dirs.push(dir);
+  const store = openStore(dir, { syncMode: 'log' });
+  const lmdb = new HeldLmdb(store, { onFatal: (e) => expect.fail(String(e)) });
+  const log = new CommitLog(dir, { fileBytes: FILE_BYTES, whenApplied: async () => {} });
+  const wal = new LogFirstWal(log, lmdb, 0, { onFatal: (e) => expect.fail(String(e)) });
+  return { dir, store, lmdb, log, wal };
+}
+
 function credits(store: Store): number[] {
   return [...store.log.getRange()].map(({ value }) => (value as { amount: number }).amount);
 }
 
 describe('sync mode log: recovery and fail-stop', () => {
   it('a crash after the log sync and before LMDB has the records: the restart applies them, once', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'log-first-'));
-    dirs.push(dir);
-    const store = openStore(dir, { syncMode: 'log' });
-    const lmdb = new HeldLmdb(store, { onFatal: (e) => expect.fail(String(e)) });
-    const log = new CommitLog(dir, { fileBytes: FILE_BYTES, whenApplied: async () => {} });
-    const wal = new LogFirstWal(log, lmdb, 0, { onFatal: (e) => expect.fail(String(e)) });
+    const { dir, store, lmdb, log, wal } = heldWal();
     void wal.append(entry(1, 10));
     void wal.append(entry(2, 20));
     await until(() => lmdb.held.length === 1);
@@ -109,12 +115,7 @@ describe('sync mode log: recovery and fail-stop', () => {
   });
 
   it('a torn last record (never acknowledged) is dropped, the records before it applied', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'log-first-'));
-    dirs.push(dir);
-    const store = openStore(dir, { syncMode: 'log' });
-    const lmdb = new HeldLmdb(store, { onFatal: (e) => expect.fail(String(e)) });
-    const log = new CommitLog(dir, { fileBytes: FILE_BYTES, whenApplied: async () => {} });
-    const wal = new LogFirstWal(log, lmdb, 0, { onFatal: (e) => expect.fail(String(e)) });
+    const { dir, store, lmdb, log, wal } = heldWal();
     void wal.append(entry(1, 10));
     await until(() => lmdb.held.length === 1);
     void wal.append(entry(1, 99));
