@@ -35,7 +35,7 @@ const report = await runCrashCycles({
 process.stdout.write(
   `\nseed ${seed}${powerLoss === undefined ? '' : ' (power loss: unsynced writes dropped)'}${syncMode === undefined ? '' : ` (WAL_SYNC_MODE=${syncMode})`}: ${report.cycles} cycles, ${report.acknowledged} acknowledged orders (${report.acknowledgedWithKey} with keys), ` +
     `${report.cancelsAcknowledged} acknowledged cancels, ${report.refillsAcknowledged} acknowledged refills, ` +
-    `${report.storedOrders} stored, lost ${report.lost}, problems ${report.problems.length}, ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
+    `${report.storedOrders} stored${syncMode === 'log' ? `, ${report.logReplays} restarts replayed a commit-log tail` : ''}, lost ${report.lost}, problems ${report.problems.length}, ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
 );
 for (const p of report.problems.slice(0, 20)) process.stdout.write(`  ${p}\n`);
 process.exit(report.problems.length === 0 && report.lost === 0 ? 0 : 1);
