@@ -25,7 +25,7 @@ import type { AppContext } from './http/context.js';
 import { buildOpenApi } from './http/openapi.js';
 import { closeListenSocket, createApp, localPort, type ListenSocket, type TemplatedApp } from './http/uws.js';
 import { createLogger } from './log.js';
-import { CommitLog, FileReserve, IdempotencySweeper, LmdbGroupCommit, LogFirstWal, lastOrderNumber, openStore, recoverCommitLog, type Store, type Wal } from './wal/index.js';
+import { CommitLog, commitLogPresent, FileReserve, IdempotencySweeper, LmdbGroupCommit, LogFirstWal, lastOrderNumber, openStore, recoverCommitLog, removeCommitLog, type Store, type Wal } from './wal/index.js';
 import type { ForceJoinVerdict, IdempotencyRecord, OrderRecord } from './ledger/index.js';
 import { VERSION } from './version.js';
 
@@ -110,6 +110,13 @@ interface Storage {
 }
 
 async function openStorage(config: Config, options: ServerOptions, log: Logger, metrics: Metrics, onFatal: (error: unknown) => void): Promise<Storage> {
+  if (config.syncMode !== 'log' && commitLogPresent(config.dataDir)) {
+    // Acknowledged orders may be in the log alone, and LMDB may hold a
+    // commit it never flushed: only sync mode 'log' opens this safely.
+    throw new Error(
+      `${config.dataDir} holds a commit log: it was last run with WAL_SYNC_MODE=log and did not stop cleanly. Start it with WAL_SYNC_MODE=log (which applies the log and, on a clean stop, removes it), then with any mode.`,
+    );
+  }
   const store = openStore(config.dataDir, { syncMode: config.syncMode });
   const reserve =
     config.walPreallocateMb === 0
@@ -263,7 +270,10 @@ async function shutDown(storage: Storage, parts: Parts, listeners: Listeners): P
   await new Promise((resolve) => setImmediate(resolve));
   listeners.api.close();
   listeners.admin.close();
+  if (storage.commitLog !== null) await storage.store.root.flushed;
   await storage.store.close();
+  // LMDB has synced everything on close: the log is no longer needed.
+  if (storage.commitLog !== null) removeCommitLog(storage.commitLog.dir);
 }
 
 /** The composition root: the data directory and admin token, storage, the parts, background work, then the listeners. */

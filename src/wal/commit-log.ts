@@ -17,7 +17,7 @@
  * lower positions, so recovery, which takes positions in unbroken order,
  * stops at them.
  */
-import { closeSync, constants, fdatasync, fstatSync, fsyncSync, openSync, readSync, write, writeSync } from 'node:fs';
+import { closeSync, constants, existsSync, fdatasync, fstatSync, fsyncSync, openSync, readSync, rmSync, write, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeFilesPrivate, PRIVATE_FILE_MODE } from '../private-files.js';
 import { decodeRecordAt, type DecodedRecord } from './log-record.js';
@@ -25,6 +25,30 @@ import { decodeRecordAt, type DecodedRecord } from './log-record.js';
 export const COMMIT_LOG_FILES = ['commit-log.0', 'commit-log.1'] as const;
 /** Each of the two files (128 MiB in all): many thousands of batches, far more than LMDB ever lags behind. */
 export const COMMIT_LOG_FILE_BYTES = 64 * 1024 * 1024;
+
+/** Whether `dir` holds commit-log files (left by sync mode 'log' when it did not stop cleanly). */
+export function commitLogPresent(dir: string): boolean {
+  return COMMIT_LOG_FILES.some((name) => existsSync(join(dir, name)));
+}
+
+/**
+ * Removes the commit-log files once LMDB holds and has synced everything
+ * in them (a clean stop): a directory without them is one LMDB alone
+ * describes, which any sync mode may open.
+ */
+export function removeCommitLog(dir: string): void {
+  for (const name of COMMIT_LOG_FILES) rmSync(join(dir, name), { force: true });
+  syncDirectory(dir);
+}
+
+function syncDirectory(dir: string): void {
+  const fd = openSync(dir, constants.O_RDONLY);
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
 
 export interface CommitLogOptions {
   fileBytes?: number;
@@ -54,12 +78,7 @@ export class CommitLog {
     this.files = COMMIT_LOG_FILES.map((name) => ({ path: join(dir, name), fd: openPreallocated(join(dir, name), this.fileBytes), lastPosition: 0 }));
     makeFilesPrivate(dir, COMMIT_LOG_FILES);
     // A new file's directory entry must be durable too before a record in it counts.
-    const dirFd = openSync(dir, constants.O_RDONLY);
-    try {
-      fsyncSync(dirFd);
-    } finally {
-      closeSync(dirFd);
-    }
+    syncDirectory(dir);
   }
 
   /**
