@@ -104,6 +104,9 @@ export class LmdbGroupCommit implements Wal {
   append(entry: WalEntry): Promise<void> {
     if (this.failed !== null) return Promise.reject(this.failed);
     if (this.closed) throw new Error('invariant: append after the WAL was closed');
+    // In sync mode 'log' a commit is acknowledged before LMDB syncs it, so
+    // only what the commit log already holds may come this way.
+    if (this.store.syncMode === 'log') throw new Error("invariant: in sync mode 'log' entries reach LMDB only through the commit log (appendTogether)");
     const batch = this.batches.add(entry);
     this.pendingEntries++;
     return batch.promise;
