@@ -51,7 +51,7 @@ export const SETTINGS = [
   { key: 'mailboxMax', env: 'MAILBOX_MAX', def: '1024', kind: 'int', min: 1, doc: 'Most requests waiting per wallet before 503.' },
   { key: 'idempotencyRetentionHours', env: 'IDEMPOTENCY_RETENTION_HOURS', def: '24', kind: 'int', min: 1, doc: 'How long an Idempotency-Key is remembered.' },
   { key: 'authFailuresPerMinute', env: 'AUTH_FAILURES_PER_MINUTE', def: '30', kind: 'int', min: 1, doc: 'Failed authentications allowed per client IP per minute.' },
-  { key: 'syncMode', env: 'WAL_SYNC_MODE', def: 'commit', kind: 'sync', doc: "'commit' (fsync inside the commit) or 'overlapping' (commit, then await lmdb-js flushed)." },
+  { key: 'syncMode', env: 'WAL_SYNC_MODE', def: 'commit', kind: 'sync', doc: "'commit' (fsync inside the commit), 'overlapping' (commit, then await lmdb-js flushed) or 'log' (experimental: commit log first, LMDB behind it)." },
   {
     key: 'walPreallocateMb',
     env: 'WAL_PREALLOCATE_MB',
@@ -109,7 +109,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Config {
         break;
       }
       case 'sync':
-        if (raw !== 'commit' && raw !== 'overlapping') bad("'commit' or 'overlapping'");
+        if (raw !== 'commit' && raw !== 'overlapping' && raw !== 'log') bad("'commit', 'overlapping' or 'log'");
         out[s.key] = raw;
         break;
       case 'bool':

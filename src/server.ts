@@ -25,7 +25,7 @@ import type { AppContext } from './http/context.js';
 import { buildOpenApi } from './http/openapi.js';
 import { closeListenSocket, createApp, localPort, type ListenSocket, type TemplatedApp } from './http/uws.js';
 import { createLogger } from './log.js';
-import { FileReserve, IdempotencySweeper, LmdbGroupCommit, lastOrderNumber, openStore, type Store, type Wal } from './wal/index.js';
+import { CommitLog, commitLogPresent, FileReserve, IdempotencySweeper, LmdbGroupCommit, LogFirstWal, lastOrderNumber, openStore, recoverCommitLog, removeCommitLog, type Store, type Wal } from './wal/index.js';
 import type { ForceJoinVerdict, IdempotencyRecord, OrderRecord } from './ledger/index.js';
 import { VERSION } from './version.js';
 
@@ -80,11 +80,14 @@ function listen(app: TemplatedApp, host: string, port: number): Promise<ListenSo
  * The secret that turns order storage keys into public ids. Created once,
  * synced before first use, and kept in the store so snapshots carry it.
  */
-function orderIdSecret(store: ReturnType<typeof openStore>): Buffer {
+async function orderIdSecret(store: ReturnType<typeof openStore>): Promise<Buffer> {
   const existing = store.tables.meta.get('orderIdSecret') as Buffer | Uint8Array | undefined;
   if (existing !== undefined) return Buffer.from(existing);
   const secret = OrderIds.newSecret();
   store.tables.meta.putSync('orderIdSecret', secret);
+  // With lmdb-js overlapping sync (sync modes other than 'commit') putSync
+  // commits without syncing: wait for the flush before any id is given out.
+  if (store.syncMode !== 'commit') await store.root.flushed;
   return secret;
 }
 
@@ -98,14 +101,22 @@ function adminToken(config: Config): { token: string; generated: boolean } {
   return { token, generated: true };
 }
 
-/** Storage and its commit path: the store, the zero-filled reserve and the group commit. */
+/** Storage and its commit path: the store, the zero-filled reserve, the commit log (sync mode 'log') and the WAL. */
 interface Storage {
   store: Store;
   reserve: FileReserve | null;
+  commitLog: CommitLog | null;
   wal: Wal;
 }
 
-function openStorage(config: Config, options: ServerOptions, log: Logger, metrics: Metrics, onFatal: (error: unknown) => void): Storage {
+async function openStorage(config: Config, options: ServerOptions, log: Logger, metrics: Metrics, onFatal: (error: unknown) => void): Promise<Storage> {
+  if (config.syncMode !== 'log' && commitLogPresent(config.dataDir)) {
+    // Acknowledged orders may be in the log alone, and LMDB may hold a
+    // commit it never flushed: only sync mode 'log' opens this safely.
+    throw new Error(
+      `${config.dataDir} holds a commit log: it was last run with WAL_SYNC_MODE=log and did not stop cleanly. Start it with WAL_SYNC_MODE=log (which applies the log and, on a clean stop, removes it), then with any mode.`,
+    );
+  }
   const store = openStore(config.dataDir, { syncMode: config.syncMode });
   const reserve =
     config.walPreallocateMb === 0
@@ -115,14 +126,21 @@ function openStorage(config: Config, options: ServerOptions, log: Logger, metric
           onError: (error) => log.warn({ err: error }, 'could not keep zero-filled space ahead of the data file; commits go on without it'),
         });
   reserve?.fill();
-  const wal =
-    options.wal?.(store, onFatal) ??
-    new LmdbGroupCommit(store, {
-      onFatal,
-      onBatch: (entries, syncMs) => metrics.observeBatch(entries, syncMs / 1000),
-      onIdle: () => reserve?.idle(),
-    });
-  return { store, reserve, wal };
+  const observe = (entries: number, syncMs: number): void => metrics.observeBatch(entries, syncMs / 1000);
+  if (options.wal !== undefined) return { store, reserve, commitLog: null, wal: options.wal(store, onFatal) };
+  if (config.syncMode !== 'log') {
+    const wal = new LmdbGroupCommit(store, { onFatal, onBatch: observe, onIdle: () => reserve?.idle() });
+    return { store, reserve, commitLog: null, wal };
+  }
+  // The commit log first, LMDB behind it (src/wal/log-first.ts). LMDB's
+  // failures stop the whole path, as the log's do.
+  let logFirst: LogFirstWal | null = null;
+  const lmdb = new LmdbGroupCommit(store, { onFatal: (error) => (logFirst === null ? onFatal(error) : logFirst.fail(error)), onIdle: () => reserve?.idle() });
+  const commitLog = new CommitLog(config.dataDir, { whenApplied: (position) => logFirst!.whenApplied(position) });
+  const recovered = await recoverCommitLog(store, commitLog, lmdb);
+  if (recovered.replayed > 0) log.info({ records: recovered.replayed, position: recovered.position }, 'applied the commit log\'s tail to LMDB');
+  logFirst = new LogFirstWal(commitLog, lmdb, recovered.position, { onFatal, onBatch: observe });
+  return { store, reserve, commitLog, wal: logFirst };
 }
 
 /** The parts the listeners serve: actors, catalogue, sweeper, force-join, and the context that ties them to HTTP. */
@@ -134,9 +152,9 @@ interface Parts {
   startDraining(): void;
 }
 
-function buildParts(config: Config, storage: Storage, clock: Clock, log: Logger, metrics: Metrics, adminTokenValue: string): Parts {
+function buildParts(config: Config, storage: Storage, secret: Buffer, clock: Clock, log: Logger, metrics: Metrics, adminTokenValue: string): Parts {
   const { store, wal } = storage;
-  const orderIds = new OrderIds(orderIdSecret(store));
+  const orderIds = new OrderIds(secret);
   let nextRefillId = 1;
   for (const key of store.tables.refills.getKeys({ reverse: true, limit: 1 })) nextRefillId = Number(key) + 1;
   const readOrder = (id: string): OrderRecord | undefined => {
@@ -248,10 +266,14 @@ async function shutDown(storage: Storage, parts: Parts, listeners: Listeners): P
   closeListenSocket(listeners.adminSocket);
   await storage.wal.close();
   storage.reserve?.close();
+  storage.commitLog?.close();
   await new Promise((resolve) => setImmediate(resolve));
   listeners.api.close();
   listeners.admin.close();
+  if (storage.commitLog !== null) await storage.store.root.flushed;
   await storage.store.close();
+  // LMDB has synced everything on close: the log is no longer needed.
+  if (storage.commitLog !== null) removeCommitLog(storage.commitLog.dir);
 }
 
 /** The composition root: the data directory and admin token, storage, the parts, background work, then the listeners. */
@@ -267,8 +289,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   makePrivateDirectory(config.dataDir);
   const token = adminToken(config);
   const metrics = new Metrics({ routes: ['/api/v1/balance', '/api/v1/services', '/api/v1/order', '/api/v1/status'] });
-  const storage = openStorage(config, options, log, metrics, onFatal);
-  const parts = buildParts(config, storage, clock, log, metrics, token.token);
+  const storage = await openStorage(config, options, log, metrics, onFatal);
+  const parts = buildParts(config, storage, await orderIdSecret(storage.store), clock, log, metrics, token.token);
   startBackgroundWork(parts, options, log);
   const listeners = await startListeners(config, parts.context);
   log.info(

@@ -147,8 +147,8 @@ function parseOptions(argv: string[]): Options {
   const seed = values.seed;
   if (seed !== 'admin' && seed !== 'direct') throw new Error(`--seed must be admin or direct; got ${JSON.stringify(seed)}`);
   const syncMode = values['sync-mode'] ?? null;
-  if (syncMode !== null && syncMode !== 'commit' && syncMode !== 'overlapping') {
-    throw new Error(`--sync-mode must be commit or overlapping; got ${JSON.stringify(syncMode)}`);
+  if (syncMode !== null && syncMode !== 'commit' && syncMode !== 'overlapping' && syncMode !== 'log') {
+    throw new Error(`--sync-mode must be commit, overlapping or log; got ${JSON.stringify(syncMode)}`);
   }
   return {
     scenario,

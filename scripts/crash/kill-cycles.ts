@@ -35,6 +35,8 @@ export interface CrashOptions {
    * only what it had synced.
    */
   powerLoss?: { library: string };
+  /** More environment for the server (e.g. `WAL_SYNC_MODE`). */
+  serverEnv?: Record<string, string>;
 }
 
 export interface CrashReport {
@@ -45,6 +47,8 @@ export interface CrashReport {
   /** Acknowledged customer cancels (refunded at once) and refills. */
   cancelsAcknowledged: number;
   refillsAcknowledged: number;
+  /** Restarts that applied a commit-log tail to LMDB first (sync mode 'log'). */
+  logReplays: number;
   lost: number;
   problems: string[];
 }
@@ -84,8 +88,9 @@ export async function runCrashCycles(options: CrashOptions): Promise<CrashReport
   const problems: string[] = [];
   const acks: Ack[] = [];
   const imagesDir = options.powerLoss === undefined ? null : mkdtempSync(join(tmpdir(), 'credit-order-api-images-'));
-  const env = options.powerLoss === undefined || imagesDir === null ? {} : powerLossEnv(options.powerLoss.library, dir, imagesDir);
+  const env = { ...(options.serverEnv ?? {}), ...(options.powerLoss === undefined || imagesDir === null ? {} : powerLossEnv(options.powerLoss.library, dir, imagesDir)) };
   let server = await spawnServer(dir, token, env);
+  let logReplays = 0;
   const admin = (method: string, path: string, body?: unknown) =>
     fetch(`${server.adminUrl}${path}`, {
       method,
@@ -156,6 +161,7 @@ export async function runCrashCycles(options: CrashOptions): Promise<CrashReport
       await Promise.all(running);
       if (imagesDir !== null) restoreDurableImages(dir, imagesDir);
       server = await spawnServer(dir, token, env);
+      if (server.output().includes("applied the commit log's tail")) logReplays++;
       await waitHealthy(server);
       const checked = await checkState(server, admin, accounts, acks, service);
       problems.push(...checked.problems.map((p) => `cycle ${cycle} (seed ${options.seed}): ${p}`));
@@ -174,6 +180,7 @@ export async function runCrashCycles(options: CrashOptions): Promise<CrashReport
       storedOrders: final.stored,
       cancelsAcknowledged: acks.filter((a) => a.cancel === 'acked').length,
       refillsAcknowledged: acks.filter((a) => a.refill !== undefined).length,
+      logReplays,
       lost,
       problems,
     };

@@ -38,3 +38,61 @@ export function newBatch(): Batch {
   promise.catch(() => {});
   return { entries: [], promise, resolve, reject };
 }
+
+/**
+ * The batches of a group commit before they are handed on: the open batch,
+ * taking this event-loop turn's entries, and the closed ones, oldest first.
+ * At the next turn the open batch is closed and `onTurn` called
+ * (setImmediate lets every request that arrived in this turn join it).
+ */
+export class TurnBatches {
+  current: Batch | null = null;
+  readonly waiting: Batch[] = [];
+  private scheduled = false;
+
+  constructor(
+    private readonly entriesMax: number,
+    private readonly onTurn: () => void,
+  ) {}
+
+  /** Adds an entry to the open batch and returns that batch. */
+  add(entry: WalEntry): Batch {
+    this.current = addToOpenBatch(this.current, this.waiting, entry, this.entriesMax);
+    this.schedule();
+    return this.current;
+  }
+
+  /** Adds a batch of its own after everything appended so far. */
+  push(batch: Batch): void {
+    this.closeOpen();
+    this.waiting.push(batch);
+    this.schedule();
+  }
+
+  /** The batch appended last, open or closed. */
+  last(): Batch | undefined {
+    return this.current ?? this.waiting[this.waiting.length - 1];
+  }
+
+  rejectAll(error: unknown): void {
+    for (const batch of this.waiting) batch.reject(error);
+    this.current?.reject(error);
+  }
+
+  private closeOpen(): void {
+    if (this.current !== null) {
+      this.waiting.push(this.current);
+      this.current = null;
+    }
+  }
+
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.closeOpen();
+      this.onTurn();
+    });
+  }
+}

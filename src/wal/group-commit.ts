@@ -17,7 +17,7 @@
  * batch whose predecessor did not land therefore writes nothing.
  */
 import { asBinary, type Database, type Key } from 'lmdb';
-import { addToOpenBatch, type Batch } from './batch.js';
+import { newBatch, TurnBatches, type Batch } from './batch.js';
 import { CHAIN_KEY, type Store } from './store.js';
 import { countEvent, loadOrderCounts, ORDER_COUNTS_KEY, type OrderCounts } from './order-counts.js';
 import type { WalEntry } from './entry.js';
@@ -56,6 +56,8 @@ interface WriteSink {
 
 interface Queued {
   batch: Batch;
+  /** Called once the batch's transaction is flushed (sync mode 'log' only: its acknowledgement comes at the commit). */
+  onFlushed: (() => void) | null;
   /** Queued as a write block (else written by a child-transaction callback). */
   fast: boolean;
   startedMs: number;
@@ -67,17 +69,16 @@ export class LmdbGroupCommit implements Wal {
   private readonly batchEntriesMax: number;
   private readonly pendingEntriesMax: number;
   private readonly batchesInFlightMax: number;
-  /** The batch taking entries in this event-loop turn. */
-  private current: Batch | null = null;
-  /** Closed batches not yet handed to LMDB, oldest first. */
-  private readonly waiting: Batch[] = [];
+  /** Batches not yet handed to LMDB: the open one and the closed ones. */
+  private readonly batches: TurnBatches;
   /** Batches handed to LMDB, not yet acknowledged, oldest first. */
   private readonly inFlight: Queued[] = [];
   /** The chain version the last queued batch writes. */
   private chainVersion: number;
   /** Orders by status after the last queued batch (its commit writes them). */
   private readonly orderCounts: OrderCounts;
-  private scheduled = false;
+  /** `appendTogether`'s flush callbacks, until their batch is queued. */
+  private readonly flushCallbacks = new Map<Batch, () => void>();
   private failed: unknown = null;
   private closed = false;
   private pendingEntries = 0;
@@ -90,6 +91,7 @@ export class LmdbGroupCommit implements Wal {
     this.batchEntriesMax = options.batchEntriesMax ?? 4096;
     this.pendingEntriesMax = options.pendingEntriesMax ?? 200_000;
     this.batchesInFlightMax = options.batchesInFlightMax ?? 64;
+    this.batches = new TurnBatches(this.batchEntriesMax, () => this.queueWaiting());
     const entry = store.chain.getEntry(CHAIN_KEY);
     if (entry === undefined) store.chain.putSync(CHAIN_KEY, 0, 0);
     this.chainVersion = entry?.version ?? 0;
@@ -102,14 +104,33 @@ export class LmdbGroupCommit implements Wal {
   append(entry: WalEntry): Promise<void> {
     if (this.failed !== null) return Promise.reject(this.failed);
     if (this.closed) throw new Error('invariant: append after the WAL was closed');
-    this.current = addToOpenBatch(this.current, this.waiting, entry, this.batchEntriesMax);
+    // In sync mode 'log' a commit is acknowledged before LMDB syncs it, so
+    // only what the commit log already holds may come this way.
+    if (this.store.syncMode === 'log') throw new Error("invariant: in sync mode 'log' entries reach LMDB only through the commit log (appendTogether)");
+    const batch = this.batches.add(entry);
     this.pendingEntries++;
-    this.kick();
-    return this.current.promise;
+    return batch.promise;
+  }
+
+  /**
+   * Appends entries that must land in one transaction, as a batch of their
+   * own (the commit log's records, with the position they bring LMDB to).
+   * In sync mode 'log' its promise resolves when the transaction is
+   * committed, and `onFlushed` is called once it is flushed.
+   */
+  appendTogether(entries: WalEntry[], onFlushed: () => void): Promise<void> {
+    if (this.failed !== null) return Promise.reject(this.failed);
+    if (this.closed) throw new Error('invariant: append after the WAL was closed');
+    const batch = newBatch();
+    batch.entries.push(...entries);
+    this.flushCallbacks.set(batch, onFlushed);
+    this.batches.push(batch);
+    this.pendingEntries += entries.length;
+    return batch.promise;
   }
 
   flushed(): Promise<void> {
-    const last = this.current ?? this.waiting[this.waiting.length - 1] ?? this.inFlight[this.inFlight.length - 1]?.batch;
+    const last = this.batches.last() ?? this.inFlight[this.inFlight.length - 1]?.batch;
     return last === undefined ? Promise.resolve() : last.promise;
   }
 
@@ -126,24 +147,9 @@ export class LmdbGroupCommit implements Wal {
     this.closed = true;
   }
 
-  private kick(): void {
-    if (this.scheduled) return;
-    this.scheduled = true;
-    // setImmediate lets every request that arrived in this event-loop turn
-    // join the batch before it is queued.
-    setImmediate(() => {
-      this.scheduled = false;
-      if (this.current !== null) {
-        this.waiting.push(this.current);
-        this.current = null;
-      }
-      this.queueWaiting();
-    });
-  }
-
   private queueWaiting(): void {
-    while (this.failed === null && this.waiting.length > 0 && this.inFlight.length < this.batchesInFlightMax) {
-      const batch = this.waiting[0]!;
+    while (this.failed === null && this.batches.waiting.length > 0 && this.inFlight.length < this.batchesInFlightMax) {
+      const batch = this.batches.waiting[0]!;
       const fast = queueable(batch.entries);
       // A batch that must be written by a callback is queued alone: once
       // everything before it is acknowledged, and nothing after it until it
@@ -152,14 +158,16 @@ export class LmdbGroupCommit implements Wal {
       // could be checked against the chain before the callback wrote it.
       // (So a child batch in flight is always the only one: inFlight[0].)
       if (this.inFlight.length > 0 && (!fast || !this.inFlight[0]!.fast)) return;
-      this.waiting.shift();
+      this.batches.waiting.shift();
       this.queue(batch, fast);
     }
   }
 
   private queue(batch: Batch, fast: boolean): void {
     const { store } = this;
-    const item: Queued = { batch, fast, startedMs: performance.now(), events: 0, done: false };
+    const onFlushed = this.flushCallbacks.get(batch) ?? null;
+    this.flushCallbacks.delete(batch);
+    const item: Queued = { batch, onFlushed, fast, startedMs: performance.now(), events: 0, done: false };
     const expected = this.chainVersion;
     const next = expected + 1;
     this.chainVersion = next;
@@ -197,7 +205,18 @@ export class LmdbGroupCommit implements Wal {
       this.fail(error);
       return;
     }
+    // In sync mode 'log' the batch is already durable in the commit log: it
+    // is acknowledged once committed (visible to reads), and its flush only
+    // lets the log reuse its space.
     const durable = store.syncMode === 'overlapping' ? flushedAfter(store, written) : written;
+    if (store.syncMode === 'log' && onFlushed !== null) {
+      flushedAfter(store, written).then(
+        (landed) => {
+          if (landed === true && this.failed === null) onFlushed();
+        },
+        (error: unknown) => this.fail(error),
+      );
+    }
     durable.then(
       (landed) => {
         if (this.failed !== null) return;
@@ -270,7 +289,7 @@ export class LmdbGroupCommit implements Wal {
       this.options.onBatch?.(batch.entries.length, syncMs);
       batch.resolve();
     }
-    if (this.inFlight.length === 0 && this.waiting.length === 0 && this.failed === null) this.options.onIdle?.();
+    if (this.inFlight.length === 0 && this.batches.waiting.length === 0 && this.failed === null) this.options.onIdle?.();
     this.queueWaiting();
   }
 
@@ -278,8 +297,7 @@ export class LmdbGroupCommit implements Wal {
     if (this.failed !== null) return;
     this.failed = error;
     for (const { batch } of this.inFlight) batch.reject(error);
-    for (const batch of this.waiting) batch.reject(error);
-    this.current?.reject(error);
+    this.batches.rejectAll(error);
     this.options.onFatal(error);
   }
 }
@@ -307,6 +325,9 @@ function encoded(db: Database<any, any>, value: unknown): unknown {
   const { encoder } = db as unknown as { encoder?: { encode(value: unknown): Uint8Array } };
   return encoder === undefined ? value : asBinary(encoder.encode(value));
 }
+
+/** LMDB's key limit at lmdb-js's default page size. */
+const LMDB_KEY_BYTES_MAX = 1978;
 
 /** Longest string in a key that is surely within LMDB's 1,978-byte key limit (3 bytes per UTF-16 unit). */
 const KEY_CHARS_MAX = 600;
@@ -341,10 +362,20 @@ function keyFits(key: unknown): boolean {
  */
 export function queueable(entries: readonly WalEntry[]): boolean {
   for (const entry of entries) {
-    if (entry.removes !== undefined) {
-      for (const r of entry.removes) if (r.ifAtMsBefore !== undefined || !keyFits(r.key)) return false;
-    }
-    for (const put of entry.puts) if (!keyFits(put.key)) return false;
+    if (entry.removes !== undefined) for (const r of entry.removes) if (r.ifAtMsBefore !== undefined) return false;
+  }
+  return keysFit(entries, keyFits);
+}
+
+/**
+ * Whether every key of a batch is one LMDB surely takes. The commit log
+ * checks it before a record is written: a record LMDB could not apply
+ * would stop every restart that replays it.
+ */
+export function keysFit(entries: readonly WalEntry[], fits: (key: unknown) => boolean = (key) => (Buffer.isBuffer(key) ? key.length > 0 && key.length <= LMDB_KEY_BYTES_MAX : keyFits(key))): boolean {
+  for (const entry of entries) {
+    if (entry.removes !== undefined) for (const r of entry.removes) if (!fits(r.key)) return false;
+    for (const put of entry.puts) if (!fits(put.key)) return false;
   }
   return true;
 }

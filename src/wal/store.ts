@@ -17,7 +17,15 @@ import type { LogEvent } from '../ledger/index.js';
 import { TABLE_NAMES, type TableName } from './entry.js';
 import { LMDB_FILES, makeFilesPrivate } from '../private-files.js';
 
-export type SyncMode = 'commit' | 'overlapping';
+/**
+ * 'commit': LMDB syncs inside each commit and replies wait for it.
+ * 'overlapping': lmdb-js overlapping sync; replies await the flush.
+ * 'log': replies wait for the commit log (`commit-log.ts`) and for LMDB's
+ * commit (the rows visible to every read); LMDB's flush follows behind,
+ * and at start-up LMDB opens at its last flushed transaction
+ * (`safeRestore`), the log replaying the rest.
+ */
+export type SyncMode = 'commit' | 'overlapping' | 'log';
 
 export interface Store {
   /** The LMDB directory (data.mdb and lock.mdb). */
@@ -48,8 +56,12 @@ export function openStore(path: string, options: { syncMode?: SyncMode; readOnly
     path,
     maxDbs: 16,
     readOnly: options.readOnly ?? false,
-    overlappingSync: syncMode === 'overlapping',
-    separateFlushed: syncMode === 'overlapping',
+    overlappingSync: syncMode !== 'commit',
+    separateFlushed: syncMode !== 'commit',
+    // After any crash, open at the last transaction LMDB flushed, never at
+    // one only committed (its pages may not all be on disk). An lmdb-js
+    // option its type declarations leave out.
+    ...({ safeRestore: syncMode === 'log' } as object),
     commitDelay: 0,
     eventTurnBatching: true,
     compression: false,

@@ -96,7 +96,14 @@ export interface RequestCheck {
  * `dataDir` between the two (LMDB's lock file aside: it holds only the
  * reader table, rebuilt when the environment opens).
  */
-export function checkSyncBeforeReply(calls: Syscall[], dataDir: string, requestPrefix: string, replyPrefix: string): RequestCheck[] {
+export function checkSyncBeforeReply(
+  calls: Syscall[],
+  dataDir: string,
+  requestPrefix: string,
+  replyPrefix: string,
+  /** The data files whose writes must be synced before a reply (default: all but lock.mdb). */
+  covered: (path: string) => boolean = () => true,
+): RequestCheck[] {
   const files = new Map<number, OpenFile>();
   const lastRequest = new Map<number, Syscall>();
   const pending: { call: Syscall; file: OpenFile }[] = [];
@@ -133,7 +140,7 @@ export function checkSyncBeforeReply(calls: Syscall[], dataDir: string, requestP
       lastRequest.set(fdOf(call), call);
     } else if (WRITES.has(call.name)) {
       const file = files.get(fdOf(call));
-      if (file === undefined || !file.path.startsWith(`${dataDir}/`) || file.path.endsWith('/lock.mdb')) continue;
+      if (file === undefined || !file.path.startsWith(`${dataDir}/`) || file.path.endsWith('/lock.mdb') || !covered(file.path)) continue;
       pending.push({ call, file });
       if (file.syncWrites) {
         synced.add(call);

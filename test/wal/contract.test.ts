@@ -11,7 +11,18 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LmdbGroupCommit, openStore, type Store, type SyncMode, type TableName, type Wal, type WalEntry } from '../../src/wal/index.js';
+import {
+  CommitLog,
+  LmdbGroupCommit,
+  LogFirstWal,
+  openStore,
+  recoverCommitLog,
+  type Store,
+  type SyncMode,
+  type TableName,
+  type Wal,
+  type WalEntry,
+} from '../../src/wal/index.js';
 import { type LogEvent } from '../../src/ledger/index.js';
 import { MemoryWal, type TableKey } from '../../src/wal/memory-wal.js';
 
@@ -97,6 +108,55 @@ function lmdb(syncMode: SyncMode): Implementation {
   };
 }
 
+/**
+ * The commit log first, LMDB behind it (sync mode 'log'). A restart replays
+ * the log's tail into LMDB, as the server does at start-up.
+ */
+const logFirst: Implementation = {
+  name: 'LogFirstWal (commit log, then LMDB)',
+  make({ pendingEntriesMax }) {
+    const dir = mkdtempSync(join(tmpdir(), 'wal-contract-log-'));
+    let store = openStore(dir, { syncMode: 'log' });
+    const fatals: unknown[] = [];
+    let wal: LogFirstWal | null = null;
+    const lmdb = new LmdbGroupCommit(store, { onFatal: (e) => wal!.fail(e) });
+    const log = new CommitLog(dir, { fileBytes: 1024 * 1024, whenApplied: (p) => wal!.whenApplied(p) });
+    wal = new LogFirstWal(log, lmdb, 0, { onFatal: (e) => fatals.push(e), ...(pendingEntriesMax === undefined ? {} : { pendingEntriesMax }) });
+    const subject = wal;
+    return {
+      wal: subject,
+      fatals,
+      async sync() {
+        for (let i = 0; i < 5_000 && subject.stats().pendingEntries > 0 && fatals.length === 0; i++) await sleepMs(1);
+        await turn();
+      },
+      async cut() {
+        await this.sync();
+      },
+      failing(entry) {
+        return { ...entry, puts: [...entry.puts, { table: 'meta', key: 'k'.repeat(3_000), value: 1 }] };
+      },
+      // A batch resolves once its rows are committed in LMDB, after its record is synced in the log.
+      peek: () => lmdbView(store),
+      async reopenDurable() {
+        await subject.close().catch(() => {});
+        log.close();
+        await store.close();
+        store = openStore(dir, { syncMode: 'log' });
+        const reopened = new CommitLog(dir, { fileBytes: 1024 * 1024, whenApplied: async () => {} });
+        await recoverCommitLog(store, reopened, new LmdbGroupCommit(store, { onFatal: (e) => fatals.push(e) }));
+        reopened.close();
+        return lmdbView(store);
+      },
+      async dispose() {
+        log.close();
+        await store.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  },
+};
+
 const memory: Implementation = {
   name: 'MemoryWal',
   make({ pendingEntriesMax }) {
@@ -168,7 +228,7 @@ function watch(promise: Promise<void>): { state: 'pending' | 'resolved' | 'rejec
   return w;
 }
 
-const IMPLEMENTATIONS: Implementation[] = [lmdb('commit'), lmdb('overlapping'), memory];
+const IMPLEMENTATIONS: Implementation[] = [lmdb('commit'), lmdb('overlapping'), logFirst, memory];
 
 describe.each(IMPLEMENTATIONS)('WAL contract: $name', (impl) => {
   const subjects: Subject[] = [];

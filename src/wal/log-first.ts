@@ -1,0 +1,258 @@
+/**
+ * The commit path of sync mode 'log': the commit log first, LMDB behind it.
+ *
+ * Entries accumulate for one event-loop turn, as in the LMDB group commit;
+ * then everything waiting becomes one commit-log record (its position one
+ * more than the last), written with one `pwrite` and one `fdatasync`. Only
+ * one record is being written at a time, so batches grow while a sync is in
+ * progress. Once a record is on disk its entries, with the position they
+ * bring LMDB to (`LOG_APPLIED_KEY`, in the same transaction), go to the
+ * LMDB group commit, which commits without waiting for LMDB's own sync
+ * (lmdb-js overlapping sync: the data pages and the meta page are flushed
+ * after the commit, off the reply's path). The batch's promise resolves
+ * when that commit is done. So a reply is sent only once its entries are
+ * (1) on disk in the commit log and (2) visible to every read of LMDB; a
+ * read never sees a row that is not yet durable, and never misses one that
+ * was acknowledged. Replies are released in log order (the LMDB group
+ * commit acknowledges in order).
+ *
+ * Recovery (`recoverCommitLog`): LMDB opens at its last flushed transaction
+ * and the records after the position it holds are applied again, in order,
+ * before the server serves. A torn or damaged last record was never
+ * acknowledged (its sync never returned) and is dropped.
+ *
+ * Fail-stop: a failed log write or sync, and a failed LMDB commit, reject
+ * every entry not yet acknowledged and call `onFatal`; nothing is
+ * acknowledged after it.
+ */
+import { TurnBatches, type Batch } from './batch.js';
+import type { CommitLog } from './commit-log.js';
+import type { WalEntry } from './entry.js';
+import { keysFit, type LmdbGroupCommit } from './group-commit.js';
+import { decodeEntries, encodeRecord } from './log-record.js';
+import type { Store } from './store.js';
+import type { Wal, WalStats } from './wal.js';
+
+/** The `meta` row holding the position of the last commit-log record LMDB has applied. */
+export const LOG_APPLIED_KEY = 'commitLogApplied';
+
+export interface LogFirstOptions {
+  /** Most entries in one record (a record and its applied position must fit one LMDB transaction). */
+  recordEntriesMax?: number;
+  /** Most entries waiting in total; beyond it the server answers 503. */
+  pendingEntriesMax?: number;
+  onFatal: (error: unknown) => void;
+  onBatch?: (entries: number, syncMs: number) => void;
+}
+
+/** The position LMDB has applied (0: none). */
+export function appliedPosition(store: Pick<Store, 'tables'>): number {
+  const value: unknown = store.tables.meta.get(LOG_APPLIED_KEY);
+  return typeof value === 'number' ? value : 0;
+}
+
+function appliedEntry(position: number): WalEntry {
+  return { events: [], puts: [{ table: 'meta', key: LOG_APPLIED_KEY, value: position }] };
+}
+
+/**
+ * Applies to LMDB, in order, every commit-log record after the position
+ * LMDB holds, and waits until LMDB has flushed them. Returns the last
+ * position (the next record gets the one after it). Records must follow
+ * each other without a gap; the first gap ends the log (what follows it
+ * was never acknowledged, or is left over from the file's earlier use).
+ */
+export async function recoverCommitLog(store: Store, log: CommitLog, lmdb: LmdbGroupCommit): Promise<{ position: number; replayed: number }> {
+  const applied = appliedPosition(store);
+  const records = log
+    .records()
+    .filter((r) => r.position > applied)
+    .sort((a, b) => a.position - b.position);
+  let position = applied;
+  let last: Promise<void> | null = null;
+  let flushed: Promise<void> = Promise.resolve();
+  let replayed = 0;
+  for (const record of records) {
+    if (record.position !== position + 1) break;
+    position = record.position;
+    let onFlushed!: () => void;
+    flushed = new Promise<void>((resolve) => {
+      onFlushed = resolve;
+    });
+    last = lmdb.appendTogether([...decodeEntries(record.payload), appliedEntry(position)], onFlushed);
+    replayed++;
+  }
+  if (last !== null) {
+    await last;
+    await flushed;
+  }
+  return { position, replayed };
+}
+
+/** A record written and not yet acknowledged: the batches it carries. */
+interface Logged {
+  batches: Batch[];
+  entries: number;
+  startedMs: number;
+}
+
+export class LogFirstWal implements Wal {
+  private readonly recordEntriesMax: number;
+  private readonly pendingEntriesMax: number;
+  /** Batches not yet in a record: the open one and the closed ones. */
+  private readonly batches: TurnBatches;
+  /** The batch that took the latest entry: its promise settles after every earlier one. */
+  private last: Batch | null = null;
+  /** Records being written or applied, not yet acknowledged, oldest first. */
+  private readonly unacknowledged: Logged[] = [];
+  private writing = false;
+  private failed: unknown = null;
+  private closed = false;
+  private pendingEntries = 0;
+  /** Position of the last record written (or recovered). */
+  private position: number;
+  /** Highest position LMDB has flushed, and who waits for a higher one. */
+  private flushedPosition: number;
+  private readonly flushWaiters: { position: number; resolve: () => void }[] = [];
+  private readonly counters = { batches: 0, commits: 0, entries: 0, events: 0, lastBatchEntries: 0, lastSyncMs: 0 };
+
+  constructor(
+    private readonly log: CommitLog,
+    private readonly lmdb: LmdbGroupCommit,
+    position: number,
+    private readonly options: LogFirstOptions,
+  ) {
+    this.recordEntriesMax = options.recordEntriesMax ?? 1024;
+    this.pendingEntriesMax = options.pendingEntriesMax ?? 200_000;
+    this.batches = new TurnBatches(this.recordEntriesMax, () => this.writeNext());
+    this.position = position;
+    this.flushedPosition = position;
+  }
+
+  /** Resolves once LMDB has flushed every record up to `position` (the commit log's reuse waits for it). */
+  whenApplied(position: number): Promise<void> {
+    if (position <= this.flushedPosition) return Promise.resolve();
+    return new Promise((resolve) => this.flushWaiters.push({ position, resolve }));
+  }
+
+  append(entry: WalEntry): Promise<void> {
+    if (this.failed !== null) return Promise.reject(this.failed);
+    if (this.closed) throw new Error('invariant: append after the WAL was closed');
+    this.last = this.batches.add(entry);
+    this.pendingEntries++;
+    return this.last.promise;
+  }
+
+  flushed(): Promise<void> {
+    return this.last?.promise ?? Promise.resolve();
+  }
+
+  overloaded(): boolean {
+    return this.pendingEntries >= this.pendingEntriesMax;
+  }
+
+  stats(): WalStats {
+    return { ...this.counters, pendingEntries: this.pendingEntries };
+  }
+
+  async close(): Promise<void> {
+    // Whatever is waiting is written first: the last reply goes out synced.
+    await this.flushed();
+    await this.lmdb.close();
+    this.closed = true;
+  }
+
+  /** Writes everything waiting (up to a record's limit) as the next record, unless one is being written. */
+  private writeNext(): void {
+    if (this.writing || this.failed !== null || this.batches.waiting.length === 0) return;
+    const logged: Logged = { batches: [], entries: 0, startedMs: performance.now() };
+    const entries: WalEntry[] = [];
+    while (this.batches.waiting.length > 0 && (logged.entries === 0 || logged.entries + this.batches.waiting[0]!.entries.length <= this.recordEntriesMax)) {
+      const batch = this.batches.waiting.shift()!;
+      logged.batches.push(batch);
+      logged.entries += batch.entries.length;
+      entries.push(...batch.entries);
+    }
+    const position = this.position + 1;
+    let record: Buffer;
+    try {
+      if (!keysFit(entries)) throw new Error('a batch holds a key LMDB cannot store; it was not written to the commit log');
+      record = encodeRecord(position, entries);
+    } catch (error) {
+      for (const batch of logged.batches) batch.reject(error);
+      this.fail(error);
+      return;
+    }
+    this.position = position;
+    this.writing = true;
+    this.unacknowledged.push(logged);
+    this.log.append(position, record).then(
+      () => {
+        this.writing = false;
+        if (this.failed !== null) return;
+        this.counters.commits++;
+        this.apply(position, entries, logged);
+        this.writeNext();
+      },
+      (error: unknown) => this.fail(error),
+    );
+  }
+
+  /** Hands a synced record to LMDB; its batches are acknowledged once LMDB has committed it. */
+  private apply(position: number, entries: WalEntry[], logged: Logged): void {
+    let committed: Promise<void>;
+    try {
+      committed = this.lmdb.appendTogether([...entries, appliedEntry(position)], () => this.noteFlushed(position));
+    } catch (error) {
+      this.fail(error);
+      return;
+    }
+    committed.then(
+      () => {
+        if (this.failed !== null) return;
+        const syncMs = performance.now() - logged.startedMs;
+        let events = 0;
+        for (const entry of entries) events += entry.events.length;
+        this.pendingEntries -= logged.entries;
+        this.counters.batches++;
+        this.counters.entries += logged.entries;
+        this.counters.events += events;
+        this.counters.lastBatchEntries = logged.entries;
+        this.counters.lastSyncMs = syncMs;
+        this.options.onBatch?.(logged.entries, syncMs);
+        if (this.unacknowledged[0] !== logged) {
+          this.fail(new Error('invariant: LMDB acknowledged commit-log records out of order'));
+          return;
+        }
+        this.unacknowledged.shift();
+        for (const batch of logged.batches) batch.resolve();
+      },
+      (error: unknown) => this.fail(error),
+    );
+  }
+
+  private noteFlushed(position: number): void {
+    if (position > this.flushedPosition) this.flushedPosition = position;
+    for (let i = this.flushWaiters.length - 1; i >= 0; i--) {
+      const waiter = this.flushWaiters[i]!;
+      if (waiter.position <= this.flushedPosition) {
+        this.flushWaiters.splice(i, 1);
+        waiter.resolve();
+      }
+    }
+  }
+
+  /**
+   * Fail-stop: every entry not yet acknowledged is rejected (also records
+   * already synced whose LMDB commit has not come back: nothing is
+   * acknowledged after a failure), then `onFatal`. The LMDB group commit's
+   * own failures come here too.
+   */
+  fail(error: unknown): void {
+    if (this.failed !== null) return;
+    this.failed = error;
+    for (const logged of this.unacknowledged) for (const batch of logged.batches) batch.reject(error);
+    this.batches.rejectAll(error);
+    this.options.onFatal(error);
+  }
+}
