@@ -28,6 +28,7 @@ import { createLogger } from './log.js';
 import { FileReserve, IdempotencySweeper, LmdbGroupCommit, lastOrderNumber, openStore, type Store, type Wal } from './wal/index.js';
 import type { ForceJoinVerdict, IdempotencyRecord, OrderRecord } from './ledger/index.js';
 import { VERSION } from './version.js';
+import { Webhooks } from './webhooks/index.js';
 
 async function verdictFor(verifier: ForceJoinVerifier, account: Account): Promise<ForceJoinVerdict> {
   const p = account.profile;
@@ -55,6 +56,14 @@ export interface ServerOptions {
    * by itself (tests on an injected clock call `sweeper.runOnce()`).
    */
   sweepEveryMs?: number | null;
+  /**
+   * How often (wall time) the webhook dispatcher looks for retries that are
+   * due on the clock (250 ms). New messages are sent as soon as they are
+   * durable, whatever this is.
+   */
+  webhookPollMs?: number;
+  /** The jitter source of webhook retries, in [0, 1) (tests make it exact). */
+  random?: () => number;
 }
 
 export interface Server {
@@ -64,6 +73,7 @@ export interface Server {
   adminTokenGenerated: boolean;
   context: AppContext;
   sweeper: IdempotencySweeper;
+  webhooks: Webhooks;
   close(): Promise<void>;
 }
 
@@ -130,12 +140,31 @@ interface Parts {
   context: AppContext;
   registry: Registry;
   sweeper: IdempotencySweeper;
+  webhooks: Webhooks;
   /** Set when shutdown begins: new requests are refused with 503. */
   startDraining(): void;
 }
 
-function buildParts(config: Config, storage: Storage, clock: Clock, log: Logger, metrics: Metrics, adminTokenValue: string): Parts {
+function buildParts(config: Config, options: ServerOptions, storage: Storage, clock: Clock, log: Logger, metrics: Metrics, adminTokenValue: string): Parts {
   const { store, wal } = storage;
+  const webhooks = new Webhooks(
+    store,
+    wal,
+    clock,
+    config.dataDir,
+    {
+      allowHttp: config.webhooksAllowHttp,
+      allowPrivate: config.webhooksAllowPrivate,
+      secretKey: config.webhooksSecretKey,
+      retryHours: config.webhooksRetryHours,
+      concurrency: config.webhooksConcurrency,
+      timeoutMs: config.webhooksTimeoutMs,
+      connectTimeoutMs: config.webhooksConnectTimeoutMs,
+      perAccount: config.webhooksPerAccount,
+      logKeep: config.webhooksLogKeep,
+    },
+    { ...(options.random === undefined ? {} : { random: options.random }), onError: (error, what) => log.error({ err: error }, what) },
+  );
   const orderIds = new OrderIds(orderIdSecret(store));
   let nextRefillId = 1;
   for (const key of store.tables.refills.getKeys({ reverse: true, limit: 1 })) nextRefillId = Number(key) + 1;
@@ -161,6 +190,7 @@ function buildParts(config: Config, storage: Storage, clock: Clock, log: Logger,
     newRefillId: () => nextRefillId++,
     orderNumbers: new OrderNumbers(lastOrderNumber(store)),
     renderAnswer,
+    webhookRows: (account, order, refill, atMs, puts) => webhooks.outbox.addRows(account, order, refill, atMs, puts),
   };
   const registry = new Registry(store, wal, clock, actorContext, config.defaultRateLimitPerMinute);
   const sweeper = new IdempotencySweeper(store, wal, clock, actorContext.idempotencyRetentionMs);
@@ -197,11 +227,13 @@ function buildParts(config: Config, storage: Storage, clock: Clock, log: Logger,
     forceJoinChanged: (id) => verifier?.invalidate(id),
     draining: () => draining,
     idempotencyStats: () => sweeper.stats(),
+    webhooks,
   };
   return {
     context,
     registry,
     sweeper,
+    webhooks,
     startDraining: () => {
       draining = true;
     },
@@ -215,6 +247,7 @@ function startBackgroundWork(parts: Parts, options: ServerOptions, log: Logger):
   // steps of 5,000, so it keeps up with any keyed order rate the server takes.
   const sweepEveryMs = options.sweepEveryMs === undefined ? 60_000 : options.sweepEveryMs;
   if (sweepEveryMs !== null) parts.sweeper.start(sweepEveryMs, (error) => log.error({ err: error }, 'idempotency sweep failed'));
+  parts.webhooks.start(options.webhookPollMs ?? 250);
 }
 
 /** The customer listener and the admin listener, each its own uWS app. */
@@ -244,6 +277,8 @@ async function shutDown(storage: Storage, parts: Parts, listeners: Listeners): P
   parts.context.ops.close();
   await parts.sweeper.stop();
   parts.registry.stopEviction();
+  // Attempts in flight finish (or time out) and their results are committed; held messages wait for the next start.
+  await parts.webhooks.stop();
   closeListenSocket(listeners.apiSocket);
   closeListenSocket(listeners.adminSocket);
   await storage.wal.close();
@@ -268,7 +303,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   const token = adminToken(config);
   const metrics = new Metrics({ routes: ['/api/v1/balance', '/api/v1/services', '/api/v1/order', '/api/v1/status'] });
   const storage = openStorage(config, options, log, metrics, onFatal);
-  const parts = buildParts(config, storage, clock, log, metrics, token.token);
+  const parts = buildParts(config, options, storage, clock, log, metrics, token.token);
   startBackgroundWork(parts, options, log);
   const listeners = await startListeners(config, parts.context);
   log.info(
@@ -283,6 +318,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     adminTokenGenerated: token.generated,
     context: parts.context,
     sweeper: parts.sweeper,
+    webhooks: parts.webhooks,
     close() {
       closed ??= shutDown(storage, parts, listeners);
       return closed;
