@@ -41,7 +41,7 @@ export class Webhooks {
   constructor(
     store: Store,
     wal: Wal,
-    clock: Clock,
+    private readonly clock: Clock,
     dataDir: string,
     config: WebhooksConfig,
     options: { random?: () => number; poster?: Poster; onError: (error: unknown, what: string) => void },
@@ -76,6 +76,15 @@ export class Webhooks {
     const next = await this.directory.clearFailing(endpoint);
     this.dispatcher.wake(next.id);
     return next;
+  }
+
+  /** What /metrics shows of webhooks. */
+  gauges(): { deliveries: Record<string, number>; held: number; inFlight: number; oldestHeldAgeMs: number; failingEndpoints: number } {
+    const { deliveries, inFlight } = this.dispatcher.stats();
+    const { held, oldestAtMs } = this.dispatcher.backlog();
+    let failingEndpoints = 0;
+    for (const e of this.directory.all()) if (e.failingSinceMs !== null) failingEndpoints++;
+    return { deliveries, held, inFlight, oldestHeldAgeMs: oldestAtMs === null ? 0 : Math.max(0, this.clock.wallMs() - oldestAtMs), failingEndpoints };
   }
 
   start(pollMs: number): void {
