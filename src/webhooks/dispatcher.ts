@@ -267,7 +267,11 @@ export class Dispatcher {
     const body = messageBody(message);
     const headers = messageHeaders(message, body, this.directory.signingSecrets(endpoint, now), now);
     const started = performance.now();
-    const done = this.poster.post(endpoint.url, headers, body).then(
+    // In overlapping-sync mode a row can be read once committed, before it is
+    // synced: nothing is sent about a change until it is on disk.
+    const synced = this.store.syncMode === 'overlapping' ? Promise.resolve(this.store.root.flushed) : null;
+    const posted = synced === null ? this.poster.post(endpoint.url, headers, body) : synced.then(() => this.poster.post(endpoint.url, headers, body));
+    const done = posted.then(
       (result) => this.settle(endpoint.id, state, seq, message, attempt, result, Math.round(performance.now() - started)),
       (error: unknown) => this.settle(endpoint.id, state, seq, message, attempt, { outcome: 'failed', status: null, error: String(error) }, 0),
     );

@@ -91,8 +91,10 @@ export class Webhooks {
     this.dispatcher.start(pollMs);
   }
 
+  /** Attempts in flight are cut off (they count as failed and are sent again after the restart, same id), then their results are committed. */
   async stop(): Promise<void> {
-    await this.dispatcher.stop();
+    const stopping = this.dispatcher.stop();
     this.sender?.close();
+    await stopping;
   }
 }

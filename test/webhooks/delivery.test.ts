@@ -96,6 +96,9 @@ describe('webhooks: signed delivery of every change', () => {
     const { ok: _ok, ...fields } = status.body;
     expect(last.json).toEqual({ type: 'order.updated', timestamp: expect.stringMatching(/Z$/), data: fields });
     expect(t.server.webhooks.dispatcher.backlog().held).toBe(0);
+    // The ledger's replay knows the webhook events in the log.
+    const verify = await t.admin('GET', '/admin/v1/verify');
+    expect(verify.status, verify.text).toBe(200);
   });
 
   it('retries a failing receiver with the same webhook-id, first within 5 s on the clock, and keeps later changes of that order behind it', async () => {
