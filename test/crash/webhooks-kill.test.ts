@@ -34,7 +34,10 @@ async function call(base: string, method: string, path: string, headers: Record<
 
 const dirs: string[] = [];
 let receiver: Receiver | null = null;
+/** The server running now, killed at the end even when the test fails half-way. */
+let live: Proc | null = null;
 afterAll(async () => {
+  live?.child.kill('SIGKILL');
   await receiver?.close();
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
@@ -48,6 +51,7 @@ describe('webhooks across SIGKILL', () => {
     dirs.push(dir);
     receiver = await startReceiver();
     let server = await spawnServer(dir, TOKEN, ENV);
+    live = server;
     const admin = { authorization: `Bearer ${TOKEN}` };
     const account = await call(server.adminUrl, 'POST', '/admin/v1/accounts', admin, { name: 'reseller' });
     const id = account.body.account.id as number;
@@ -95,6 +99,7 @@ describe('webhooks across SIGKILL', () => {
     receiver.behave('ok');
 
     server = await spawnServer(dir, TOKEN, ENV);
+    live = server;
     // Orders whose last move was unanswered are moved on only after they are seen again.
     for (const [order, list] of issued) {
       const s = await call(server.url, 'GET', `/api/v1/status?order=${order}`, creds);
