@@ -101,6 +101,24 @@ describe('webhooks: signed delivery of every change', () => {
     expect(verify.status, verify.text).toBe(200);
   });
 
+  it('posts refill.updated with the refill as GET /api/v1/refill_status shows it, only to endpoints that asked for it', async () => {
+    await register('/both');
+    await register('/orders-only', ['order.updated']);
+    const placed = await t.api('POST', '/api/v1/order', creds, order(service, 5));
+    const id = placed.body.order as string;
+    await move(id, 'completed');
+    const asked = await t.api('POST', '/api/v1/refill', creds, { orders: [id] });
+    const refill = asked.body.orders[id].refill as number;
+    expect((await t.admin('POST', `/admin/v1/refills/${refill}/status`, { status: 'in_progress' })).status).toBe(200);
+    await t.server.webhooks.dispatcher.idle();
+    await receiver.waitFor((r) => r.filter((x) => x.path === '/both' && x.json.type === 'refill.updated').length === 2);
+    const refills = receiver.received.filter((x) => x.json.type === 'refill.updated');
+    expect(refills.every((x) => x.path === '/both' && x.verified)).toBe(true);
+    expect(refills.map((x) => x.json.data['status'])).toEqual(['pending', 'in_progress']);
+    const shown = await t.api('GET', `/api/v1/refill_status?refills=${refill}`, creds);
+    expect(refills[1]!.json.data).toEqual(shown.body.refills[String(refill)]);
+  });
+
   it('retries a failing receiver with the same webhook-id, first within 5 s on the clock, and keeps later changes of that order behind it', async () => {
     await register('/hook');
     receiver.behave('fail');
