@@ -6,41 +6,25 @@
  * again once the retry is due on the injected clock.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/clock.js';
-import { order, startTestServer, type Creds, type TestServer } from '../helpers/server.js';
-import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
+import type { ManualClock } from '../../src/clock.js';
+import { order, type Creds, type TestServer } from '../helpers/server.js';
+import type { Receiver } from '../helpers/webhook-receiver.js';
+import { startWebhookTest, type WebhookTest } from '../helpers/webhook-setup.js';
 
 let t: TestServer;
 let receiver: Receiver;
 let clock: ManualClock;
 let creds: Creds;
 let service: number;
+let register: WebhookTest['register'];
+let setup: WebhookTest;
 
 beforeEach(async () => {
-  receiver = await startReceiver();
-  // Wall time starts at real time, so Webhook.verify's five-minute tolerance holds until a test moves it.
-  clock = new ManualClock(1_000_000, Date.now());
-  t = await startTestServer({
-    clock,
-    config: { webhooksAllowHttp: true, webhooksAllowPrivate: true, webhooksTimeoutMs: 300, webhooksConnectTimeoutMs: 300 },
-    server: { random: () => 0.5 },
-  });
-  creds = await t.createAccount('reseller', '1000');
-  service = await t.createService({ rate: '1', min: 1, max: 100, refill: true, refill_days: 7, cancel: true });
+  setup = await startWebhookTest({ random: 0.5, config: { webhooksTimeoutMs: 300, webhooksConnectTimeoutMs: 300 } });
+  ({ t, receiver, clock, creds, service, register } = setup);
 });
 
-afterEach(async () => {
-  await t.close();
-  await receiver.close();
-});
-
-async function register(path: string, events = ['order.updated', 'refill.updated']): Promise<number> {
-  const r = await t.api('POST', '/api/v1/webhooks', creds, { url: `${receiver.url}${path}`, events });
-  expect(r.status, r.text).toBe(201);
-  expect(r.body.webhook.secret).toMatch(/^whsec_/);
-  receiver.setSecret(path, r.body.webhook.secret);
-  return r.body.webhook.id;
-}
+afterEach(() => setup.close());
 
 async function move(id: string, status: string, extra: Record<string, unknown> = {}): Promise<void> {
   const r = await t.admin('POST', `/admin/v1/orders/${id}/status`, { status, ...extra });

@@ -6,36 +6,26 @@
  * endpoint is marked failing, shown to the operator and replayed by them.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/clock.js';
+import type { ManualClock } from '../../src/clock.js';
 import { Sender } from '../../src/webhooks/index.js';
-import { order, startTestServer, type Creds, type TestServer } from '../helpers/server.js';
-import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
+import { order, type Creds, type TestServer } from '../helpers/server.js';
+import type { Receiver } from '../helpers/webhook-receiver.js';
+import { startWebhookTest, type WebhookTest } from '../helpers/webhook-setup.js';
 
 let t: TestServer;
 let receiver: Receiver;
 let clock: ManualClock;
 let creds: Creds;
 let service: number;
+let register: WebhookTest['register'];
+let setup: WebhookTest;
 
 beforeEach(async () => {
-  receiver = await startReceiver();
-  clock = new ManualClock(1_000_000, Date.now());
-  t = await startTestServer({ clock, config: { webhooksAllowHttp: true, webhooksAllowPrivate: true }, server: { random: () => 0 } });
-  creds = await t.createAccount('reseller', '100');
-  service = await t.createService({ rate: '1', min: 1, max: 10 });
+  setup = await startWebhookTest({ random: 0 });
+  ({ t, receiver, clock, creds, service, register } = setup);
 });
 
-afterEach(async () => {
-  await t.close();
-  await receiver.close();
-});
-
-async function register(path = '/hook'): Promise<number> {
-  const r = await t.api('POST', '/api/v1/webhooks', creds, { url: `${receiver.url}${path}` });
-  expect(r.status, r.text).toBe(201);
-  receiver.setSecret(path, r.body.webhook.secret);
-  return r.body.webhook.id;
-}
+afterEach(() => setup.close());
 
 describe('webhook safety', () => {
   it('never sends to a loopback address when WEBHOOKS_ALLOW_PRIVATE is not set: the attempt is logged as forbidden', async () => {
