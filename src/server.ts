@@ -64,6 +64,8 @@ export interface ServerOptions {
   webhookPollMs?: number;
   /** The jitter source of webhook retries, in [0, 1) (tests make it exact). */
   random?: () => number;
+  /** Webhook deliveries yield to the order path when the event loop is busy (default true; tests that count deliveries turn it off). */
+  webhookYield?: boolean;
 }
 
 export interface Server {
@@ -163,7 +165,11 @@ function buildParts(config: Config, options: ServerOptions, storage: Storage, cl
       perAccount: config.webhooksPerAccount,
       logKeep: config.webhooksLogKeep,
     },
-    { ...(options.random === undefined ? {} : { random: options.random }), onError: (error, what) => log.error({ err: error }, what) },
+    {
+      ...(options.random === undefined ? {} : { random: options.random }),
+      yieldWhenBusy: options.webhookYield ?? true,
+      onError: (error, what) => log.error({ err: error }, what),
+    },
   );
   const orderIds = new OrderIds(orderIdSecret(store));
   let nextRefillId = 1;

@@ -28,6 +28,8 @@ const NEXT_ID_KEY = 'webhookNextId';
 
 export class WebhookDirectory {
   private readonly byId = new Map<number, WebhookEndpoint>();
+  /** Secrets in the clear, for signing, per endpoint version (held only in memory). */
+  private readonly opened = new WeakMap<WebhookEndpoint, { current: string; previous: string | null }>();
   private readonly byAccount = new Map<number, WebhookEndpoint[]>();
   private nextId = 1;
 
@@ -61,9 +63,13 @@ export class WebhookDirectory {
 
   /** The secrets to sign with now: the current one, then the previous one while it is honoured. */
   signingSecrets(endpoint: WebhookEndpoint, nowMs: number): string[] {
-    const secrets = [openSecret(this.sealingKey, endpoint.secret)];
-    if (endpoint.previous !== null && nowMs < endpoint.previous.untilMs) secrets.push(openSecret(this.sealingKey, endpoint.previous.secret));
-    return secrets;
+    // Opened once per version of the endpoint (a change makes a new object), not once per message.
+    let opened = this.opened.get(endpoint);
+    if (opened === undefined) {
+      opened = { current: openSecret(this.sealingKey, endpoint.secret), previous: endpoint.previous === null ? null : openSecret(this.sealingKey, endpoint.previous.secret) };
+      this.opened.set(endpoint, opened);
+    }
+    return opened.previous !== null && nowMs < endpoint.previous!.untilMs ? [opened.current, opened.previous] : [opened.current];
   }
 
   /** Registers an endpoint; the secret is returned here only. */

@@ -22,6 +22,7 @@
  *   rows under new sequence numbers, and only this class removes, and only
  *   the rows it delivered.
  */
+import { performance as nodePerformance } from 'node:perf_hooks';
 import type { Clock } from '../clock.js';
 import type { Store, TablePut, Wal, WalEntry } from '../wal/index.js';
 import { retryDelayMs } from './backoff.js';
@@ -44,7 +45,20 @@ export interface DispatcherOptions {
   /** Jitter source, in [0, 1) (tests inject it). */
   random: () => number;
   onError: (error: unknown, what: string) => void;
+  /**
+   * Yield to the order path: sample the event loop's utilisation every
+   * 100 ms and, while it is above BUSY_UTILISATION, start at most
+   * BUSY_ATTEMPTS_PER_TICK attempts per sample (tests that count deliveries
+   * turn it off; it depends on real time).
+   */
+  yieldWhenBusy: boolean;
 }
+
+/** Event-loop utilisation (0–1, over the last 100 ms) above which deliveries yield to the order path. */
+export const BUSY_UTILISATION = 0.7;
+/** Attempts started per 100 ms while the loop is busy: a floor, so deliveries go on (50 a second) under any load. */
+export const BUSY_ATTEMPTS_PER_TICK = 5;
+const LOAD_SAMPLE_MS = 100;
 
 export interface Poster {
   post(url: string, headers: Record<string, string>, body: string): Promise<AttemptResult>;
@@ -74,6 +88,9 @@ export class Dispatcher {
   /** Endpoints that may have messages to send. */
   private readonly work = new Set<number>();
   private active = 0;
+  /** Attempts that may still start in this load sample (Infinity while the loop is not busy). */
+  private budget = Infinity;
+  private loadTimer: NodeJS.Timeout | null = null;
   private readonly counts: Record<AttemptOutcome, number> = { delivered: 0, failed: 0, timeout: 0, forbidden: 0 };
   /** The next commit of delivery results (removals and log rows), built during one event-loop turn. */
   private pending: { entry: WalEntry; after: (() => void)[] } | null = null;
@@ -103,6 +120,17 @@ export class Dispatcher {
   start(pollMs: number): void {
     this.timer = setInterval(() => this.pass(), pollMs);
     this.timer.unref();
+    if (this.options.yieldWhenBusy) {
+      let last = nodePerformance.eventLoopUtilization();
+      this.loadTimer = setInterval(() => {
+        const now = nodePerformance.eventLoopUtilization();
+        const busy = nodePerformance.eventLoopUtilization(now, last).utilization > BUSY_UTILISATION;
+        last = now;
+        this.budget = busy ? BUSY_ATTEMPTS_PER_TICK : Infinity;
+        this.pass();
+      }, LOAD_SAMPLE_MS);
+      this.loadTimer.unref();
+    }
     this.pass();
   }
 
@@ -110,7 +138,9 @@ export class Dispatcher {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer !== null) clearInterval(this.timer);
+    if (this.loadTimer !== null) clearInterval(this.loadTimer);
     this.timer = null;
+    this.loadTimer = null;
     while (this.running.size > 0) await Promise.allSettled([...this.running]);
   }
 
@@ -208,7 +238,7 @@ export class Dispatcher {
       do {
         this.passAgain = false;
         for (const id of [...this.work]) {
-          if (this.active >= this.options.concurrency) return;
+          if (this.active >= this.options.concurrency || this.budget <= 0) return;
           this.pump(id);
         }
       } while (this.passAgain);
@@ -253,7 +283,7 @@ export class Dispatcher {
       const message = value as OutboxMessage;
       if (blocked.has(message.subject)) continue;
       blocked.add(message.subject);
-      if (state.inFlight.size >= this.options.perEndpointMax || this.active >= this.options.concurrency) return;
+      if (state.inFlight.size >= this.options.perEndpointMax || this.active >= this.options.concurrency || this.budget <= 0) return;
       this.attempt(endpoint, state, seq, message);
     }
     if (seen === 0 && state.inFlight.size === 0) this.work.delete(id);
@@ -262,6 +292,7 @@ export class Dispatcher {
   private attempt(endpoint: WebhookEndpoint, state: EndpointState, seq: number, message: OutboxMessage): void {
     state.inFlight.set(seq, message.subject);
     this.active++;
+    this.budget--;
     const attempt = (state.attempts.get(message.id) ?? 0) + 1;
     const now = this.clock.wallMs();
     const body = messageBody(message);

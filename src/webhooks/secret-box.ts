@@ -8,7 +8,7 @@
  * from a secret store.
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 
 export interface SealedSecret {
@@ -33,8 +33,32 @@ export function loadSecretKey(dataDir: string, configured: string | null): Buffe
     return key;
   }
   const key = randomBytes(32);
-  writeFileSync(file, key.toString('base64') + '\n', { mode: 0o600, flag: 'wx' });
+  writeDurably(dataDir, file, key.toString('base64') + '\n');
   return key;
+}
+
+/**
+ * Writes the key file so that a crash or power cut leaves either no file or
+ * the whole key, never an empty one: a private temporary file, synced, then
+ * renamed into place and the directory synced. Secrets sealed with the key
+ * are committed only after this returns.
+ */
+function writeDurably(dir: string, file: string, text: string): void {
+  const temporary = `${file}.${process.pid}.tmp`;
+  const fd = openSync(temporary, 'wx', 0o600);
+  try {
+    writeSync(fd, text);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(temporary, file);
+  const dirFd = openSync(dir, 'r');
+  try {
+    fsyncSync(dirFd);
+  } finally {
+    closeSync(dirFd);
+  }
 }
 
 export function sealSecret(key: Buffer, secret: string): SealedSecret {

@@ -44,7 +44,7 @@ export class Webhooks {
     private readonly clock: Clock,
     dataDir: string,
     config: WebhooksConfig,
-    options: { random?: () => number; poster?: Poster; onError: (error: unknown, what: string) => void },
+    options: { random?: () => number; poster?: Poster; yieldWhenBusy?: boolean; onError: (error: unknown, what: string) => void },
   ) {
     this.rules = { allowHttp: config.allowHttp, allowPrivate: config.allowPrivate };
     this.directory = new WebhookDirectory(store, wal, clock, loadSecretKey(dataDir, config.secretKey), config.perAccount);
@@ -59,6 +59,7 @@ export class Webhooks {
       logKeep: config.logKeep,
       pageSize: OUTBOX_PAGE,
       random: options.random ?? Math.random,
+      yieldWhenBusy: options.yieldWhenBusy ?? true,
       onError: options.onError,
     });
     this.outbox = new Outbox(store, this.directory, (endpoint) => this.dispatcher.written(endpoint));

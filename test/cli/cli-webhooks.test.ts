@@ -15,7 +15,7 @@ const clock = new ManualClock(1_000_000, Date.now());
 
 beforeAll(async () => {
   receiver = await startReceiver();
-  t = await startTestServer({ clock, config: { webhooksAllowHttp: true, webhooksAllowPrivate: true, webhooksRetryHours: 1 } });
+  t = await startTestServer({ clock, config: { webhooksAllowHttp: true, webhooksAllowPrivate: true, webhooksRetryHours: 1 }, server: { webhookYield: false } });
 });
 
 afterAll(async () => {

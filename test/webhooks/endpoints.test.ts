@@ -16,7 +16,7 @@ let receiver: Receiver;
 
 beforeEach(async () => {
   receiver = await startReceiver();
-  t = await startTestServer({ clock: new ManualClock(1_000_000, Date.now()), config: { webhooksAllowPrivate: true } });
+  t = await startTestServer({ clock: new ManualClock(1_000_000, Date.now()), config: { webhooksAllowPrivate: true }, server: { webhookYield: false } });
   creds = await t.createAccount('reseller', '100');
 });
 
