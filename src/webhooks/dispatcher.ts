@@ -237,6 +237,7 @@ export class Dispatcher {
     try {
       do {
         this.passAgain = false;
+        if (this.active >= this.options.concurrency || this.budget <= 0) return;
         for (const id of [...this.work]) {
           if (this.active >= this.options.concurrency || this.budget <= 0) return;
           this.pump(id);
