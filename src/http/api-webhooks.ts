@@ -91,7 +91,7 @@ export function deleteWebhook(ex: Exchange, ctx: AppContext, account: Account, i
   admitted(ex, ctx, account, async () => {
     const found = ownEndpoint(ctx, account, id);
     if ('code' in found) return refuse(ex, found);
-    await ctx.webhooks.directory.remove(found);
+    await ctx.webhooks.remove(found);
     return { status: 200, body: `{"ok":true,"deleted":${found.id}}` };
   });
 }

@@ -72,6 +72,12 @@ export class Webhooks {
     return next;
   }
 
+  /** Deletes an endpoint; the dispatcher then drops what it held (a failing or disabled one too), a page per commit. */
+  async remove(endpoint: WebhookEndpoint): Promise<void> {
+    await this.directory.remove(endpoint);
+    this.dispatcher.wake(endpoint.id);
+  }
+
   /** The operator's replay: clears the failing mark and retries the held messages at once, oldest first. */
   async replay(endpoint: WebhookEndpoint): Promise<WebhookEndpoint> {
     const next = await this.directory.clearFailing(endpoint);

@@ -77,6 +77,27 @@ describe('webhook safety', () => {
     expect(receiver.received[1]!.id).toBe(receiver.received[0]!.id);
   });
 
+  it('drops what a deleted endpoint held and writes nothing more for it', async () => {
+    const id = await register();
+    receiver.behave('fail');
+    for (let i = 0; i < 3; i++) await t.api('POST', '/api/v1/order', creds, order(service, 2));
+    await receiver.waitFor((r) => r.length >= 1);
+    await t.server.webhooks.dispatcher.idle();
+    expect(t.server.webhooks.dispatcher.heldCount(id)).toBe(3);
+    expect((await t.api('DELETE', `/api/v1/webhooks/${id}`, creds)).status).toBe(200);
+    await t.api('POST', '/api/v1/order', creds, order(service, 2));
+    clock.advance(10_000);
+    t.server.webhooks.dispatcher.pass();
+    await t.server.webhooks.dispatcher.idle();
+    await t.server.context.wal.flushed();
+    expect(t.server.webhooks.dispatcher.backlog().held).toBe(0);
+    const sent = receiver.received.length;
+    clock.advance(60_000);
+    t.server.webhooks.dispatcher.pass();
+    await t.server.webhooks.dispatcher.idle();
+    expect(receiver.received.length).toBe(sent);
+  });
+
   it('marks an endpoint failing after 24 hours of failures, keeps its messages, shows it to the operator, and delivers them on replay', async () => {
     const id = await register();
     receiver.behave('fail');

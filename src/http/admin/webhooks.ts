@@ -83,7 +83,7 @@ export const rotateWebhook: AdminHandler = async (ex, ctx, [id]) => {
 export const deleteWebhook: AdminHandler = async (ex, ctx, [id]) => {
   const endpoint = found(ex, ctx, id!);
   if (endpoint === null) return;
-  await ctx.webhooks.directory.remove(endpoint);
+  await ctx.webhooks.remove(endpoint);
   send(ex, 200, `{"ok":true,"deleted":${endpoint.id}}`);
 };
 
