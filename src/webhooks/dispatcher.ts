@@ -46,17 +46,25 @@ export interface DispatcherOptions {
   random: () => number;
   onError: (error: unknown, what: string) => void;
   /**
-   * Yield to the order path: sample the event loop's utilisation every
-   * 100 ms and, while it is above BUSY_UTILISATION, start at most
-   * BUSY_ATTEMPTS_PER_TICK attempts per sample (tests that count deliveries
-   * turn it off; it depends on real time).
+   * Yield to the order path: every 100 ms, when the event loop was busy
+   * (BUSY_UTILISATION) or commits are queueing (BUSY_PENDING_ENTRIES), start
+   * only a small share of the entries just committed (BUSY_SHARE, at least
+   * BUSY_ATTEMPTS_PER_TICK) until the next sample (tests that count
+   * deliveries turn it off; it depends on real time).
    */
   yieldWhenBusy: boolean;
 }
 
 /** Event-loop utilisation (0–1, over the last 100 ms) above which deliveries yield to the order path. */
-export const BUSY_UTILISATION = 0.7;
-/** Attempts started per 100 ms while the loop is busy: a floor, so deliveries go on (50 a second) under any load. */
+export const BUSY_UTILISATION = 0.6;
+/**
+ * Entries waiting for their commit above which the storage path counts as
+ * busy too: a server can be bound by its commits (the write thread, the
+ * disk) with its event loop half idle, and deliveries add commits.
+ */
+export const BUSY_PENDING_ENTRIES = 16;
+/** While busy, attempts per sample: 5% of the entries committed in the last one, at least 5 (50 a second). */
+export const BUSY_SHARE = 0.05;
 export const BUSY_ATTEMPTS_PER_TICK = 5;
 const LOAD_SAMPLE_MS = 100;
 
@@ -122,11 +130,14 @@ export class Dispatcher {
     this.timer.unref();
     if (this.options.yieldWhenBusy) {
       let last = nodePerformance.eventLoopUtilization();
+      let lastEntries = this.wal.stats().entries;
       this.loadTimer = setInterval(() => {
         const now = nodePerformance.eventLoopUtilization();
-        const busy = nodePerformance.eventLoopUtilization(now, last).utilization > BUSY_UTILISATION;
+        const wal = this.wal.stats();
+        const busy = nodePerformance.eventLoopUtilization(now, last).utilization > BUSY_UTILISATION || wal.pendingEntries >= BUSY_PENDING_ENTRIES;
+        this.budget = busy ? Math.max(BUSY_ATTEMPTS_PER_TICK, Math.floor((wal.entries - lastEntries) * BUSY_SHARE)) : Infinity;
         last = now;
-        this.budget = busy ? BUSY_ATTEMPTS_PER_TICK : Infinity;
+        lastEntries = wal.entries;
         this.pass();
       }, LOAD_SAMPLE_MS);
       this.loadTimer.unref();
