@@ -45,6 +45,7 @@ const HELP = `Usage: npm run bench:http -- [options]
   --scenario S         order (default), mixed (1 order : 3 status : 1 balance), idempotent, or v2 (orders through API v2's add, form-encoded)
                        (every order with a new Idempotency-Key)
   --webhooks           every load account registers a webhook endpoint (order.updated) at a local receiver, so each order is also a signed delivery
+  --webhook-accounts N with --webhooks: only N load accounts (spread evenly) register one (default: all)
   --accounts N         funded accounts to seed and rotate through (default 10000)
   --seed HOW           admin (default: through the admin API) or direct (written into LMDB
                        before the server starts; same records; for big data sets)
@@ -105,6 +106,8 @@ interface Options {
   loadgenNice: number | null;
   /** Each load account registers a webhook endpoint at a local receiver (order.updated): every order is a delivery. */
   webhooks: boolean;
+  /** With --webhooks: only this many load accounts (spread evenly) register one; null: all. */
+  webhookAccounts: number | null;
 }
 
 function parseOptions(argv: string[]): Options {
@@ -135,6 +138,7 @@ function parseOptions(argv: string[]): Options {
       ...QUIET_OPTION_SPECS,
       'loadgen-nice': { type: 'string' },
       webhooks: { type: 'boolean', default: false },
+      'webhook-accounts': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -178,6 +182,7 @@ function parseOptions(argv: string[]): Options {
     ...quietOptions(values),
     loadgenNice: values['loadgen-nice'] === undefined ? null : niceValue(values['loadgen-nice']),
     webhooks: values.webhooks,
+    webhookAccounts: values['webhook-accounts'] === undefined ? null : positiveInt('webhook-accounts', values['webhook-accounts']),
   };
 }
 
@@ -295,6 +300,7 @@ async function main(): Promise<void> {
   }
   const session = await openSession({
     webhooks: sink?.url ?? null,
+    webhookAccounts: options.webhookAccounts,
     scenario: options.scenario,
     accounts: options.accounts,
     connections: options.connections,

@@ -37,6 +37,7 @@ export async function compareTwo(c: Comparison): Promise<void> {
       duration: { type: 'string', default: '6' },
       warmup: { type: 'string', default: '2' },
       accounts: { type: 'string', default: c.defaultAccounts },
+      'second-arg': { type: 'string', multiple: true },
       help: { type: 'boolean', default: false },
     },
   });
@@ -48,6 +49,7 @@ export async function compareTwo(c: Comparison): Promise<void> {
   --duration S      seconds per run (default 6)
   --warmup S        seconds of warm-up per server (default 2)
   --accounts N      ${c.accountsHelp} (default ${c.defaultAccounts})
+  --second-arg A    one more bench:http option for the second variant only (repeatable), e.g. --second-arg=--webhook-accounts=50
 `);
     return;
   }
@@ -59,6 +61,7 @@ export async function compareTwo(c: Comparison): Promise<void> {
     '--warmup', String(positiveInt('warmup', values.warmup!, 0)),
     '--accounts', String(positiveInt('accounts', values.accounts!)),
   ];
+  c.variants[1].args.push(...(values['second-arg'] ?? []));
   const syncLatency = describeSyncLatency(measureSyncLatency(tmpdir()));
   log(syncLatency);
   await interleave(c.variants, args, rounds);
