@@ -2,19 +2,17 @@
  * A message as it goes on the wire (Standard Webhooks): the body
  * `{type, timestamp, data}` with `data` exactly the order as GET
  * /api/v1/status shows it (or the refill as GET /api/v1/refill_status does),
- * and the webhook-id, webhook-timestamp and webhook-signature headers. The
- * body is rendered at delivery from the row, so a retry sends the same bytes
- * under the same id (only the timestamp and signature are new, as the
+ * rendered into the row when the change was made, and the webhook-id,
+ * webhook-timestamp and webhook-signature headers. A retry sends the same
+ * body under the same id (only the timestamp and signature are new, as the
  * specification expects).
  */
-import { renderRefill, renderStatusFields } from '../render.js';
 import { VERSION } from '../version.js';
 import type { OutboxMessage } from './records.js';
 import { signatureHeader } from './signature.js';
 
 export function messageBody(message: OutboxMessage): string {
-  const data = message.order !== undefined ? `{${renderStatusFields(message.order)}}` : renderRefill(message.refill!);
-  return `{"type":"${message.type}","timestamp":"${new Date(message.atMs).toISOString()}","data":${data}}`;
+  return `{"type":"${message.type}","timestamp":"${new Date(message.atMs).toISOString()}","data":${message.data}}`;
 }
 
 export function messageHeaders(message: OutboxMessage, body: string, secrets: readonly string[], nowMs: number): Record<string, string> {

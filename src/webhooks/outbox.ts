@@ -10,6 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import type { OrderRecord, RefillRecord } from '../ledger/index.js';
 import type { Store, TablePut } from '../wal/index.js';
+import { renderRefill, renderStatusFields } from '../render.js';
 import type { WebhookDirectory } from './directory.js';
 import { outboxKey, type OutboxMessage, type WebhookEvent } from './records.js';
 
@@ -33,17 +34,25 @@ export class Outbox {
   addRows(account: number, order: OrderRecord | null, refill: RefillRecord | null, atMs: number, puts: TablePut[]): void {
     const endpoints = this.directory.forAccount(account);
     if (endpoints.length === 0) return;
+    let orderData: string | undefined;
+    let refillData: string | undefined;
     for (const endpoint of endpoints) {
       if (!endpoint.enabled) continue;
-      if (order !== null && endpoint.events.includes('order.updated')) puts.push(this.row(endpoint.id, 'order.updated', atMs, order.id, { order }));
-      if (refill !== null && endpoint.events.includes('refill.updated')) puts.push(this.row(endpoint.id, 'refill.updated', atMs, refill.order, { refill }));
+      if (order !== null && endpoint.events.includes('order.updated')) {
+        orderData ??= `{${renderStatusFields(order)}}`;
+        puts.push(this.row(endpoint.id, 'order.updated', atMs, order.id, orderData));
+      }
+      if (refill !== null && endpoint.events.includes('refill.updated')) {
+        refillData ??= renderRefill(refill);
+        puts.push(this.row(endpoint.id, 'refill.updated', atMs, refill.order, refillData));
+      }
     }
   }
 
-  private row(endpoint: number, type: WebhookEvent, atMs: number, subject: string, about: Pick<OutboxMessage, 'order' | 'refill'>): TablePut {
+  private row(endpoint: number, type: WebhookEvent, atMs: number, subject: string, data: string): TablePut {
     this.written(endpoint);
     // The webhook-id: random, so it is unique even after the outbox is emptied and the sequence starts again.
-    const message: OutboxMessage = { id: `msg_${randomUUID().replaceAll('-', '')}`, type, atMs, subject, ...about };
+    const message: OutboxMessage = { id: `msg_${randomUUID().replaceAll('-', '')}`, type, atMs, subject, data };
     return { table: 'webhookOutbox', key: outboxKey(endpoint, this.seq++), value: message };
   }
 }

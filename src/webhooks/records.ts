@@ -5,7 +5,6 @@
  * commit of its own, once the endpoint has acknowledged it. `webhookLog`:
  * the last attempts per endpoint, for the operator.
  */
-import type { OrderRecord, RefillRecord } from '../ledger/index.js';
 import type { SealedSecret } from './secret-box.js';
 
 /** The event types an endpoint may subscribe to. */
@@ -39,8 +38,14 @@ export interface OutboxMessage {
   atMs: number;
   /** The order the message is about: messages of one order are delivered in sequence. */
   subject: string;
-  order?: OrderRecord;
-  refill?: RefillRecord;
+  /**
+   * The payload's `data`, rendered when the change was made: the order as
+   * GET /api/v1/status shows it, or the refill as GET /api/v1/refill_status
+   * does. A short string, not the record: it is encoded into every order's
+   * commit, and a whole record (in a table without shared structures) made
+   * those commits much larger.
+   */
+  data: string;
 }
 
 export type AttemptOutcome = 'delivered' | 'failed' | 'timeout' | 'forbidden';
