@@ -33,6 +33,16 @@ export interface Config {
   currency: string;
   /** Telegram force-join, from the FORCEJOIN_* variables; null when no channel is required. */
   forceJoin: ForceJoinConfig | null;
+  webhooksAllowHttp: boolean;
+  webhooksAllowPrivate: boolean;
+  /** Base64 of 32 bytes, or null: the key file in the data directory. */
+  webhooksSecretKey: string | null;
+  webhooksRetryHours: number;
+  webhooksConcurrency: number;
+  webhooksTimeoutMs: number;
+  webhooksConnectTimeoutMs: number;
+  webhooksPerAccount: number;
+  webhooksLogKeep: number;
 }
 
 /** Every setting: its environment variable, its flag and its default. */
@@ -72,6 +82,27 @@ export const SETTINGS = [
   },
   { key: 'currency', env: 'CURRENCY', def: 'USD', kind: 'string', doc: 'Three-letter currency code API v2 answers show in `currency`.' },
   { key: 'seedDemo', env: 'SEED_DEMO', def: 'true', kind: 'bool', doc: 'Seed a demo account and services into an empty data directory.' },
+  { key: 'webhooksAllowHttp', env: 'WEBHOOKS_ALLOW_HTTP', def: 'false', kind: 'bool', doc: 'Accept plain http:// webhook URLs (else https only).' },
+  {
+    key: 'webhooksAllowPrivate',
+    env: 'WEBHOOKS_ALLOW_PRIVATE',
+    def: 'false',
+    kind: 'bool',
+    doc: 'Allow webhook deliveries to loopback, private, link-local and other non-public addresses (checked after DNS, on every connection).',
+  },
+  {
+    key: 'webhooksSecretKey',
+    env: 'WEBHOOKS_SECRET_KEY',
+    def: '',
+    kind: 'string',
+    doc: 'Base64 of 32 bytes: the AES-256-GCM key that seals webhook secrets in LMDB; else generated once into DATA_DIR/webhook-secrets.key (mode 0600).',
+  },
+  { key: 'webhooksRetryHours', env: 'WEBHOOKS_RETRY_HOURS', def: '24', kind: 'int', min: 1, max: 720, doc: 'How long a webhook message is retried before its endpoint is marked failing.' },
+  { key: 'webhooksConcurrency', env: 'WEBHOOKS_CONCURRENCY', def: '16', kind: 'int', min: 1, max: 1024, doc: 'Most webhook deliveries in flight at once (at most 8 per endpoint).' },
+  { key: 'webhooksTimeoutMs', env: 'WEBHOOKS_TIMEOUT_MS', def: '10000', kind: 'int', min: 50, max: 60000, doc: "Most milliseconds a delivery waits for the receiver's answer (connect included)." },
+  { key: 'webhooksConnectTimeoutMs', env: 'WEBHOOKS_CONNECT_TIMEOUT_MS', def: '5000', kind: 'int', min: 50, max: 60000, doc: 'Most milliseconds a delivery waits to connect (TCP and TLS).' },
+  { key: 'webhooksPerAccount', env: 'WEBHOOKS_PER_ACCOUNT', def: '5', kind: 'int', min: 1, max: 100, doc: 'Most webhook endpoints per account.' },
+  { key: 'webhooksLogKeep', env: 'WEBHOOKS_LOG_KEEP', def: '100', kind: 'int', min: 1, max: 100000, doc: 'Delivery attempts kept in each endpoint\'s delivery log.' },
 ] as const;
 
 const LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
@@ -123,6 +154,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Config {
     throw new Error(`CURRENCY (--currency) must be a three-letter ISO 4217 code such as USD; got ${JSON.stringify(out['currency'])}.`);
   }
   out['adminToken'] = out['adminToken'] === '' ? null : out['adminToken'];
+  out['webhooksSecretKey'] = out['webhooksSecretKey'] === '' ? null : out['webhooksSecretKey'];
   out['forceJoin'] = forceJoinConfigFromEnv(env);
   return out as unknown as Config;
 }

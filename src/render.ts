@@ -4,6 +4,7 @@
  * the hot path. Strings from users go through JSON.stringify.
  */
 import { formatMicro } from './money/index.js';
+import type { DeliveryAttempt, WebhookEndpoint } from './webhooks/index.js';
 import { remainsShown, type AccountProfile, type OrderRecord, type RefillRecord, type ServiceRecord, type WalletRecord } from './ledger/index.js';
 
 export function renderOrderPlaced(order: Pick<OrderRecord, 'id' | 'number' | 'charge'>, balanceMicro: number): string {
@@ -116,5 +117,30 @@ export function renderAdminOrder(o: OrderRecord): string {
     `"created_at":"${new Date(o.createdAtMs).toISOString()}",${renderOrderInputs(o)},` +
     `"start_count":${o.startCount ?? null},"progress_remains":${o.progressRemains ?? null},"cancel_requested":${o.cancelRequested === true},` +
     `"worker":${JSON.stringify(o.worker ?? null)},"refill":${o.refill === undefined ? null : `{"id":${o.refill.id},"status":"${o.refill.status}"}`}}`
+  );
+}
+
+/**
+ * A webhook endpoint as its owner sees it; `secret` only in the answer that
+ * created or rotated it (the one time it is shown), `account` in the
+ * operator's views.
+ */
+export function renderWebhook(e: WebhookEndpoint, extra: { secret?: string; account?: boolean } = {}): string {
+  return (
+    `{"id":${e.id},` +
+    (extra.account === true ? `"account":${e.account},` : '') +
+    `"url":${JSON.stringify(e.url)},"events":${JSON.stringify(e.events)},"enabled":${e.enabled},` +
+    `"failing":${e.failingSinceMs !== null},"failing_since":${e.failingSinceMs === null ? 'null' : `"${new Date(e.failingSinceMs).toISOString()}"`},` +
+    `"created_at":"${new Date(e.createdAtMs).toISOString()}"` +
+    (extra.secret === undefined ? '' : `,"secret":${JSON.stringify(extra.secret)}`) +
+    '}'
+  );
+}
+
+/** One attempt in an endpoint's delivery log. */
+export function renderDeliveryAttempt(a: DeliveryAttempt): string {
+  return (
+    `{"at":"${new Date(a.atMs).toISOString()}","message":"${a.message}","type":"${a.type}","order":${JSON.stringify(a.subject)},` +
+    `"attempt":${a.attempt},"outcome":"${a.outcome}","status":${a.status ?? null},"error":${a.error === null ? 'null' : JSON.stringify(a.error)},"duration_ms":${a.durationMs}}`
   );
 }

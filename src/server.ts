@@ -28,6 +28,7 @@ import { createLogger } from './log.js';
 import { CommitLog, commitLogPresent, FileReserve, IdempotencySweeper, LmdbGroupCommit, LogFirstWal, lastOrderNumber, openStore, recoverCommitLog, removeCommitLog, type Store, type Wal } from './wal/index.js';
 import type { ForceJoinVerdict, IdempotencyRecord, OrderRecord } from './ledger/index.js';
 import { VERSION } from './version.js';
+import { Webhooks } from './webhooks/index.js';
 
 async function verdictFor(verifier: ForceJoinVerifier, account: Account): Promise<ForceJoinVerdict> {
   const p = account.profile;
@@ -55,6 +56,16 @@ export interface ServerOptions {
    * by itself (tests on an injected clock call `sweeper.runOnce()`).
    */
   sweepEveryMs?: number | null;
+  /**
+   * How often (wall time) the webhook dispatcher looks for retries that are
+   * due on the clock (250 ms). New messages are sent as soon as they are
+   * durable, whatever this is.
+   */
+  webhookPollMs?: number;
+  /** The jitter source of webhook retries, in [0, 1) (tests make it exact). */
+  random?: () => number;
+  /** Webhook deliveries yield to the order path when the event loop is busy (default true; tests that count deliveries turn it off). */
+  webhookYield?: boolean;
 }
 
 export interface Server {
@@ -64,6 +75,7 @@ export interface Server {
   adminTokenGenerated: boolean;
   context: AppContext;
   sweeper: IdempotencySweeper;
+  webhooks: Webhooks;
   close(): Promise<void>;
 }
 
@@ -148,12 +160,35 @@ interface Parts {
   context: AppContext;
   registry: Registry;
   sweeper: IdempotencySweeper;
+  webhooks: Webhooks;
   /** Set when shutdown begins: new requests are refused with 503. */
   startDraining(): void;
 }
 
-function buildParts(config: Config, storage: Storage, secret: Buffer, clock: Clock, log: Logger, metrics: Metrics, adminTokenValue: string): Parts {
+function buildParts(config: Config, options: ServerOptions, storage: Storage, secret: Buffer, clock: Clock, log: Logger, metrics: Metrics, adminTokenValue: string): Parts {
   const { store, wal } = storage;
+  const webhooks = new Webhooks(
+    store,
+    wal,
+    clock,
+    config.dataDir,
+    {
+      allowHttp: config.webhooksAllowHttp,
+      allowPrivate: config.webhooksAllowPrivate,
+      secretKey: config.webhooksSecretKey,
+      retryHours: config.webhooksRetryHours,
+      concurrency: config.webhooksConcurrency,
+      timeoutMs: config.webhooksTimeoutMs,
+      connectTimeoutMs: config.webhooksConnectTimeoutMs,
+      perAccount: config.webhooksPerAccount,
+      logKeep: config.webhooksLogKeep,
+    },
+    {
+      ...(options.random === undefined ? {} : { random: options.random }),
+      yieldWhenBusy: options.webhookYield ?? true,
+      onError: (error, what) => log.error({ err: error }, what),
+    },
+  );
   const orderIds = new OrderIds(secret);
   let nextRefillId = 1;
   for (const key of store.tables.refills.getKeys({ reverse: true, limit: 1 })) nextRefillId = Number(key) + 1;
@@ -179,6 +214,7 @@ function buildParts(config: Config, storage: Storage, secret: Buffer, clock: Clo
     newRefillId: () => nextRefillId++,
     orderNumbers: new OrderNumbers(lastOrderNumber(store)),
     renderAnswer,
+    webhookRows: (account, order, refill, atMs, puts) => webhooks.outbox.addRows(account, order, refill, atMs, puts),
   };
   const registry = new Registry(store, wal, clock, actorContext, config.defaultRateLimitPerMinute);
   const sweeper = new IdempotencySweeper(store, wal, clock, actorContext.idempotencyRetentionMs);
@@ -215,11 +251,13 @@ function buildParts(config: Config, storage: Storage, secret: Buffer, clock: Clo
     forceJoinChanged: (id) => verifier?.invalidate(id),
     draining: () => draining,
     idempotencyStats: () => sweeper.stats(),
+    webhooks,
   };
   return {
     context,
     registry,
     sweeper,
+    webhooks,
     startDraining: () => {
       draining = true;
     },
@@ -233,6 +271,7 @@ function startBackgroundWork(parts: Parts, options: ServerOptions, log: Logger):
   // steps of 5,000, so it keeps up with any keyed order rate the server takes.
   const sweepEveryMs = options.sweepEveryMs === undefined ? 60_000 : options.sweepEveryMs;
   if (sweepEveryMs !== null) parts.sweeper.start(sweepEveryMs, (error) => log.error({ err: error }, 'idempotency sweep failed'));
+  parts.webhooks.start(options.webhookPollMs ?? 250);
 }
 
 /** The customer listener and the admin listener, each its own uWS app. */
@@ -262,6 +301,8 @@ async function shutDown(storage: Storage, parts: Parts, listeners: Listeners): P
   parts.context.ops.close();
   await parts.sweeper.stop();
   parts.registry.stopEviction();
+  // Attempts in flight finish (or time out) and their results are committed; held messages wait for the next start.
+  await parts.webhooks.stop();
   closeListenSocket(listeners.apiSocket);
   closeListenSocket(listeners.adminSocket);
   await storage.wal.close();
@@ -290,7 +331,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   const token = adminToken(config);
   const metrics = new Metrics({ routes: ['/api/v1/balance', '/api/v1/services', '/api/v1/order', '/api/v1/status'] });
   const storage = await openStorage(config, options, log, metrics, onFatal);
-  const parts = buildParts(config, storage, await orderIdSecret(storage.store), clock, log, metrics, token.token);
+  const parts = buildParts(config, options, storage, await orderIdSecret(storage.store), clock, log, metrics, token.token);
   startBackgroundWork(parts, options, log);
   const listeners = await startListeners(config, parts.context);
   log.info(
@@ -305,6 +346,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     adminTokenGenerated: token.generated,
     context: parts.context,
     sweeper: parts.sweeper,
+    webhooks: parts.webhooks,
     close() {
       closed ??= shutDown(storage, parts, listeners);
       return closed;

@@ -38,14 +38,14 @@ export interface MeanSe {
 
 const ORDER_JS = fileURLToPath(new URL('./order.js', import.meta.url));
 
-/** The options every interleaved bench takes (parseArgs shape), `runs` defaulting as the bench prefers. */
-export function interleaveOptions(runsDefault: string) {
+/** The options every interleaved bench takes (parseArgs shape), `runs` and `accounts` defaulting as the bench prefers. */
+export function interleaveOptions(runsDefault: string, accountsDefault = '10000') {
   return {
     rounds: { type: 'string', default: '3' },
     runs: { type: 'string', default: runsDefault },
     duration: { type: 'string', default: '6' },
     warmup: { type: 'string', default: '2' },
-    accounts: { type: 'string', default: '10000' },
+    accounts: { type: 'string', default: accountsDefault },
     help: { type: 'boolean', default: false },
   } as const;
 }

@@ -35,6 +35,7 @@ import { formatProfile, summarizeProfile, type ProfileSummary } from './profile.
 import type { Scenario } from './protocol.js';
 import { openSession, type Session } from './scenario.js';
 import { RATE } from './seed.js';
+import { startSink } from './webhook-sink.js';
 import { SERVER_MAIN } from './server-process.js';
 import { describeSyncLatency, measureSyncLatency } from './sync-latency.js';
 import { f0, f1, f2, filesystemOf, log, positiveInt, shellArgs, sourceVersion, writeMarkedBlock, QUIET_OPTION_SPECS, quietOptions } from './util.js';
@@ -43,6 +44,8 @@ const HELP = `Usage: npm run bench:http -- [options]
 
   --scenario S         order (default), mixed (1 order : 3 status : 1 balance), idempotent, or v2 (orders through API v2's add, form-encoded)
                        (every order with a new Idempotency-Key)
+  --webhooks           every load account registers a webhook endpoint (order.updated) at a local receiver, so each order is also a signed delivery
+  --webhook-accounts N with --webhooks: only N load accounts (spread evenly) register one (default: all)
   --accounts N         funded accounts to seed and rotate through (default 10000)
   --seed HOW           admin (default: through the admin API) or direct (written into LMDB
                        before the server starts; same records; for big data sets)
@@ -101,6 +104,10 @@ interface Options {
   quietWait: number;
   quietBelow: number;
   loadgenNice: number | null;
+  /** Each load account registers a webhook endpoint at a local receiver (order.updated): every order is a delivery. */
+  webhooks: boolean;
+  /** With --webhooks: only this many load accounts (spread evenly) register one; null: all. */
+  webhookAccounts: number | null;
 }
 
 function parseOptions(argv: string[]): Options {
@@ -130,6 +137,8 @@ function parseOptions(argv: string[]): Options {
       'server-entry': { type: 'string' },
       ...QUIET_OPTION_SPECS,
       'loadgen-nice': { type: 'string' },
+      webhooks: { type: 'boolean', default: false },
+      'webhook-accounts': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -172,6 +181,8 @@ function parseOptions(argv: string[]): Options {
     serverEntry: values['server-entry'] ?? SERVER_MAIN,
     ...quietOptions(values),
     loadgenNice: values['loadgen-nice'] === undefined ? null : niceValue(values['loadgen-nice']),
+    webhooks: values.webhooks,
+    webhookAccounts: values['webhook-accounts'] === undefined ? null : positiveInt('webhook-accounts', values['webhook-accounts']),
   };
 }
 
@@ -281,7 +292,15 @@ async function main(): Promise<void> {
   };
   log(`${env.command} | ${env.source} | Node ${env.node} | ${env.cpu} × ${env.cores} | data on ${env.dataFs} | ${env.syncLatency}`);
 
+  const sink = options.webhooks ? await startSink() : null;
+  if (sink !== null) {
+    // The server (which inherits this environment) may post to the loopback receiver over http.
+    process.env['WEBHOOKS_ALLOW_HTTP'] = 'true';
+    process.env['WEBHOOKS_ALLOW_PRIVATE'] = 'true';
+  }
   const session = await openSession({
+    webhooks: sink?.url ?? null,
+    webhookAccounts: options.webhookAccounts,
     scenario: options.scenario,
     accounts: options.accounts,
     connections: options.connections,
@@ -303,6 +322,7 @@ async function main(): Promise<void> {
       const report = await session.measure(`run ${i}`, options.duration, options);
       reports.push(report);
       process.stdout.write(`${describeRun(report)}\n  ${verdict(report, options)}\n\n`);
+      if (sink !== null) log(`webhook deliveries received so far: ${f0(sink.received())}`);
     }
     const stop = await session.stop();
     process.stdout.write(
@@ -340,6 +360,7 @@ async function main(): Promise<void> {
     }
   } finally {
     await session.dispose();
+    await sink?.close();
     if (profDir !== null) log(`profiles in ${profDir}`);
   }
 }

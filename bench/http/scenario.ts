@@ -34,6 +34,10 @@ export interface SessionOptions {
   profDir?: string | null;
   keepData?: boolean;
   readyTimeoutMs?: number;
+  /** A receiver URL: each load account registers one webhook endpoint (order.updated) there before the runs. */
+  webhooks?: string | null;
+  /** Only this many load accounts (spread evenly) register one; null or absent: all. */
+  webhookAccounts?: number | null;
 }
 
 export interface Session {
@@ -69,6 +73,22 @@ async function primeOrders(server: ServerProcess, serviceId: number, quantity: n
     (i, reply) => {
       if (reply.status !== 201) throw new Error(`placing the first order of an account answered ${reply.status}: ${reply.text.slice(0, 300)}`);
       accounts[i]!.orderId = (JSON.parse(reply.text) as { order: string }).order;
+    },
+  );
+}
+
+/** One webhook endpoint per account (64 registrations at a time), through the admin API. */
+async function registerWebhooks(server: ServerProcess, url: string, ids: number[]): Promise<void> {
+  await many(
+    ids.length,
+    (i) => ({
+      method: 'POST',
+      url: `${server.adminUrl}/admin/v1/accounts/${ids[i]!}/webhooks`,
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${server.token}` },
+      body: JSON.stringify({ url, events: ['order.updated'] }),
+    }),
+    (_i, reply) => {
+      if (reply.status !== 201) throw new Error(`registering a webhook answered ${reply.status}: ${reply.text.slice(0, 300)}`);
     },
   );
 }
@@ -115,6 +135,12 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       const a = seeded.account(i);
       return { key: a.key, secret: a.secret, v2Key: a.v2Key };
     });
+    if (options.webhooks != null) {
+      const started = performance.now();
+      const hooked = spreadIndexes(indexes.length, options.webhookAccounts ?? indexes.length).map((j) => seeded.account(indexes[j]!).id);
+      await registerWebhooks(server, options.webhooks, hooked);
+      log(`[${options.scenario}] registered a webhook endpoint for each of ${f0(hooked.length)} accounts in ${f1((performance.now() - started) / 1000)} s`);
+    }
     let primeS = 0;
     if (options.scenario === 'mixed') {
       const started = performance.now();

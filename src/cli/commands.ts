@@ -4,12 +4,13 @@ import { LIFECYCLE_COMMANDS } from './lifecycle-commands.js';
 import { ORDER_COMMANDS } from './order-commands.js';
 import { SERVICE_COMMANDS } from './service-commands.js';
 import { SYSTEM_COMMANDS } from './system-commands.js';
+import { WEBHOOK_COMMANDS } from './webhook-commands.js';
 
 /**
  * The command table. A new group is a new `*-commands.ts` array listed here;
  * a new command in an existing group is one more entry in its array.
  */
-export const COMMANDS: readonly Command[] = [...SYSTEM_COMMANDS, ...ACCOUNT_COMMANDS, ...SERVICE_COMMANDS, ...ORDER_COMMANDS, ...LIFECYCLE_COMMANDS];
+export const COMMANDS: readonly Command[] = [...SYSTEM_COMMANDS, ...ACCOUNT_COMMANDS, ...SERVICE_COMMANDS, ...ORDER_COMMANDS, ...LIFECYCLE_COMMANDS, ...WEBHOOK_COMMANDS];
 
 export type Lookup =
   | { kind: 'command'; command: Command }

@@ -10,7 +10,8 @@ export class JsonNumber {
   constructor(readonly text: string) {}
 }
 
-export type BodyValue = string | number | boolean | null | JsonNumber;
+/** A list of strings (webhook event types) is the one non-scalar value. */
+export type BodyValue = string | number | boolean | null | JsonNumber | readonly string[];
 /** Admin request bodies are flat objects; `undefined` fields are left out, which keeps PATCH bodies minimal. */
 export type RequestBody = Readonly<Record<string, BodyValue | undefined>>;
 

@@ -22,10 +22,16 @@ import { guarded, newExchange, send, sendError, type Exchange } from './reply.js
 import { checkOrderInput } from './order-input.js';
 import { batchStatus, cancelOrders, refillOrders, refillStatus } from './api-lifecycle.js';
 import { bodyIdList, queryIdList, type IdList } from './id-list.js';
+import { createWebhook, deleteWebhook, listWebhooks, rotateWebhook, webhookRoute, WEBHOOK_PATH, WEBHOOK_ROTATE_PATH, WEBHOOKS_PATH } from './api-webhooks.js';
 import type { HttpRequest, HttpResponse, TemplatedApp } from './uws.js';
 
-/** The customer API's routes and methods; test/http/openapi.test.ts holds the OpenAPI document to exactly these. */
-export const API_ROUTES: Readonly<Record<string, 'get' | 'post'>> = {
+export type ApiMethod = 'get' | 'post' | 'delete';
+
+/**
+ * The customer API's routes (`{id}` for a path segment) and methods;
+ * test/http/openapi.test.ts holds the OpenAPI document to exactly these.
+ */
+export const API_ROUTES: Readonly<Record<string, ApiMethod | readonly ApiMethod[]>> = {
   '/api/v1/balance': 'get',
   '/api/v1/services': 'get',
   '/api/v1/order': 'post',
@@ -34,7 +40,15 @@ export const API_ROUTES: Readonly<Record<string, 'get' | 'post'>> = {
   '/api/v1/refill': 'post',
   '/api/v1/refill_status': 'get',
   '/api/v1/openapi.json': 'get',
+  [WEBHOOKS_PATH]: ['get', 'post'],
+  [WEBHOOK_PATH]: 'delete',
+  [WEBHOOK_ROTATE_PATH]: 'post',
 };
+
+/** The methods a route accepts. */
+export function routeMethods(allowed: ApiMethod | readonly ApiMethod[]): readonly ApiMethod[] {
+  return typeof allowed === 'string' ? [allowed] : allowed;
+}
 
 const NOT_FOUND = errorOutcome('NOT_FOUND', 'No such endpoint; see GET /api/v1/openapi.json for the API.');
 const ORDER_NOT_FOUND = errorOutcome('NOT_FOUND', 'No order with this id exists on this account.');
@@ -51,11 +65,15 @@ function handleApi(ctx: AppContext, ex: Exchange, res: HttpResponse, req: HttpRe
   const method = req.getMethod();
   ex.head = method === 'head';
   if (url === V2_PATH) return handleV2(ctx, ex, res, req, method);
-  const allowed = API_ROUTES[url];
+  const hook = webhookRoute(url);
+  const path = hook?.path ?? url;
+  const allowed = API_ROUTES[path];
   if (allowed === undefined) return sendError(ex, NOT_FOUND);
-  ex.route = url;
-  if (allowed !== method) {
-    return sendError(ex, errorOutcome('METHOD', `${url} accepts only ${allowed.toUpperCase()}.`), ['Allow', allowed.toUpperCase()]);
+  ex.route = path;
+  const methods = routeMethods(allowed);
+  if (!(methods as readonly string[]).includes(method)) {
+    const allow = methods.map((m) => m.toUpperCase()).join(', ');
+    return sendError(ex, errorOutcome('METHOD', `${path} accepts only ${allow}.`), ['Allow', allow]);
   }
   if (url === '/api/v1/openapi.json') return send(ex, 200, ctx.openapiBody);
   if (ctx.draining()) return unavailable(ex, 'The server is shutting down; retry shortly.', true);
@@ -87,6 +105,8 @@ function handleApi(ctx: AppContext, ex: Exchange, res: HttpResponse, req: HttpRe
         const account = authenticate(ex, ctx, ip, apiKey, apiSecret, body.kind === 'too-large');
         if (account === null) return;
         if (url === '/api/v1/order') return placeOrder(ex, ctx, account, body, contentType, idempotency);
+        if (path === WEBHOOKS_PATH) return createWebhook(ex, ctx, account, body, contentType);
+        if (path === WEBHOOK_ROTATE_PATH) return rotateWebhook(ex, ctx, account, hook!.id!);
         const list = bodyList(ctx, body, contentType);
         if (url === '/api/v1/cancel') return cancelOrders(ex, ctx, account, list);
         return refillOrders(ex, ctx, account, list);
@@ -100,6 +120,8 @@ function handleApi(ctx: AppContext, ex: Exchange, res: HttpResponse, req: HttpRe
   const orderQuery = url === '/api/v1/status' && !batch ? statusQuery(query) : undefined;
   const account = authenticate(ex, ctx, ip, apiKey, apiSecret, false);
   if (account === null) return;
+  if (path === WEBHOOKS_PATH) return listWebhooks(ex, ctx, account);
+  if (path === WEBHOOK_PATH) return deleteWebhook(ex, ctx, account, hook!.id!);
   if (batch) return batchStatus(ex, ctx, account, batchQuery(query, 'orders', 'orders=ID1,ID2'));
   if (url === '/api/v1/refill_status') return refillStatus(ex, ctx, account, batchQuery(query, 'refills', 'refills=1,2,3'));
   if (url === '/api/v1/balance') return deliver(ex, ctx, account, account.actor.send({ kind: 'balance' }));

@@ -9,6 +9,7 @@ import type { OrderIds } from '../order-ids.js';
 import type { Metrics, OperatorJobs } from '../ops/index.js';
 import type { AuthFailureLimiter } from './auth-failures.js';
 import type { AbuseLog } from './abuse-log.js';
+import type { Webhooks } from '../webhooks/index.js';
 
 export interface HttpLimits {
   bodyBytesMax: number;
@@ -49,5 +50,7 @@ export interface AppContext {
   draining: () => boolean;
   /** Idempotency-Key records kept and the oldest one's age (metrics). */
   idempotencyStats: () => IdempotencyTableStats;
+  /** Webhook endpoints, the outbox and its dispatcher. */
+  webhooks: Webhooks;
 }
 

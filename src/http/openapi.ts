@@ -6,7 +6,7 @@
 import { ERRORS } from '../errors.js';
 import { VERSION } from '../version.js';
 import { IDEMPOTENCY_KEY_CHARS_MAX } from './idempotency-key.js';
-import { LifecycleSchemas, OrderBody, Schemas, ServicesList } from './schemas.js';
+import { LifecycleSchemas, OrderBody, Schemas, ServicesList, WebhookAnswer, WebhookList, WebhookSchemas } from './schemas.js';
 import { BATCH_IDS_MAX } from '../ledger/index.js';
 
 const json = (schema: unknown) => ({ content: { 'application/json': { schema } } });
@@ -41,7 +41,7 @@ export function buildOpenApi(version: string): Record<string, unknown> {
         apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
         apiSecret: { type: 'apiKey', in: 'header', name: 'X-API-Secret' },
       },
-      schemas: { ...Schemas, ...LifecycleSchemas, OrderBody, ServicesList },
+      schemas: { ...Schemas, ...LifecycleSchemas, OrderBody, ServicesList, ...WebhookSchemas, WebhookList, WebhookAnswer },
     },
     paths: {
       '/api/v1/balance': {
@@ -125,6 +125,45 @@ export function buildOpenApi(version: string): Record<string, unknown> {
           responses: {
             '200': { description: 'Per refill: its status, or {error, message}', ...json({ $ref: '#/components/schemas/RefillStatus' }) },
             ...errors(...COMMON, 'VALIDATION'),
+          },
+        },
+      },
+      '/api/v1/webhooks': {
+        get: {
+          operationId: 'listWebhooks',
+          summary: 'Your webhook endpoints (secrets are never shown again)',
+          responses: { '200': { description: 'Endpoints', ...json({ $ref: '#/components/schemas/WebhookList' }) }, ...errors(...COMMON) },
+        },
+        post: {
+          operationId: 'createWebhook',
+          summary:
+            'Register an endpoint for signed notifications (Standard Webhooks: webhook-id, webhook-timestamp, webhook-signature). Each change of one of your orders or refills is posted as {type, timestamp, data}, data being the order as GET /api/v1/status shows it; at least once, in order per order, retried for 24 hours',
+          requestBody: { required: true, ...json({ $ref: '#/components/schemas/WebhookBody' }) },
+          responses: {
+            '201': { description: 'Registered (durable); the answer carries the secret, once', ...json({ $ref: '#/components/schemas/WebhookAnswer' }) },
+            ...errors(...COMMON, 'VALIDATION'),
+          },
+        },
+      },
+      '/api/v1/webhooks/{id}': {
+        delete: {
+          operationId: 'deleteWebhook',
+          summary: 'Delete an endpoint; nothing more is sent to it',
+          parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer', minimum: 1 } }],
+          responses: {
+            '200': { description: 'Deleted (durable)', ...json({ type: 'object', properties: { ok: { const: true }, deleted: { type: 'integer' } } }) },
+            ...errors(...COMMON, 'VALIDATION', 'NOT_FOUND'),
+          },
+        },
+      },
+      '/api/v1/webhooks/{id}/rotate': {
+        post: {
+          operationId: 'rotateWebhookSecret',
+          summary: 'A new signing secret (shown once); for 24 hours messages carry signatures by both the new and the old secret',
+          parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer', minimum: 1 } }],
+          responses: {
+            '200': { description: 'Rotated (durable)', ...json({ $ref: '#/components/schemas/WebhookAnswer' }) },
+            ...errors(...COMMON, 'VALIDATION', 'NOT_FOUND'),
           },
         },
       },

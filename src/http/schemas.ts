@@ -188,3 +188,32 @@ function describe(value: unknown, known: Set<string>, required: string[], checke
   }
   return `Field '${field}' is invalid: ${first.message.charAt(0).toLowerCase()}${first.message.slice(1)}.`;
 }
+
+const WebhookEventName = Type.Union([Type.Literal('order.updated'), Type.Literal('refill.updated')]);
+
+/** Webhook endpoints (documentation; the handler reads the body with src/webhooks/endpoint-input.ts, whose sentences say more). */
+export const WebhookSchemas = {
+  WebhookBody: Type.Object(
+    {
+      url: Type.String({ maxLength: 2048, description: 'https URL that receives the notifications (http only when the operator allows it); public addresses only.' }),
+      events: Type.Optional(Type.Array(WebhookEventName, { minItems: 1, uniqueItems: true, description: 'Event types wanted; default ["order.updated"].' })),
+      enabled: Type.Optional(Type.Boolean({ description: 'Default true.' })),
+    },
+    { additionalProperties: false },
+  ),
+  Webhook: Type.Object({
+    id: Type.Integer({ minimum: 1 }),
+    url: Type.String(),
+    events: Type.Array(WebhookEventName),
+    enabled: Type.Boolean(),
+    failing: Type.Boolean({ description: 'A message failed for longer than the retry window (24 h); deliveries resume when the operator replays the endpoint.' }),
+    failing_since: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    created_at: Type.String({ format: 'date-time' }),
+    secret: Type.Optional(
+      Type.String({ description: 'whsec_…: the Standard Webhooks signing secret. Shown only in the answer that creates or rotates it; store it now.' }),
+    ),
+  }),
+};
+
+export const WebhookList = Type.Object({ ok: Type.Literal(true), webhooks: Type.Array(WebhookSchemas.Webhook) });
+export const WebhookAnswer = Type.Object({ ok: Type.Literal(true), webhook: WebhookSchemas.Webhook });

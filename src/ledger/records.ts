@@ -179,6 +179,12 @@ export type LogEvent =
   | { type: 'refill.requested'; atMs: number; account: number; order: string; refill: number }
   | { type: 'refill.status'; atMs: number; account: number; order: string; refill: number; from: RefillStatus; to: RefillStatus; reason?: string }
   | { type: 'plan.granted'; atMs: number; account: number; months: number; priceInr: number; expiresMs: number; reason?: string }
+  /** A webhook endpoint was registered or changed (enabled flag, failing mark cleared by a replay). */
+  | { type: 'webhook.saved'; atMs: number; account: number; webhook: number; url: string; events: string[]; enabled: boolean; reason?: string }
+  | { type: 'webhook.secret_rotated'; atMs: number; account: number; webhook: number }
+  | { type: 'webhook.deleted'; atMs: number; account: number; webhook: number }
+  /** Its oldest message waited longer than WEBHOOKS_RETRY_HOURS: deliveries stop until the operator replays. */
+  | { type: 'webhook.failing'; atMs: number; account: number; webhook: number; reason: string }
   | {
       type: 'forcejoin.updated';
       atMs: number;

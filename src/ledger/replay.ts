@@ -226,6 +226,10 @@ const KNOWN_TYPES: Record<LogEvent['type'], true> = {
   'order.status': true,
   'plan.granted': true,
   'forcejoin.updated': true,
+  'webhook.saved': true,
+  'webhook.secret_rotated': true,
+  'webhook.deleted': true,
+  'webhook.failing': true,
 };
 
 /** The fields an orders row must share with its order.placed, in the order a mismatch is named. */
@@ -382,7 +386,7 @@ class LedgerReplay {
         account.planExpiresMs = e.expiresMs;
         return;
       default:
-        // account.updated, secret.rotated, v2key.*, forcejoin.updated, order.rejected:
+        // account.updated, secret.rotated, v2key.*, forcejoin.updated, order.rejected, webhook.*:
         // they move no money; naming a known account is all they must do.
         return;
     }

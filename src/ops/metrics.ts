@@ -96,10 +96,36 @@ export interface MetricsGauges {
   walCommits: number;
   idempotencyRecords: number;
   idempotencyOldestAgeMs: number;
+  /** Webhook deliveries (absent: not rendered). */
+  webhooks?: WebhookGauges;
+}
+
+export interface WebhookGauges {
+  /** Attempts since start by outcome (delivered, failed, timeout, forbidden). */
+  deliveries: Record<string, number>;
+  /** Messages held in the outbox, not yet delivered. */
+  held: number;
+  inFlight: number;
+  /** Age of the oldest held message, 0 when none. */
+  oldestHeldAgeMs: number;
+  failingEndpoints: number;
 }
 
 function header(out: string[], name: string, type: 'counter' | 'gauge' | 'histogram', help: string): void {
   out.push(`# HELP ${name} ${helpText(help)}`, `# TYPE ${name} ${type}`);
+}
+
+function renderWebhooks(w: WebhookGauges, out: string[]): void {
+  header(out, 'coa_webhook_deliveries_total', 'counter', 'Webhook delivery attempts since start, by outcome (delivered, failed, timeout, forbidden).');
+  for (const [outcome, count] of Object.entries(w.deliveries)) out.push(`coa_webhook_deliveries_total{outcome="${labelValue(outcome)}"} ${num(count)}`);
+  header(out, 'coa_webhook_queue_depth', 'gauge', 'Webhook messages held in the outbox, not yet delivered.');
+  out.push(`coa_webhook_queue_depth ${num(w.held)}`);
+  header(out, 'coa_webhook_in_flight', 'gauge', 'Webhook delivery attempts in flight.');
+  out.push(`coa_webhook_in_flight ${num(w.inFlight)}`);
+  header(out, 'coa_webhook_oldest_undelivered_age_seconds', 'gauge', 'Age of the oldest webhook message not yet delivered (0 when none).');
+  out.push(`coa_webhook_oldest_undelivered_age_seconds ${num(w.oldestHeldAgeMs / 1000)}`);
+  header(out, 'coa_webhook_failing_endpoints', 'gauge', 'Webhook endpoints marked failing (waiting for the operator to replay them).');
+  out.push(`coa_webhook_failing_endpoints ${num(w.failingEndpoints)}`);
 }
 
 export class Metrics {
@@ -160,6 +186,7 @@ export class Metrics {
     out.push(`coa_idempotency_records ${num(gauges.idempotencyRecords)}`);
     header(out, 'coa_idempotency_oldest_age_seconds', 'gauge', 'Age of the oldest Idempotency-Key record; above the retention plus a minute, the sweep is behind.');
     out.push(`coa_idempotency_oldest_age_seconds ${num(gauges.idempotencyOldestAgeMs / 1000)}`);
+    if (gauges.webhooks !== undefined) renderWebhooks(gauges.webhooks, out);
     header(out, 'coa_orders', 'gauge', 'Orders by status.');
     for (const [status, count] of Object.entries(gauges.ordersByStatus)) out.push(`coa_orders{status="${labelValue(status)}"} ${num(count)}`);
     return out.join('\n') + '\n';

@@ -54,7 +54,7 @@ export function openStore(path: string, options: { syncMode?: SyncMode; readOnly
   const syncMode = options.syncMode ?? 'commit';
   const root = open({
     path,
-    maxDbs: 16,
+    maxDbs: 32,
     readOnly: options.readOnly ?? false,
     overlappingSync: syncMode !== 'commit',
     separateFlushed: syncMode !== 'commit',

@@ -23,7 +23,9 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
   actors: ['ledger', 'wal', 'money', 'forcejoin'],
   ops: ['ledger', 'wal', 'money'],
   forcejoin: [],
-  http: ['actors', 'ledger', 'wal', 'ops', 'money', 'forcejoin'],
+  http: ['actors', 'ledger', 'wal', 'ops', 'money', 'forcejoin', 'webhooks'],
+  // Webhooks: endpoints, the outbox the actors write (through an injected function) and its dispatcher.
+  webhooks: ['ledger', 'wal', 'money'],
   // The CLI talks to the server over HTTP; `verify --data-dir` runs ops' verify itself on a stopped server's files.
   cli: ['ops', 'money'],
 };

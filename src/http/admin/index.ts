@@ -30,6 +30,7 @@ import { claimOrders, listOrders, ORDER_PARAM, placePanelOrder, recordProgress, 
 import { metrics, snapshot, stats, verify } from './ops.js';
 import { listRefills, setRefillStatus } from './refills.js';
 import { createService, listServices, patchService } from './services.js';
+import * as webhooks from './webhooks.js';
 import type { AppContext } from '../context.js';
 import { parseJson, TOO_LARGE } from '../json-request.js';
 import { guarded, newExchange, send, sendError, type Exchange } from '../reply.js';
@@ -74,6 +75,13 @@ export const ADMIN_ROUTES: readonly Route[] = [
   route('post', '/admin/v1/accounts/:id/orders', placePanelOrder),
   route('post', '/admin/v1/accounts/:id/plan', grantPlan),
   route('post', '/admin/v1/accounts/:id/forcejoin', setForceJoin),
+  route('get', '/admin/v1/webhooks', webhooks.listWebhooks),
+  route('post', '/admin/v1/accounts/:id/webhooks', webhooks.createWebhook),
+  route('patch', '/admin/v1/webhooks/:id', webhooks.patchWebhook),
+  route('delete', '/admin/v1/webhooks/:id', webhooks.deleteWebhook),
+  route('post', '/admin/v1/webhooks/:id/rotate', webhooks.rotateWebhook),
+  route('post', '/admin/v1/webhooks/:id/replay', webhooks.replayWebhook),
+  route('get', '/admin/v1/webhooks/:id/deliveries', webhooks.listDeliveries),
   route('get', '/admin/v1/stats', stats),
   route('post', '/admin/v1/snapshot', snapshot),
   route('get', '/admin/v1/verify', verify),

@@ -82,6 +82,7 @@ export const metrics: AdminHandler = (ex, ctx) => {
     walCommits: ctx.wal.stats().commits,
     idempotencyRecords: idempotency.records,
     idempotencyOldestAgeMs: idempotency.oldestAgeMs,
+    webhooks: ctx.webhooks.gauges(),
   });
   if (ex.aborted) return;
   ex.done = true;

@@ -1,0 +1,108 @@
+/**
+ * The operator's webhook endpoints: every endpoint (or only the failing
+ * ones) with what each still holds, registration for an account, enable /
+ * disable, secret rotation, deletion, the replay of a failing endpoint and
+ * its delivery log. Changes are answered once durable.
+ */
+import { errorOutcome } from '../../errors.js';
+import { renderDeliveryAttempt, renderWebhook } from '../../render.js';
+import { readEndpointInput, type WebhookEndpoint } from '../../webhooks/index.js';
+import type { AppContext } from '../context.js';
+import { send, sendError, type Exchange } from '../reply.js';
+import { findAccount, invalid, unknownField, type AdminHandler } from './common.js';
+
+const LOG_PAGE_MAX = 1_000;
+
+function found(ex: Exchange, ctx: AppContext, id: string): WebhookEndpoint | null {
+  const endpoint = ctx.webhooks.directory.get(Number(id));
+  if (endpoint === undefined) sendError(ex, errorOutcome('NOT_FOUND', `No webhook endpoint with id ${id}.`));
+  return endpoint ?? null;
+}
+
+/** An endpoint with its account and what it holds: messages not yet delivered and the oldest one's time. */
+function withBacklog(ctx: AppContext, e: WebhookEndpoint, secret?: string): string {
+  const held = ctx.webhooks.dispatcher.heldCount(e.id);
+  const oldest = ctx.webhooks.dispatcher.held(e.id, 1)[0];
+  return (
+    renderWebhook(e, { account: true, ...(secret === undefined ? {} : { secret }) }).slice(0, -1) +
+    `,"held":${held},"oldest_held_at":${oldest === undefined ? 'null' : `"${new Date(oldest.atMs).toISOString()}"`}}`
+  );
+}
+
+/** GET /admin/v1/webhooks?account=ID&failing=true */
+export const listWebhooks: AdminHandler = async (ex, ctx, _params, _body, query) => {
+  const accountText = query.get('account');
+  if (accountText !== null && !/^[1-9][0-9]{0,15}$/.test(accountText)) return sendError(ex, invalid('account must be an account id.'));
+  const failing = query.get('failing');
+  if (failing !== null && failing !== 'true' && failing !== 'false') return sendError(ex, invalid('failing must be true or false.'));
+  await ctx.wal.flushed();
+  const items: string[] = [];
+  for (const e of ctx.webhooks.directory.all()) {
+    if (accountText !== null && e.account !== Number(accountText)) continue;
+    if (failing !== null && (e.failingSinceMs !== null) !== (failing === 'true')) continue;
+    items.push(withBacklog(ctx, e));
+  }
+  send(ex, 200, `{"ok":true,"webhooks":[${items.join(',')}]}`);
+};
+
+/** POST /admin/v1/accounts/{id}/webhooks {url, events, enabled?}: the secret is in this answer only. */
+export const createWebhook: AdminHandler = async (ex, ctx, [id], body) => {
+  const account = findAccount(ex, ctx, id!);
+  if (account === null) return;
+  const input = readEndpointInput(body, ctx.webhooks.rules);
+  if (!input.ok) return sendError(ex, invalid(input.message));
+  const directory = ctx.webhooks.directory;
+  if (directory.forAccount(account.profile.id).length >= directory.perAccountMax) {
+    return sendError(ex, invalid(`Account ${account.profile.id} already has ${directory.perAccountMax} webhook endpoints, the most allowed (WEBHOOKS_PER_ACCOUNT).`));
+  }
+  const { endpoint, secret } = await directory.create(account.profile.id, input.url, input.events, input.enabled);
+  send(ex, 201, `{"ok":true,"webhook":${withBacklog(ctx, endpoint, secret)}}`);
+};
+
+/** PATCH /admin/v1/webhooks/{id} {enabled} */
+export const patchWebhook: AdminHandler = async (ex, ctx, [id], body) => {
+  const b = body as Record<string, unknown>;
+  const bad = unknownField(b, ['enabled']);
+  if (bad !== null) return sendError(ex, bad);
+  if (typeof b['enabled'] !== 'boolean') return sendError(ex, invalid("Field 'enabled' must be true or false."));
+  const endpoint = found(ex, ctx, id!);
+  if (endpoint === null) return;
+  const next = await ctx.webhooks.setEnabled(endpoint, b['enabled']);
+  send(ex, 200, `{"ok":true,"webhook":${withBacklog(ctx, next)}}`);
+};
+
+/** POST /admin/v1/webhooks/{id}/rotate: a new secret, in this answer only; the old one signs beside it for 24 hours. */
+export const rotateWebhook: AdminHandler = async (ex, ctx, [id]) => {
+  const endpoint = found(ex, ctx, id!);
+  if (endpoint === null) return;
+  const { endpoint: next, secret } = await ctx.webhooks.directory.rotate(endpoint);
+  send(ex, 200, `{"ok":true,"webhook":${withBacklog(ctx, next, secret)}}`);
+};
+
+/** DELETE /admin/v1/webhooks/{id}: what it holds is dropped. */
+export const deleteWebhook: AdminHandler = async (ex, ctx, [id]) => {
+  const endpoint = found(ex, ctx, id!);
+  if (endpoint === null) return;
+  await ctx.webhooks.remove(endpoint);
+  send(ex, 200, `{"ok":true,"deleted":${endpoint.id}}`);
+};
+
+/** POST /admin/v1/webhooks/{id}/replay: clears the failing mark; held messages are sent again at once, oldest first. */
+export const replayWebhook: AdminHandler = async (ex, ctx, [id]) => {
+  const endpoint = found(ex, ctx, id!);
+  if (endpoint === null) return;
+  const next = await ctx.webhooks.replay(endpoint);
+  send(ex, 200, `{"ok":true,"webhook":${withBacklog(ctx, next)}}`);
+};
+
+/** GET /admin/v1/webhooks/{id}/deliveries?limit=50: the endpoint's last attempts, newest first. */
+export const listDeliveries: AdminHandler = async (ex, ctx, [id], _body, query) => {
+  const limitText = query.get('limit') ?? '50';
+  const limit = Number(limitText);
+  if (!/^\d+$/.test(limitText) || limit < 1 || limit > LOG_PAGE_MAX) return sendError(ex, invalid(`limit must be an integer from 1 to ${LOG_PAGE_MAX}.`));
+  const endpoint = found(ex, ctx, id!);
+  if (endpoint === null) return;
+  await ctx.wal.flushed();
+  const items = ctx.webhooks.dispatcher.log(endpoint.id, limit).map(renderDeliveryAttempt);
+  send(ex, 200, `{"ok":true,"webhook":${endpoint.id},"deliveries":[${items.join(',')}]}`);
+};

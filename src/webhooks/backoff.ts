@@ -1,0 +1,18 @@
+/**
+ * When to try an endpoint again after `failures` failed attempts in a row:
+ * exponential from 1 s, capped at one hour, with jitter (a random point in
+ * the upper half of the step) so that many endpoints failing together do not
+ * retry together. The first retry comes within 0.5–1 s, so within the 5 s
+ * promised; at the cap an endpoint is tried about once an hour until its
+ * oldest message has waited WEBHOOKS_RETRY_HOURS (24), when it is marked
+ * failing.
+ */
+export const RETRY_BASE_MS = 1_000;
+export const RETRY_CAP_MS = 3_600_000;
+
+/** Milliseconds to wait; `random` is in [0, 1) (injected, so tests are exact). */
+export function retryDelayMs(failures: number, random: number): number {
+  if (!Number.isSafeInteger(failures) || failures < 1) throw new Error(`invariant: retry after ${failures} failures`);
+  const step = Math.min(RETRY_CAP_MS, RETRY_BASE_MS * 2 ** Math.min(failures - 1, 30));
+  return Math.floor(step / 2 + (step / 2) * random);
+}

@@ -1,0 +1,10 @@
+export { Webhooks, PER_ENDPOINT_IN_FLIGHT_MAX, OUTBOX_PAGE, type WebhooksConfig } from './webhooks.js';
+export { readEndpointInput, type EndpointInput, type EndpointRules } from './endpoint-input.js';
+export { WEBHOOK_EVENTS, isWebhookEvent, type WebhookEndpoint, type WebhookEvent, type OutboxMessage, type DeliveryAttempt, type AttemptOutcome } from './records.js';
+export { Dispatcher, type DispatcherStats, type Poster } from './dispatcher.js';
+export { Sender, RESPONSE_BYTES_MAX, type AttemptResult } from './sender.js';
+export { retryDelayMs, RETRY_BASE_MS, RETRY_CAP_MS } from './backoff.js';
+export { isForbiddenAddress, guardedLookup, ForbiddenAddressError } from './address-guard.js';
+export { messageBody, messageHeaders } from './message.js';
+export { signMessage, signatureHeader, newWebhookSecret } from './signature.js';
+export { loadSecretKey, sealSecret, openSecret, SECRET_KEY_FILE } from './secret-box.js';

@@ -1,0 +1,142 @@
+/**
+ * A real local HTTP receiver for webhook tests (a fake of what is outside
+ * the product: a reseller's endpoint). It records every request and checks
+ * its signature with the `standardwebhooks` package, as a receiver would,
+ * and it answers as the test commands: 2xx, an error status, a redirect, or
+ * no answer at all (hang), for every request or for the next few.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
+
+export type Behaviour = 'ok' | 'fail' | 'hang' | 'redirect';
+
+export interface Received {
+  path: string;
+  id: string;
+  timestamp: number;
+  signature: string;
+  body: string;
+  json: { type: string; timestamp: string; data: Record<string, unknown> };
+  /** Webhook.verify accepted it (or, when the test's clock is far from real time, the library's own signature matched). */
+  verified: boolean;
+  /** What this receiver answered. */
+  answered: Behaviour;
+}
+
+export interface Receiver {
+  url: string;
+  port: number;
+  received: Received[];
+  /** Every request that came in, even ones not recorded as deliveries (the count is what "never sent" checks). */
+  connections: () => number;
+  setSecret(path: string, secret: string): void;
+  /** The behaviour for every request from now on. */
+  behave(b: Behaviour): void;
+  /** The behaviour for the next `n` requests, then back to the standing one. */
+  next(n: number, b: Behaviour): void;
+  /** Answers every hanging request (with 200) and stops hanging new ones. */
+  releaseHung(): void;
+  /** Waits (real time, bounded) until `check` holds. */
+  waitFor(check: (received: Received[]) => boolean, timeoutMs?: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+function verify(secret: string, req: IncomingMessage, body: string): boolean {
+  const wh = new Webhook(secret);
+  const headers = {
+    'webhook-id': String(req.headers['webhook-id']),
+    'webhook-timestamp': String(req.headers['webhook-timestamp']),
+    'webhook-signature': String(req.headers['webhook-signature']),
+  };
+  try {
+    wh.verify(body, headers);
+    return true;
+  } catch (error) {
+    if (!/timestamp/i.test(String(error))) return false;
+    // The server's clock is the test's (moved hours ahead): check the signature itself with the library.
+    const expected = wh.sign(headers['webhook-id'], new Date(Number(headers['webhook-timestamp']) * 1000), body);
+    return headers['webhook-signature'].split(' ').includes(expected);
+  }
+}
+
+export async function startReceiver(): Promise<Receiver> {
+  const secrets = new Map<string, string>();
+  const received: Received[] = [];
+  const hung: ServerResponse[] = [];
+  let standing: Behaviour = 'ok';
+  const queued: Behaviour[] = [];
+  let requests = 0;
+  const server: Server = createServer((req, res) => {
+    requests++;
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString();
+      const path = req.url ?? '/';
+      const behaviour = queued.shift() ?? standing;
+      const secret = secrets.get(path);
+      let json: Received['json'];
+      try {
+        json = JSON.parse(body);
+      } catch {
+        json = { type: '', timestamp: '', data: {} };
+      }
+      received.push({
+        path,
+        id: String(req.headers['webhook-id']),
+        timestamp: Number(req.headers['webhook-timestamp']),
+        signature: String(req.headers['webhook-signature']),
+        body,
+        json,
+        verified: secret !== undefined && verify(secret, req, body),
+        answered: behaviour,
+      });
+      switch (behaviour) {
+        case 'ok':
+          res.writeHead(204).end();
+          return;
+        case 'fail':
+          res.writeHead(500, { 'content-type': 'text/plain' }).end('receiver failing on command');
+          return;
+        case 'redirect':
+          res.writeHead(307, { location: 'http://127.0.0.1:9/elsewhere' }).end();
+          return;
+        case 'hang':
+          hung.push(res);
+          return;
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    received,
+    connections: () => requests,
+    setSecret: (path, secret) => secrets.set(path, secret),
+    behave: (b) => {
+      standing = b;
+    },
+    next: (n, b) => {
+      for (let i = 0; i < n; i++) queued.push(b);
+    },
+    releaseHung: () => {
+      if (standing === 'hang') standing = 'ok';
+      for (const res of hung.splice(0)) if (!res.destroyed) res.writeHead(200).end();
+    },
+    async waitFor(check, timeoutMs = 20_000) {
+      const until = Date.now() + timeoutMs;
+      while (!check(received)) {
+        if (Date.now() > until) throw new Error(`receiver: condition not met within ${timeoutMs} ms; got ${received.length} requests`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    },
+    async close() {
+      for (const res of hung.splice(0)) res.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

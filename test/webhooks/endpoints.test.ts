@@ -1,0 +1,145 @@
+/**
+ * The webhook endpoints' input and bookkeeping: every bad request is
+ * VALIDATION with a sentence and changes nothing; the limit per account;
+ * another account's endpoint is not found; the secret is shown once; the
+ * routes count against the rate limit; rotation keeps the old secret
+ * signing beside the new one.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/clock.js';
+import { order, startTestServer, type Creds, type TestServer } from '../helpers/server.js';
+import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
+
+let t: TestServer;
+let creds: Creds;
+let receiver: Receiver;
+
+beforeEach(async () => {
+  receiver = await startReceiver();
+  t = await startTestServer({ clock: new ManualClock(1_000_000, Date.now()), config: { webhooksAllowPrivate: true }, server: { webhookYield: false } });
+  creds = await t.createAccount('reseller', '100');
+});
+
+afterEach(async () => {
+  await t.close();
+  await receiver.close();
+});
+
+const URL_OK = 'https://hooks.example.com/coa';
+
+describe('webhook endpoints', () => {
+  it('refuses bad input with VALIDATION and a sentence, and changes nothing', async () => {
+    const before = await t.api('GET', '/api/v1/webhooks', creds);
+    const logBefore = t.server.context.store.log.getStats() as { entryCount: number };
+    const cases: [unknown, RegExp][] = [
+      [[], /must be a JSON object/],
+      [{}, /'url' is required/],
+      [{ url: 42 }, /'url' is required/],
+      [{ url: 'not a url' }, /not a valid absolute URL/],
+      [{ url: 'ftp://hooks.example.com/x' }, /must be an https URL/],
+      [{ url: 'http://hooks.example.com/x' }, /must be an https URL/],
+      [{ url: 'https://user:pw@hooks.example.com/x' }, /user name or password/],
+      [{ url: `https://hooks.example.com/${'a'.repeat(2100)}` }, /at most 2048 characters/],
+      [{ url: URL_OK, events: [] }, /non-empty list of event types from: order.updated, refill.updated/],
+      [{ url: URL_OK, events: ['order.created'] }, /non-empty list of event types/],
+      [{ url: URL_OK, events: 'order.updated' }, /non-empty list of event types/],
+      [{ url: URL_OK, events: ['order.updated', 'order.updated'] }, /names an event type twice/],
+      [{ url: URL_OK, enabled: 'yes' }, /'enabled' must be true or false/],
+      [{ url: URL_OK, secret: 'mine' }, /Field 'secret' is not allowed here/],
+    ];
+    for (const [body, message] of cases) {
+      const r = await t.api('POST', '/api/v1/webhooks', creds, body);
+      expect(r.status, JSON.stringify(body)).toBe(400);
+      expect(r.body.error).toBe('VALIDATION');
+      expect(r.body.message).toMatch(message);
+    }
+    const notJson = await t.api('POST', '/api/v1/webhooks', creds, '{"url":', {});
+    expect(notJson.body.error).toBe('VALIDATION');
+    const wrongType = await t.api('POST', '/api/v1/webhooks', creds, 'url=x', { 'content-type': 'application/x-www-form-urlencoded' });
+    expect(wrongType.status).toBe(415);
+    for (const path of ['/api/v1/webhooks/abc', '/api/v1/webhooks/0', '/api/v1/webhooks/-1']) {
+      const r = await t.api('DELETE', path, creds);
+      expect(r.status, path).toBe(400);
+      expect(r.body.message).toMatch(/not a webhook id/);
+    }
+    expect((await t.api('GET', '/api/v1/webhooks', creds)).body).toEqual(before.body);
+    expect((t.server.context.store.log.getStats() as { entryCount: number }).entryCount).toBe(logBefore.entryCount);
+  });
+
+  it('without WEBHOOKS_ALLOW_PRIVATE, refuses loopback, private and link-local URLs at registration', async () => {
+    await t.restart({ webhooksAllowPrivate: false });
+    for (const url of ['https://127.0.0.1/x', 'https://10.1.2.3/x', 'https://169.254.169.254/latest', 'https://[::1]/x', 'https://localhost/x', 'https://192.168.1.1/x']) {
+      const r = await t.api('POST', '/api/v1/webhooks', creds, { url });
+      expect(r.status, url).toBe(400);
+      expect(r.body.message).toMatch(/loopback, private or link-local/);
+    }
+    expect((await t.api('GET', '/api/v1/webhooks', creds)).body.webhooks).toEqual([]);
+  });
+
+  it('shows the secret once, lists without it, keeps to the per-account limit, and hides other accounts\u2019 endpoints', async () => {
+    const created = await t.api('POST', '/api/v1/webhooks', creds, { url: URL_OK, events: ['order.updated'] });
+    expect(created.status).toBe(201);
+    expect(created.body).toEqual({
+      ok: true,
+      webhook: { id: 1, url: URL_OK, events: ['order.updated'], enabled: true, failing: false, failing_since: null, created_at: expect.any(String), secret: expect.stringMatching(/^whsec_/) },
+    });
+    const listed = await t.api('GET', '/api/v1/webhooks', creds);
+    expect(listed.body.webhooks).toHaveLength(1);
+    expect(listed.body.webhooks[0].secret).toBeUndefined();
+    expect(listed.text).not.toContain('whsec_');
+    // The secret is not in the store in the clear either.
+    const row = t.server.context.store.tables.webhooks.get(1);
+    expect(JSON.stringify(row)).not.toContain(created.body.webhook.secret.slice(6, 30));
+    for (let i = 2; i <= 5; i++) expect((await t.api('POST', '/api/v1/webhooks', creds, { url: `${URL_OK}/${i}` })).status).toBe(201);
+    const sixth = await t.api('POST', '/api/v1/webhooks', creds, { url: `${URL_OK}/6` });
+    expect(sixth.status).toBe(400);
+    expect(sixth.body.message).toMatch(/already has 5 webhook endpoints/);
+    const other = await t.createAccount('other');
+    expect((await t.api('GET', '/api/v1/webhooks', other)).body.webhooks).toEqual([]);
+    for (const [method, path] of [['DELETE', '/api/v1/webhooks/1'], ['POST', '/api/v1/webhooks/1/rotate'], ['DELETE', '/api/v1/webhooks/99']] as const) {
+      const r = await t.api(method, path, other);
+      expect(r.status, path).toBe(404);
+      expect(r.body.message).toBe('No webhook endpoint with this id exists on this account.');
+    }
+    const deleted = await t.api('DELETE', '/api/v1/webhooks/1', creds);
+    expect(deleted.body).toEqual({ ok: true, deleted: 1 });
+    expect((await t.api('GET', '/api/v1/webhooks', creds)).body.webhooks.map((w: { id: number }) => w.id)).toEqual([2, 3, 4, 5]);
+    // Survives a restart, and the deleted id is not given again.
+    await t.restart();
+    expect((await t.api('GET', '/api/v1/webhooks', creds)).body.webhooks.map((w: { id: number }) => w.id)).toEqual([2, 3, 4, 5]);
+    await t.api('DELETE', '/api/v1/webhooks/5', creds);
+    await t.restart();
+    expect((await t.api('POST', '/api/v1/webhooks', creds, { url: URL_OK })).body.webhook.id).toBe(6);
+  });
+
+  it('counts every webhook request against the rate limit and needs the API credentials', async () => {
+    expect((await t.api('GET', '/api/v1/webhooks', null)).status).toBe(401);
+    await t.admin('PATCH', `/admin/v1/accounts/${creds.id}`, { rate_limit_per_minute: 2 });
+    expect((await t.api('GET', '/api/v1/webhooks', creds)).headers.get('x-ratelimit-remaining')).toBe('1');
+    expect((await t.api('POST', '/api/v1/webhooks', creds, { url: URL_OK })).status).toBe(201);
+    const limited = await t.api('POST', '/api/v1/webhooks', creds, { url: URL_OK });
+    expect(limited.status).toBe(429);
+    expect(limited.body.error).toBe('RATE');
+    expect((await t.api('PUT', '/api/v1/webhooks', creds)).headers.get('allow')).toBe('GET, POST');
+  });
+
+  it('after a rotation, messages are signed with the new secret and, for a day, the old one too', async () => {
+    await t.restart({ webhooksAllowHttp: true });
+    const service = await t.createService({ rate: '1', min: 1, max: 10 });
+    const created = await t.api('POST', '/api/v1/webhooks', creds, { url: `${receiver.url}/old` });
+    const rotated = await t.api('POST', `/api/v1/webhooks/${created.body.webhook.id}/rotate`, creds);
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.webhook.secret).not.toBe(created.body.webhook.secret);
+    // The receiver checks the one message with each secret in turn.
+    receiver.setSecret('/old', created.body.webhook.secret);
+    await t.api('POST', '/api/v1/order', creds, order(service, 2));
+    await receiver.waitFor((r) => r.length === 1);
+    expect(receiver.received[0]!.verified).toBe(true);
+    expect(receiver.received[0]!.signature.split(' ')).toHaveLength(2);
+    const { Webhook } = await import('standardwebhooks');
+    const r = receiver.received[0]!;
+    const headers = { 'webhook-id': r.id, 'webhook-timestamp': String(r.timestamp), 'webhook-signature': r.signature };
+    expect(() => new Webhook(rotated.body.webhook.secret).verify(r.body, headers)).not.toThrow();
+    expect(() => new Webhook('whsec_' + Buffer.alloc(32, 7).toString('base64')).verify(r.body, headers)).toThrow();
+  });
+});

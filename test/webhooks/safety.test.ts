@@ -1,0 +1,149 @@
+/**
+ * Where deliveries may go and what a receiver can do to the server: nothing
+ * is ever sent to a loopback address unless WEBHOOKS_ALLOW_PRIVATE allows
+ * it (neither to a literal IP nor to a name that resolves to one), a
+ * redirect is not followed, and after WEBHOOKS_RETRY_HOURS of failures the
+ * endpoint is marked failing, shown to the operator and replayed by them.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ManualClock } from '../../src/clock.js';
+import { Sender } from '../../src/webhooks/index.js';
+import { order, type Creds, type TestServer } from '../helpers/server.js';
+import type { Receiver } from '../helpers/webhook-receiver.js';
+import { startWebhookTest, type WebhookTest } from '../helpers/webhook-setup.js';
+
+let t: TestServer;
+let receiver: Receiver;
+let clock: ManualClock;
+let creds: Creds;
+let service: number;
+let register: WebhookTest['register'];
+let setup: WebhookTest;
+
+beforeEach(async () => {
+  setup = await startWebhookTest({ random: 0 });
+  ({ t, receiver, clock, creds, service, register } = setup);
+});
+
+afterEach(() => setup.close());
+
+describe('webhook safety', () => {
+  it('never sends to a loopback address when WEBHOOKS_ALLOW_PRIVATE is not set: the attempt is logged as forbidden', async () => {
+    const id = await register();
+    // The endpoint was allowed when registered; the operator then turns private addresses off.
+    await t.restart({ webhooksAllowPrivate: false });
+    await t.api('POST', '/api/v1/order', creds, order(service, 2));
+    await t.server.webhooks.dispatcher.idle();
+    const log = await t.admin('GET', `/admin/v1/webhooks/${id}/deliveries`);
+    expect(log.body.deliveries[0]).toMatchObject({ outcome: 'forbidden', status: null, error: expect.stringMatching(/WEBHOOKS_ALLOW_PRIVATE/) });
+    clock.advance(10_000);
+    t.server.webhooks.dispatcher.pass();
+    await t.server.webhooks.dispatcher.idle();
+    expect(receiver.connections()).toBe(0);
+    // The message is kept, not lost: allowed again, it is delivered.
+    await t.restart({ webhooksAllowPrivate: true });
+    await receiver.waitFor((r) => r.length === 1);
+    expect(receiver.received[0]!.verified).toBe(true);
+  });
+
+  it('refuses a name that resolves to loopback after the DNS look-up, before connecting', async () => {
+    const sender = new Sender({ allowPrivate: false, connectTimeoutMs: 1000, timeoutMs: 2000, socketsMax: 2 });
+    try {
+      const result = await sender.post(`http://localhost:${receiver.port}/hook`, { 'content-type': 'application/json' }, '{}');
+      expect(result.outcome).toBe('forbidden');
+      expect(result.error).toMatch(/resolves to (127\.0\.0\.1|::1)/);
+      expect(receiver.connections()).toBe(0);
+      const allowed = new Sender({ allowPrivate: true, connectTimeoutMs: 1000, timeoutMs: 2000, socketsMax: 2 });
+      expect((await allowed.post(`http://localhost:${receiver.port}/hook`, {}, '{}')).outcome).toBe('delivered');
+      allowed.close();
+      expect(receiver.connections()).toBe(1);
+    } finally {
+      sender.close();
+    }
+  });
+
+  it('does not follow a redirect: the attempt fails and the message is retried to the same URL', async () => {
+    const id = await register();
+    receiver.next(1, 'redirect');
+    await t.api('POST', '/api/v1/order', creds, order(service, 2));
+    await receiver.waitFor((r) => r.length === 1);
+    await t.server.webhooks.dispatcher.idle();
+    const log = await t.admin('GET', `/admin/v1/webhooks/${id}/deliveries`);
+    expect(log.body.deliveries[0]).toMatchObject({ outcome: 'failed', status: 307, error: expect.stringMatching(/redirects are not followed/) });
+    clock.advance(1_000);
+    t.server.webhooks.dispatcher.pass();
+    await receiver.waitFor((r) => r.length === 2);
+    expect(receiver.received.map((r) => r.path)).toEqual(['/hook', '/hook']);
+    expect(receiver.received[1]!.id).toBe(receiver.received[0]!.id);
+  });
+
+  it('drops what a deleted endpoint held and writes nothing more for it', async () => {
+    const id = await register();
+    receiver.behave('fail');
+    for (let i = 0; i < 3; i++) await t.api('POST', '/api/v1/order', creds, order(service, 2));
+    await receiver.waitFor((r) => r.length >= 1);
+    await t.server.webhooks.dispatcher.idle();
+    expect(t.server.webhooks.dispatcher.heldCount(id)).toBe(3);
+    expect((await t.api('DELETE', `/api/v1/webhooks/${id}`, creds)).status).toBe(200);
+    await t.api('POST', '/api/v1/order', creds, order(service, 2));
+    clock.advance(10_000);
+    t.server.webhooks.dispatcher.pass();
+    await t.server.webhooks.dispatcher.idle();
+    await t.server.context.wal.flushed();
+    expect(t.server.webhooks.dispatcher.backlog().held).toBe(0);
+    const sent = receiver.received.length;
+    clock.advance(60_000);
+    t.server.webhooks.dispatcher.pass();
+    await t.server.webhooks.dispatcher.idle();
+    expect(receiver.received.length).toBe(sent);
+  });
+
+  it('marks an endpoint failing after 24 hours of failures, keeps its messages, shows it to the operator, and delivers them on replay', async () => {
+    const id = await register();
+    receiver.behave('fail');
+    const placed = await t.api('POST', '/api/v1/order', creds, order(service, 2));
+    await receiver.waitFor((r) => r.length === 1);
+    await t.server.webhooks.dispatcher.idle();
+    // Retries continue, each due on the clock, until the message is 24 hours old.
+    for (const step of [1_000, 60_000, 3_600_000, 20 * 3_600_000]) {
+      clock.advance(step);
+      t.server.webhooks.dispatcher.pass();
+      await t.server.webhooks.dispatcher.idle();
+    }
+    const attemptsBefore = receiver.received.length;
+    expect(attemptsBefore).toBeGreaterThanOrEqual(4);
+    expect((await t.admin('GET', '/admin/v1/webhooks?failing=true')).body.webhooks).toEqual([]);
+    clock.advance(3 * 3_600_000);
+    t.server.webhooks.dispatcher.pass();
+    await t.server.webhooks.dispatcher.idle();
+    await t.server.context.wal.flushed();
+    const failing = await t.admin('GET', '/admin/v1/webhooks?failing=true');
+    expect(failing.body.webhooks).toHaveLength(1);
+    expect(failing.body.webhooks[0]).toMatchObject({ id, account: creds.id, failing: true, held: 1 });
+    const metrics = await t.admin('GET', '/metrics');
+    expect(metrics.text).toMatch(/coa_webhook_failing_endpoints 1/);
+    expect(metrics.text).toMatch(/coa_webhook_queue_depth 1/);
+    expect(metrics.text).toMatch(/coa_webhook_oldest_undelivered_age_seconds 86\d{3}/);
+    expect(metrics.text).toMatch(/coa_webhook_deliveries_total\{outcome="failed"\} \d+/);
+    // Failing: no more attempts, but new changes are still kept for it.
+    await t.admin('POST', `/admin/v1/orders/${placed.body.order}/status`, { status: 'processing' });
+    clock.advance(7_200_000);
+    t.server.webhooks.dispatcher.pass();
+    await t.server.webhooks.dispatcher.idle();
+    expect(receiver.received.length).toBe(attemptsBefore + 1);
+    expect((await t.admin('GET', '/admin/v1/webhooks?failing=true')).body.webhooks[0].held).toBe(2);
+    // The marking survives a restart.
+    await t.restart();
+    expect((await t.admin('GET', '/admin/v1/webhooks?failing=true')).body.webhooks).toHaveLength(1);
+    receiver.behave('ok');
+    const replayed = await t.admin('POST', `/admin/v1/webhooks/${id}/replay`);
+    expect(replayed.body.webhook).toMatchObject({ failing: false });
+    await receiver.waitFor((r) => r.filter((x) => x.answered === 'ok').length === 2);
+    const ok = receiver.received.filter((x) => x.answered === 'ok');
+    expect(ok.map((x) => x.json.data['status'])).toEqual(['pending', 'processing']);
+    expect(ok[0]!.id).toBe(receiver.received[0]!.id);
+    expect(receiver.received.every((r) => r.verified)).toBe(true);
+    await t.server.webhooks.dispatcher.idle();
+    expect((await t.admin('GET', '/admin/v1/webhooks')).body.webhooks[0]).toMatchObject({ held: 0, failing: false });
+  });
+});
