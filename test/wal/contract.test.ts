@@ -74,21 +74,7 @@ function lmdb(syncMode: SyncMode): Implementation {
       return {
         wal,
         fatals,
-        async sync() {
-          // Bounded wait: the group commit writes on its own after setImmediate.
-          for (let i = 0; i < 5_000 && wal.stats().pendingEntries > 0 && fatals.length === 0; i++) await sleepMs(1);
-          await turn();
-        },
-        // The writer takes the open batch at the next turn, unless a write is
-        // in progress: then the open batch keeps growing until that write is
-        // done. Waiting for every pending sync is the sure way to start anew.
-        async cut() {
-          await this.sync();
-        },
-        failing(entry) {
-          // A key beyond LMDB's 1,978-byte limit makes the put throw inside the transaction.
-          return { ...entry, puts: [...entry.puts, { table: 'meta', key: 'k'.repeat(3_000), value: 1 }] };
-        },
+          ...lmdbControls(wal, fatals),
         // Reads what is committed: with 'commit' sync that is what is synced;
         // with 'overlapping' sync the group commit awaits \`flushed\` before it
         // resolves, so a committed read is the best a test can observe.
@@ -104,6 +90,27 @@ function lmdb(syncMode: SyncMode): Implementation {
           rmSync(dir, { recursive: true, force: true });
         },
       };
+    },
+  };
+}
+
+/** sync, cut and failing for a WAL over LMDB (the group commit alone, or the commit log in front of it). */
+function lmdbControls(wal: Wal, fatals: unknown[]): Pick<Subject, 'sync' | 'cut' | 'failing'> {
+  return {
+    async sync() {
+      // Bounded wait: the group commit writes on its own after setImmediate.
+      for (let i = 0; i < 5_000 && wal.stats().pendingEntries > 0 && fatals.length === 0; i++) await sleepMs(1);
+      await turn();
+    },
+    // The writer takes the open batch at the next turn, unless a write is
+    // in progress: then the open batch keeps growing until that write is
+    // done. Waiting for every pending sync is the sure way to start anew.
+    async cut() {
+      await this.sync();
+    },
+    failing(entry) {
+      // A key beyond LMDB's 1,978-byte limit makes the put throw inside the transaction.
+      return { ...entry, puts: [...entry.puts, { table: 'meta', key: 'k'.repeat(3_000), value: 1 }] };
     },
   };
 }
@@ -126,16 +133,7 @@ const logFirst: Implementation = {
     return {
       wal: subject,
       fatals,
-      async sync() {
-        for (let i = 0; i < 5_000 && subject.stats().pendingEntries > 0 && fatals.length === 0; i++) await sleepMs(1);
-        await turn();
-      },
-      async cut() {
-        await this.sync();
-      },
-      failing(entry) {
-        return { ...entry, puts: [...entry.puts, { table: 'meta', key: 'k'.repeat(3_000), value: 1 }] };
-      },
+      ...lmdbControls(subject, fatals),
       // A batch resolves once its rows are committed in LMDB, after its record is synced in the log.
       peek: () => lmdbView(store),
       async reopenDurable() {
