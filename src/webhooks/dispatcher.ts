@@ -167,7 +167,12 @@ export class Dispatcher {
 
   /** Starts the pass timer (wall time; the retry schedule itself is on the injected clock). */
   start(pollMs: number): void {
-    this.timer = setInterval(() => this.pass(), pollMs);
+    // The timer also looks at the queue again: new rows are announced by
+    // `written`, and this bounds how long a missed announcement could delay them.
+    this.timer = setInterval(() => {
+      this.caughtUp = false;
+      this.pass();
+    }, pollMs);
     this.timer.unref();
     if (this.options.yieldWhenBusy) {
       let last = nodePerformance.eventLoopUtilization();

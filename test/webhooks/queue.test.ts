@@ -6,7 +6,7 @@
  * local receiver; signatures checked with the `standardwebhooks` package.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { WalEntry } from '../../src/wal/index.js';
+import { openStore, type WalEntry } from '../../src/wal/index.js';
 import { BUSY_ATTEMPTS_PER_TICK, PER_ENDPOINT_IN_FLIGHT_MAX } from '../../src/webhooks/index.js';
 import { order } from '../helpers/server.js';
 import { startWebhookTest, type WebhookTest } from '../helpers/webhook-setup.js';
@@ -120,5 +120,33 @@ describe('webhook queue', () => {
     await dispatcher.idle();
     await receiver.waitFor((r) => r.length === 30);
     expect(new Set(receiver.received.map((r) => r.id)).size).toBe(30);
+  });
+
+  it('after a restart, a message left in the queue and a later one of its order among the held rows (as an older build kept every message) go out in sequence', async () => {
+    setup = await startWebhookTest({ random: 0.5 });
+    const { t, receiver, creds, service, register } = setup;
+    const endpoint = await register('/hook', ['order.updated']);
+    const placed = await t.api('POST', '/api/v1/order', creds, order(service, 5));
+    const id = placed.body.order as string;
+    await t.server.webhooks.dispatcher.idle();
+    await receiver.waitFor((r) => r.length === 1);
+    await t.server.close();
+    const store = openStore(t.dir);
+    const message = (n: string, status: string) => ({ id: `msg_${n.repeat(32)}`, type: 'order.updated', atMs: Date.now(), subject: id, data: JSON.stringify({ order: id, status }) });
+    await store.tables.webhookQueue.put(100, { ...message('a', 'processing'), endpoint });
+    await store.tables.webhookOutbox.put([endpoint, 101], message('b', 'in_progress'));
+    await store.close();
+    await t.restart();
+    await receiver.waitFor((r) => r.length === 3);
+    await t.server.webhooks.dispatcher.idle();
+    expect(receiver.received.map((r) => r.json.data['status'])).toEqual(['pending', 'processing', 'in_progress']);
+    expect(receiver.received.every((r) => r.verified)).toBe(true);
+    // New messages are numbered above both places.
+    const puts = recordPuts(setup);
+    expect((await t.api('POST', '/api/v1/order', creds, order(service, 5))).status).toBe(201);
+    expect(puts.filter((p) => p.table === 'webhookQueue').map((p) => p.key)).toEqual([102]);
+    await t.server.webhooks.dispatcher.idle();
+    await receiver.waitFor((r) => r.length === 4);
+    expect(t.server.webhooks.dispatcher.backlog().held).toBe(0);
   });
 });
