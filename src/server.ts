@@ -66,6 +66,8 @@ export interface ServerOptions {
   random?: () => number;
   /** Webhook deliveries yield to the order path when the event loop is busy (default true; tests that count deliveries turn it off). */
   webhookYield?: boolean;
+  /** Queue messages the webhook dispatcher reads ahead (default QUEUE_WINDOW_MAX; tests make it small). */
+  webhookWindowMax?: number;
 }
 
 export interface Server {
@@ -185,6 +187,7 @@ function buildParts(config: Config, options: ServerOptions, storage: Storage, se
     },
     {
       ...(options.random === undefined ? {} : { random: options.random }),
+      ...(options.webhookWindowMax === undefined ? {} : { windowMax: options.webhookWindowMax }),
       yieldWhenBusy: options.webhookYield ?? true,
       onError: (error, what) => log.error({ err: error }, what),
     },

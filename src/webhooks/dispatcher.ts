@@ -1,34 +1,44 @@
 /**
- * The outbox's delivering side. It reads each endpoint's held messages from
- * LMDB a page at a time, in the order they were written, and posts them with
- * bounded concurrency (in total and per endpoint); nothing but the messages
- * in flight is held in memory, so a long backlog costs disk, not heap, and
- * the order path never waits for it (it only marks an endpoint as having
- * work).
+ * The outbox's delivering side. New messages arrive in one queue, in the
+ * order they were written (`webhookQueue`, one growing sequence); the
+ * dispatcher reads the head of that queue into a bounded window and posts
+ * from it with bounded concurrency (in total and per endpoint). A message
+ * whose endpoint cannot take it now (failing, backing off after a failure,
+ * disabled, or so slow that its messages fill the window) is moved, in a
+ * commit of its own, to that endpoint's held rows (`webhookOutbox`, keyed
+ * `[endpoint, seq]`), and so is every later message for that endpoint until
+ * its held rows are drained; held rows are read a page at a time. So the
+ * common path never writes a per-endpoint key, the order path only appends,
+ * and a long backlog costs disk, not heap.
  *
  * - In order per order: a message is sent only when no earlier message of
- *   the same order (the same `subject`) for that endpoint is still held;
- *   messages of different orders go out side by side.
+ *   the same order (the same `subject`) for that endpoint is still waiting
+ *   or in flight, from the queue or from the held rows; messages of
+ *   different orders go out side by side. Held rows keep their queue
+ *   numbers, and a held row is sent only once the window has read past it,
+ *   so the two sources interleave in sequence.
  * - At least once: a message is removed only after a 2xx, in a commit of its
  *   own (batched with the delivery log rows); a crash before that commit
  *   sends it again, with the same webhook-id. Until the removal is durable
- *   the message counts as in flight, so it is not sent twice meanwhile.
+ *   the message counts as in flight, so it is not sent twice meanwhile. A
+ *   move to the held rows puts the held row and removes the queue row in one
+ *   commit; until it is durable the message still blocks its order.
  * - Retries: after a failure the endpoint waits `retryDelayMs` (exponential
  *   from 1 s with jitter, capped at an hour) on the injected clock; a success
  *   resets it. A failure of a message older than the retry window (24 h)
  *   marks the endpoint failing: it is skipped, and its messages are kept,
  *   until the operator replays it.
- * - Removing delivered rows cannot race the order path: actors only ever add
- *   rows under new sequence numbers, and only this class removes, and only
- *   the rows it delivered.
+ * - Removing rows cannot race the order path: actors only ever add queue
+ *   rows under new sequence numbers; only this class removes or moves, and
+ *   only rows it has read.
  */
 import { performance as nodePerformance } from 'node:perf_hooks';
 import type { Clock } from '../clock.js';
-import type { Store, TablePut, Wal, WalEntry } from '../wal/index.js';
+import type { Store, TablePut, Wal, WalEntry, WalStats } from '../wal/index.js';
 import { retryDelayMs } from './backoff.js';
 import type { WebhookDirectory } from './directory.js';
 import { messageBody, messageHeaders } from './message.js';
-import { outboxKey, type AttemptOutcome, type DeliveryAttempt, type OutboxMessage, type WebhookEndpoint } from './records.js';
+import { endpointKey, type AttemptOutcome, type DeliveryAttempt, type OutboxMessage, type QueuedMessage, type WebhookEndpoint } from './records.js';
 import type { AttemptResult } from './sender.js';
 
 export interface DispatcherOptions {
@@ -40,8 +50,10 @@ export interface DispatcherOptions {
   retryMs: number;
   /** WEBHOOKS_LOG_KEEP: attempts kept in each endpoint's delivery log. */
   logKeep: number;
-  /** Messages read per endpoint per pass. */
+  /** Held messages read per endpoint per pass. */
   pageSize: number;
+  /** Most queue messages read ahead into memory (waiting, in flight, or being moved). */
+  windowMax: number;
   /** Jitter source, in [0, 1) (tests inject it). */
   random: () => number;
   onError: (error: unknown, what: string) => void;
@@ -49,8 +61,9 @@ export interface DispatcherOptions {
    * Yield to the order path: every 100 ms, when the event loop was busy
    * (BUSY_UTILISATION) or commits are queueing (BUSY_PENDING_ENTRIES), start
    * only a small share of the entries just committed (BUSY_SHARE, at least
-   * BUSY_ATTEMPTS_PER_TICK) until the next sample (tests that count
-   * deliveries turn it off; it depends on real time).
+   * BUSY_ATTEMPTS_PER_TICK) until the next sample. Off in the tests that
+   * count deliveries; the rule itself (`applyLoadSample`) is tested with
+   * samples handed to it.
    */
   yieldWhenBusy: boolean;
 }
@@ -68,6 +81,12 @@ export const BUSY_SHARE = 0.05;
 export const BUSY_ATTEMPTS_PER_TICK = 5;
 const LOAD_SAMPLE_MS = 100;
 
+/** One load sample: the event loop's utilisation over the interval, and the WAL's counters at its end. */
+export interface LoadSample {
+  utilisation: number;
+  wal: Pick<WalStats, 'entries' | 'pendingEntries'>;
+}
+
 export interface Poster {
   post(url: string, headers: Record<string, string>, body: string): Promise<AttemptResult>;
 }
@@ -76,11 +95,24 @@ interface EndpointState {
   failures: number;
   /** Wall ms (injected clock) before which the endpoint is not tried again. */
   nextAttemptAtMs: number;
-  /** Sequence → subject of messages in flight (or delivered and awaiting their removal). */
+  /** Sequence → subject of messages in flight (or delivered and awaiting their removal), from either source. */
   inFlight: Map<number, string>;
+  /** Sequence → subject of this endpoint's messages in the window, whatever their state. */
+  windowed: Map<number, string>;
+  /** True while the endpoint has held rows (or rows being moved there): its new messages join them. */
+  holding: boolean;
+  /** Its window messages being moved to the held rows (commits not yet durable). */
+  moving: number;
   /** Attempts made so far per message id (for the log), forgotten once delivered. */
   attempts: Map<string, number>;
   nextLogSeq: number;
+}
+
+/** A queue message read into the window. */
+interface Windowed {
+  seq: number;
+  message: QueuedMessage;
+  state: 'waiting' | 'sending' | 'settling';
 }
 
 export interface DispatcherStats {
@@ -90,21 +122,27 @@ export interface DispatcherStats {
 
 /** Rows removed per commit when a deleted endpoint's messages are dropped. */
 const PURGE_PAGE = 1_000;
+/** Queue rows read per look at the queue. */
+const QUEUE_PAGE = 256;
 
 export class Dispatcher {
   private readonly states = new Map<number, EndpointState>();
-  /** Endpoints that may have messages to send. */
+  /** Endpoints that may have held messages to send. */
   private readonly work = new Set<number>();
+  /** Queue messages read and not yet settled, in sequence order (a Map keeps insertion order). */
+  private readonly window = new Map<number, Windowed>();
+  /** Every queue row below this number is in the window or gone. */
+  private cursor = 0;
+  /** The last look at the queue reached its end (rows written later have higher numbers than any held row). */
+  private caughtUp = false;
   private active = 0;
-  /** Attempts that may still start in this load sample (Infinity while the loop is not busy). */
+  /** Attempts that may still start in this load sample (Infinity while the order path is not busy). */
   private budget = Infinity;
   private loadTimer: NodeJS.Timeout | null = null;
   private readonly counts: Record<AttemptOutcome, number> = { delivered: 0, failed: 0, timeout: 0, forbidden: 0 };
-  /** The next commit of delivery results (removals and log rows), built during one event-loop turn. */
+  /** The next commit of delivery results (removals, moves and log rows), built during one event-loop turn. */
   private pending: { entry: WalEntry; after: (() => void)[] } | null = null;
   private nudged = false;
-  /** Endpoints that got messages in entries not yet known to be durable. */
-  private incoming = new Set<number>();
   private passing = false;
   private passAgain = false;
   private timer: NodeJS.Timeout | null = null;
@@ -121,28 +159,46 @@ export class Dispatcher {
     private readonly poster: Poster,
     private readonly options: DispatcherOptions,
   ) {
-    for (const endpoint of this.heldEndpoints()) this.work.add(endpoint);
+    for (const endpoint of this.heldEndpoints()) {
+      this.work.add(endpoint);
+      this.state(endpoint).holding = true;
+    }
   }
 
   /** Starts the pass timer (wall time; the retry schedule itself is on the injected clock). */
   start(pollMs: number): void {
-    this.timer = setInterval(() => this.pass(), pollMs);
+    // The timer also looks at the queue again: new rows are announced by
+    // `written`, and this bounds how long a missed announcement could delay them.
+    this.timer = setInterval(() => {
+      this.caughtUp = false;
+      this.pass();
+    }, pollMs);
     this.timer.unref();
     if (this.options.yieldWhenBusy) {
       let last = nodePerformance.eventLoopUtilization();
-      let lastEntries = this.wal.stats().entries;
       this.loadTimer = setInterval(() => {
         const now = nodePerformance.eventLoopUtilization();
-        const wal = this.wal.stats();
-        const busy = nodePerformance.eventLoopUtilization(now, last).utilization > BUSY_UTILISATION || wal.pendingEntries >= BUSY_PENDING_ENTRIES;
-        this.budget = busy ? Math.max(BUSY_ATTEMPTS_PER_TICK, Math.floor((wal.entries - lastEntries) * BUSY_SHARE)) : Infinity;
+        this.applyLoadSample({ utilisation: nodePerformance.eventLoopUtilization(now, last).utilization, wal: this.wal.stats() });
         last = now;
-        lastEntries = wal.entries;
         this.pass();
       }, LOAD_SAMPLE_MS);
       this.loadTimer.unref();
     }
     this.pass();
+  }
+
+  private lastSampleEntries: number | null = null;
+
+  /**
+   * The yield rule, applied to one load sample (every 100 ms when
+   * `yieldWhenBusy`): while the order path is busy, attempts until the next
+   * sample are limited to a share of the entries committed since the last.
+   */
+  applyLoadSample(sample: LoadSample): void {
+    const committed = this.lastSampleEntries === null ? 0 : sample.wal.entries - this.lastSampleEntries;
+    this.lastSampleEntries = sample.wal.entries;
+    const busy = sample.utilisation > BUSY_UTILISATION || sample.wal.pendingEntries >= BUSY_PENDING_ENTRIES;
+    this.budget = busy ? Math.max(BUSY_ATTEMPTS_PER_TICK, Math.floor(committed * BUSY_SHARE)) : Infinity;
   }
 
   /** Waits for attempts in flight and result commits; no new attempt starts. */
@@ -156,23 +212,19 @@ export class Dispatcher {
   }
 
   /**
-   * The actor wrote a message for this endpoint into the entry it is
-   * building: pass once that entry is durable (the entry is appended in the
-   * same turn, so `flushed()` after this turn covers it).
+   * An actor wrote messages into the entry it is building: look at the
+   * queue once that entry is durable (it is appended in the same turn, so
+   * `flushed()` after this turn covers it; before that the rows may not be
+   * visible, and in overlapping-sync mode not yet on disk).
    */
-  written(endpoint: number): void {
-    this.incoming.add(endpoint);
+  written(): void {
     if (this.nudged) return;
     this.nudged = true;
     setImmediate(() => {
       this.nudged = false;
-      // Endpoints join the work only once their rows are durable (and so
-      // visible): a pass before that would find nothing and drop them.
-      const batch = this.incoming;
-      this.incoming = new Set();
       this.wal.flushed().then(
         () => {
-          for (const id of batch) this.work.add(id);
+          this.caughtUp = false;
           this.pass();
         },
         () => {},
@@ -195,29 +247,37 @@ export class Dispatcher {
     return { deliveries: { ...this.counts }, inFlight: this.active };
   }
 
-  /** Messages held (in the outbox) and the age of the oldest, for metrics and the operator. */
+  /** Messages not yet delivered (queued or held) and the age of the oldest, for metrics and the operator. */
   backlog(): { held: number; oldestAtMs: number | null } {
-    const stats = this.store.tables.webhookOutbox.getStats() as { entryCount: number };
+    const queued = (this.store.tables.webhookQueue.getStats() as { entryCount: number }).entryCount;
+    const held = (this.store.tables.webhookOutbox.getStats() as { entryCount: number }).entryCount;
     let oldest: number | null = null;
+    for (const { value } of this.store.tables.webhookQueue.getRange({ limit: 1 })) oldest = (value as QueuedMessage).atMs;
     for (const endpoint of this.heldEndpoints()) {
       for (const { value } of this.store.tables.webhookOutbox.getRange({ start: [endpoint], end: [endpoint + 1], limit: 1 })) {
         const at = (value as OutboxMessage).atMs;
         if (oldest === null || at < oldest) oldest = at;
       }
     }
-    return { held: stats.entryCount, oldestAtMs: oldest };
+    return { held: queued + held, oldestAtMs: oldest };
   }
 
-  /** Held messages of one endpoint, oldest first (the operator's view). */
+  /** Undelivered messages of one endpoint that the dispatcher knows of (held rows and window), oldest first (the operator's view). */
   held(endpoint: number, limit: number): OutboxMessage[] {
-    const out: OutboxMessage[] = [];
-    for (const { value } of this.store.tables.webhookOutbox.getRange({ start: [endpoint], end: [endpoint + 1], limit })) out.push(value as OutboxMessage);
-    return out;
+    const out: { seq: number; message: OutboxMessage }[] = [];
+    for (const { key, value } of this.store.tables.webhookOutbox.getRange({ start: [endpoint], end: [endpoint + 1], limit })) out.push({ seq: (key as [number, number])[1], message: value as OutboxMessage });
+    for (const w of this.window.values()) if (w.message.endpoint === endpoint && w.state !== 'settling') out.push({ seq: w.seq, message: w.message });
+    return out
+      .sort((a, b) => a.seq - b.seq)
+      .slice(0, limit)
+      .map((x) => x.message);
   }
 
-  /** How many messages an endpoint holds. */
+  /** How many undelivered messages of an endpoint the dispatcher knows of (held rows and window). */
   heldCount(endpoint: number): number {
-    return this.store.tables.webhookOutbox.getCount({ start: [endpoint], end: [endpoint + 1] });
+    let windowed = 0;
+    for (const w of this.window.values()) if (w.message.endpoint === endpoint && w.state !== 'settling') windowed++;
+    return this.store.tables.webhookOutbox.getCount({ start: [endpoint], end: [endpoint + 1] }) + windowed;
   }
 
   /** The endpoint's delivery log, newest first. */
@@ -232,12 +292,13 @@ export class Dispatcher {
     for (;;) {
       while (this.running.size > 0) await Promise.allSettled([...this.running]);
       await this.wal.flushed();
+      this.caughtUp = false;
       this.pass();
       if (this.running.size === 0) return;
     }
   }
 
-  /** One pass over the endpoints with work: start what the limits allow. */
+  /** One pass: read the queue into the window, start what the limits allow from it, then from the held rows. */
   pass(): void {
     if (this.stopped) return;
     if (this.passing) {
@@ -248,9 +309,10 @@ export class Dispatcher {
     try {
       do {
         this.passAgain = false;
-        if (this.active >= this.options.concurrency || this.budget <= 0) return;
+        this.fillWindow();
+        this.sendFromWindow();
         for (const id of [...this.work]) {
-          if (this.active >= this.options.concurrency || this.budget <= 0) return;
+          if (!this.canStart()) break;
           this.pump(id);
         }
       } while (this.passAgain);
@@ -261,17 +323,118 @@ export class Dispatcher {
     }
   }
 
+  private canStart(): boolean {
+    return this.active < this.options.concurrency && this.budget > 0;
+  }
+
   private state(id: number): EndpointState {
     let state = this.states.get(id);
     if (state === undefined) {
       let nextLogSeq = 1;
       for (const key of this.store.tables.webhookLog.getKeys({ start: [id + 1], end: [id], reverse: true, limit: 1 })) nextLogSeq = (key as [number, number])[1] + 1;
-      state = { failures: 0, nextAttemptAtMs: 0, inFlight: new Map(), attempts: new Map(), nextLogSeq };
+      state = { failures: 0, nextAttemptAtMs: 0, inFlight: new Map(), windowed: new Map(), holding: false, moving: 0, attempts: new Map(), nextLogSeq };
       this.states.set(id, state);
     }
     return state;
   }
 
+  /** Reads queue rows past the cursor until the window is full or the queue ends. */
+  private fillWindow(): void {
+    while (!this.caughtUp && this.window.size < this.options.windowMax) {
+      const limit = Math.min(QUEUE_PAGE, this.options.windowMax - this.window.size);
+      let read = 0;
+      for (const { key, value } of this.store.tables.webhookQueue.getRange({ start: this.cursor, limit })) {
+        const seq = key as number;
+        const message = value as QueuedMessage;
+        read++;
+        this.cursor = seq + 1;
+        this.window.set(seq, { seq, message, state: 'waiting' });
+        this.state(message.endpoint).windowed.set(seq, message.subject);
+      }
+      if (read < limit) this.caughtUp = true;
+    }
+  }
+
+  /** Starts, moves or drops the window's waiting messages, oldest first. */
+  private sendFromWindow(): void {
+    // Nothing can start: the walk waits for the next pass (it is the hot
+    // part of a pass, and under load the budget is spent most of the time).
+    if (!this.canStart()) return;
+    const now = this.clock.wallMs();
+    /** `${endpoint} ${subject}` of every message seen so far in this walk and not yet settled: later ones of the same order wait. */
+    const blocked = new Set<string>();
+    let stuck = 0;
+    for (const w of this.window.values()) {
+      if (!this.canStart()) return;
+      const { endpoint: id, subject } = w.message;
+      const order = `${id} ${subject}`;
+      if (w.state !== 'waiting') {
+        blocked.add(order);
+        continue;
+      }
+      const endpoint = this.directory.get(id);
+      if (endpoint === undefined) {
+        this.settleRow(w, (entry) => entry.removes!.push({ table: 'webhookQueue', key: w.seq }));
+        continue;
+      }
+      const state = this.state(id);
+      // Held rows keep their order among themselves and against the window (see `pump`), so a move never needs to wait.
+      if (state.holding || !endpoint.enabled || endpoint.failingSinceMs !== null || now < state.nextAttemptAtMs) {
+        this.moveToHeld(w, state);
+        continue;
+      }
+      if (blocked.has(order) || state.inFlight.size >= this.options.perEndpointMax) {
+        blocked.add(order);
+        stuck++;
+        continue;
+      }
+      blocked.add(order);
+      w.state = 'sending';
+      this.attempt(endpoint, state, w.seq, w.message, w);
+    }
+    // A full window that cannot move while attempts could start is held up
+    // by endpoints at their own limit (slow receivers): their messages go to
+    // the held rows, so the other endpoints' messages behind them can be read.
+    if (this.window.size >= this.options.windowMax && stuck > 0 && this.canStart()) {
+      for (const w of this.window.values()) {
+        if (w.state !== 'waiting') continue;
+        const state = this.state(w.message.endpoint);
+        if (state.inFlight.size >= this.options.perEndpointMax) this.moveToHeld(w, state);
+      }
+    }
+  }
+
+  /** Moves a window message to its endpoint's held rows (one commit: put there, remove from the queue); the endpoint holds from now on. */
+  private moveToHeld(w: Windowed, state: EndpointState): void {
+    state.holding = true;
+    state.moving++;
+    this.work.add(w.message.endpoint);
+    const { endpoint: _endpoint, ...message } = w.message;
+    this.settleRow(
+      w,
+      (entry) => {
+        entry.puts.push({ table: 'webhookOutbox', key: endpointKey(w.message.endpoint, w.seq), value: message satisfies OutboxMessage });
+        entry.removes!.push({ table: 'webhookQueue', key: w.seq });
+      },
+      () => {
+        state.moving--;
+      },
+    );
+  }
+
+  /** Writes a window message's way out into the next result commit; it leaves the window once that is durable. */
+  private settleRow(w: Windowed, write: (entry: WalEntry) => void, after?: () => void): void {
+    w.state = 'settling';
+    const pending = this.pendingCommit();
+    write(pending.entry);
+    pending.after.push(() => {
+      this.window.delete(w.seq);
+      this.states.get(w.message.endpoint)?.windowed.delete(w.seq);
+      after?.();
+    });
+  }
+
+  /** Starts what an endpoint's held rows allow. */
   private pump(id: number): void {
     const endpoint = this.directory.get(id);
     if (endpoint === undefined) {
@@ -288,20 +451,32 @@ export class Dispatcher {
     if (this.clock.wallMs() < state.nextAttemptAtMs) return;
     if (state.inFlight.size >= this.options.perEndpointMax) return;
     const blocked = new Set(state.inFlight.values());
+    // Messages of this endpoint still in the window (being moved here, or in flight) come first.
+    for (const subject of state.windowed.values()) blocked.add(subject);
     let seen = 0;
     for (const { key, value } of this.store.tables.webhookOutbox.getRange({ start: [id], end: [id + 1], limit: this.options.pageSize })) {
       seen++;
       const seq = (key as [number, number])[1];
       const message = value as OutboxMessage;
-      if (blocked.has(message.subject)) continue;
+      // Not before the window has read past it: an earlier queue row of its order may not be read yet.
+      if (seq >= this.cursor && !this.caughtUp) break;
+      if (blocked.has(message.subject) || state.inFlight.has(seq)) {
+        blocked.add(message.subject);
+        continue;
+      }
       blocked.add(message.subject);
-      if (state.inFlight.size >= this.options.perEndpointMax || this.active >= this.options.concurrency || this.budget <= 0) return;
-      this.attempt(endpoint, state, seq, message);
+      if (state.inFlight.size >= this.options.perEndpointMax || !this.canStart()) return;
+      this.attempt(endpoint, state, seq, message, null);
     }
-    if (seen === 0 && state.inFlight.size === 0) this.work.delete(id);
+    if (seen === 0 && state.inFlight.size === 0 && state.moving === 0) {
+      // Drained: new messages go straight from the queue again.
+      state.holding = false;
+      this.work.delete(id);
+    }
   }
 
-  private attempt(endpoint: WebhookEndpoint, state: EndpointState, seq: number, message: OutboxMessage): void {
+  /** Posts one message; `w` is its window slot when it came from the queue, null when from the held rows. */
+  private attempt(endpoint: WebhookEndpoint, state: EndpointState, seq: number, message: OutboxMessage, w: Windowed | null): void {
     state.inFlight.set(seq, message.subject);
     this.active++;
     this.budget--;
@@ -315,33 +490,42 @@ export class Dispatcher {
     const synced = this.store.syncMode === 'overlapping' ? Promise.resolve(this.store.root.flushed) : null;
     const posted = synced === null ? this.poster.post(endpoint.url, headers, body) : synced.then(() => this.poster.post(endpoint.url, headers, body));
     const done = posted.then(
-      (result) => this.settle(endpoint.id, state, seq, message, attempt, result, Math.round(performance.now() - started)),
-      (error: unknown) => this.settle(endpoint.id, state, seq, message, attempt, { outcome: 'failed', status: null, error: String(error) }, 0),
+      (result) => this.settle(endpoint.id, state, seq, message, w, attempt, result, Math.round(performance.now() - started)),
+      (error: unknown) => this.settle(endpoint.id, state, seq, message, w, attempt, { outcome: 'failed', status: null, error: String(error) }, 0),
     );
     this.track(done);
   }
 
-  private settle(id: number, state: EndpointState, seq: number, message: OutboxMessage, attempt: number, result: AttemptResult, durationMs: number): void {
+  private settle(id: number, state: EndpointState, seq: number, message: OutboxMessage, w: Windowed | null, attempt: number, result: AttemptResult, durationMs: number): void {
     this.active--;
     this.counts[result.outcome]++;
     const now = this.clock.wallMs();
     const logged: DeliveryAttempt = { atMs: now, message: message.id, type: message.type, subject: message.subject, attempt, outcome: result.outcome, status: result.status, error: result.error, durationMs };
     const logSeq = state.nextLogSeq++;
     const pending = this.pendingCommit();
-    pending.entry.puts.push({ table: 'webhookLog', key: outboxKey(id, logSeq), value: logged });
-    if (logSeq > this.options.logKeep) pending.entry.removes!.push({ table: 'webhookLog', key: outboxKey(id, logSeq - this.options.logKeep) });
+    pending.entry.puts.push({ table: 'webhookLog', key: endpointKey(id, logSeq), value: logged });
+    if (logSeq > this.options.logKeep) pending.entry.removes!.push({ table: 'webhookLog', key: endpointKey(id, logSeq - this.options.logKeep) });
     if (result.outcome === 'delivered') {
       state.failures = 0;
       state.nextAttemptAtMs = 0;
       state.attempts.delete(message.id);
-      pending.entry.removes!.push({ table: 'webhookOutbox', key: outboxKey(id, seq) });
-      pending.after.push(() => state.inFlight.delete(seq));
+      if (w === null) {
+        pending.entry.removes!.push({ table: 'webhookOutbox', key: endpointKey(id, seq) });
+        pending.after.push(() => state.inFlight.delete(seq));
+      } else {
+        this.settleRow(w, (entry) => entry.removes!.push({ table: 'webhookQueue', key: seq }), () => state.inFlight.delete(seq));
+      }
       return;
     }
-    state.inFlight.delete(seq);
     state.attempts.set(message.id, attempt);
     state.failures++;
     state.nextAttemptAtMs = now + retryDelayMs(state.failures, this.options.random());
+    // A queue message that failed waits among the held rows; it blocks its order until it is there.
+    if (w === null) state.inFlight.delete(seq);
+    else {
+      this.moveToHeld(w, state);
+      pending.after.push(() => state.inFlight.delete(seq));
+    }
     if (now - message.atMs >= this.options.retryMs) this.markFailing(id, message, result);
     else this.pass();
   }
@@ -354,7 +538,7 @@ export class Dispatcher {
     this.track(this.directory.markFailing(endpoint, reason).catch((error: unknown) => this.options.onError(error, 'could not mark a webhook endpoint failing')));
   }
 
-  /** Delivery results of this turn go into one commit: removals of delivered messages and log rows. */
+  /** Delivery results of this turn go into one commit: removals and moves of messages, and log rows. */
   private pendingCommit(): { entry: WalEntry; after: (() => void)[] } {
     if (this.pending !== null) return this.pending;
     const pending = { entry: { events: [], puts: [] as TablePut[], removes: [] as NonNullable<WalEntry['removes']> }, after: [] as (() => void)[] };

@@ -6,28 +6,31 @@
  * change is therefore never durable without its messages, and a message is
  * never written for a change that was not. On the order path this costs one
  * Map look-up when the account has no endpoint.
+ *
+ * Every message goes to the queue (`webhookQueue`) under the next number of
+ * one sequence, so a commit's messages are appended at the end of one
+ * B-tree, on a page or two, however many endpoints they are for. (Keyed per
+ * endpoint, 25–28 messages of one commit dirtied as many leaf pages and
+ * made each order commit 1.7 times as long: bench/RESULTS.md, session 7.)
  */
 import { randomUUID } from 'node:crypto';
 import type { OrderRecord, RefillRecord } from '../ledger/index.js';
 import type { Store, TablePut } from '../wal/index.js';
 import { renderRefill, renderStatusFields } from '../render.js';
 import type { WebhookDirectory } from './directory.js';
-import { outboxKey, type OutboxMessage, type WebhookEvent } from './records.js';
+import type { QueuedMessage, WebhookEvent } from './records.js';
 
 export class Outbox {
-  /** Sequence of the next message; it only has to grow within each endpoint's rows. */
-  private seq = 1;
+  /** Sequence number of the next message: above every number in the queue and among the held messages. */
+  private seq: number;
 
   constructor(
     store: Store,
     private readonly directory: WebhookDirectory,
-    /** Told which endpoints got messages in the entry being built (the dispatcher wakes once it is durable). */
-    private readonly written: (endpoint: number) => void,
+    /** Told that the entry being built holds messages (the dispatcher looks at the queue once it is durable). */
+    private readonly written: () => void,
   ) {
-    for (const endpoint of directory.all()) {
-      const last = lastSeq(store, endpoint.id);
-      if (last >= this.seq) this.seq = last + 1;
-    }
+    this.seq = lastSequence(store) + 1;
   }
 
   /** Adds the messages for this change to `puts`. */
@@ -50,18 +53,27 @@ export class Outbox {
   }
 
   private row(endpoint: number, type: WebhookEvent, atMs: number, subject: string, data: string): TablePut {
-    this.written(endpoint);
-    // The webhook-id: random, so it is unique even after the outbox is emptied and the sequence starts again.
-    const message: OutboxMessage = { id: `msg_${randomUUID().replaceAll('-', '')}`, type, atMs, subject, data };
-    return { table: 'webhookOutbox', key: outboxKey(endpoint, this.seq++), value: message };
+    this.written();
+    // The webhook-id: random, so it is unique even after the queue is emptied and the sequence starts again.
+    const message: QueuedMessage = { id: `msg_${randomUUID().replaceAll('-', '')}`, type, atMs, subject, data, endpoint };
+    return { table: 'webhookQueue', key: this.seq++, value: message };
   }
 }
 
-/** The highest sequence number held for an endpoint, 0 when none. */
-function lastSeq(store: Store, endpoint: number): number {
-  for (const key of store.tables.webhookOutbox.getKeys({ start: [endpoint + 1], end: [endpoint], reverse: true, limit: 1 })) {
-    const [e, seq] = key as [number, number];
-    if (e === endpoint) return seq;
+/** The highest sequence number in the queue or among the held messages, 0 when there is none. */
+export function lastSequence(store: Store): number {
+  let last = 0;
+  for (const key of store.tables.webhookQueue.getKeys({ reverse: true, limit: 1 })) last = key as number;
+  // Held messages keep their queue numbers; each endpoint's highest is the last of its rows.
+  let start = 0;
+  for (;;) {
+    let endpoint: number | null = null;
+    for (const key of store.tables.webhookOutbox.getKeys({ start: [start], limit: 1 })) endpoint = (key as [number, number])[0];
+    if (endpoint === null) return last;
+    for (const key of store.tables.webhookOutbox.getKeys({ start: [endpoint + 1], end: [endpoint], reverse: true, limit: 1 })) {
+      const [e, seq] = key as [number, number];
+      if (e === endpoint && seq > last) last = seq;
+    }
+    start = endpoint + 1;
   }
-  return 0;
 }

@@ -1,9 +1,15 @@
 /**
  * What the webhook tables hold. `webhooks`: one endpoint per id.
- * `webhookOutbox`: one message per endpoint and sequence number, written by
- * the wallet actor in the commit of the change it reports and removed, in a
- * commit of its own, once the endpoint has acknowledged it. `webhookLog`:
- * the last attempts per endpoint, for the operator.
+ * `webhookQueue`: every new message under one growing sequence number (the
+ * endpoint in the value), written by the wallet actor in the commit of the
+ * change it reports, so each commit appends its messages at one end of one
+ * B-tree (a page or two), whatever the number of endpoints. A message leaves
+ * the queue, in a commit of its own, once its endpoint has acknowledged it,
+ * or when it is held back. `webhookOutbox`: the messages held back, per
+ * endpoint and in sequence (the endpoint is failing, backing off, disabled
+ * or slow), read a page at a time; the table's name is from before the
+ * queue existed, when every message was written there. `webhookLog`: the
+ * last attempts per endpoint, for the operator.
  */
 import type { SealedSecret } from './secret-box.js';
 
@@ -64,7 +70,16 @@ export interface DeliveryAttempt {
   durationMs: number;
 }
 
-/** Outbox key: messages of an endpoint in the order they were written. */
-export function outboxKey(endpoint: number, seq: number): [number, number] {
+/** A message as the queue holds it: the endpoint it is for travels in the value. */
+export interface QueuedMessage extends OutboxMessage {
+  endpoint: number;
+}
+
+/**
+ * Key of a held message (`webhookOutbox`) or of a delivery log row
+ * (`webhookLog`): an endpoint's rows in the order they were written. A held
+ * message keeps the sequence number it had in the queue.
+ */
+export function endpointKey(endpoint: number, seq: number): [number, number] {
   return [endpoint, seq];
 }

@@ -28,8 +28,10 @@ export interface WebhooksConfig {
 
 /** Attempts in flight to one endpoint at most: a slow receiver cannot take every slot. */
 export const PER_ENDPOINT_IN_FLIGHT_MAX = 8;
-/** Messages read from one endpoint's rows per pass. */
+/** Held messages read from one endpoint's rows per pass. */
 export const OUTBOX_PAGE = 256;
+/** Queue messages read ahead into memory at most (about 300 bytes each). */
+export const QUEUE_WINDOW_MAX = 1_024;
 
 export class Webhooks {
   readonly directory: WebhookDirectory;
@@ -44,7 +46,7 @@ export class Webhooks {
     private readonly clock: Clock,
     dataDir: string,
     config: WebhooksConfig,
-    options: { random?: () => number; poster?: Poster; yieldWhenBusy?: boolean; onError: (error: unknown, what: string) => void },
+    options: { random?: () => number; poster?: Poster; yieldWhenBusy?: boolean; windowMax?: number; onError: (error: unknown, what: string) => void },
   ) {
     this.rules = { allowHttp: config.allowHttp, allowPrivate: config.allowPrivate };
     this.directory = new WebhookDirectory(store, wal, clock, loadSecretKey(dataDir, config.secretKey), config.perAccount);
@@ -58,11 +60,12 @@ export class Webhooks {
       retryMs: config.retryHours * 3_600_000,
       logKeep: config.logKeep,
       pageSize: OUTBOX_PAGE,
+      windowMax: options.windowMax ?? QUEUE_WINDOW_MAX,
       random: options.random ?? Math.random,
       yieldWhenBusy: options.yieldWhenBusy ?? true,
       onError: options.onError,
     });
-    this.outbox = new Outbox(store, this.directory, (endpoint) => this.dispatcher.written(endpoint));
+    this.outbox = new Outbox(store, this.directory, () => this.dispatcher.written());
   }
 
   /** Turns an endpoint on or off; turning it on sends what it holds. */

@@ -35,6 +35,8 @@ export interface Receiver {
   behave(b: Behaviour): void;
   /** The behaviour for the next `n` requests, then back to the standing one. */
   next(n: number, b: Behaviour): void;
+  /** The standing behaviour for requests to one path (before any queued `next`). */
+  behaveOn(path: string, b: Behaviour): void;
   /** Answers every hanging request (with 200) and stops hanging new ones. */
   releaseHung(): void;
   /** Waits (real time, bounded) until `check` holds. */
@@ -65,6 +67,7 @@ export async function startReceiver(): Promise<Receiver> {
   const received: Received[] = [];
   const hung: ServerResponse[] = [];
   let standing: Behaviour = 'ok';
+  const byPath = new Map<string, Behaviour>();
   const queued: Behaviour[] = [];
   let requests = 0;
   const server: Server = createServer((req, res) => {
@@ -74,7 +77,7 @@ export async function startReceiver(): Promise<Receiver> {
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString();
       const path = req.url ?? '/';
-      const behaviour = queued.shift() ?? standing;
+      const behaviour = byPath.get(path) ?? queued.shift() ?? standing;
       const secret = secrets.get(path);
       let json: Received['json'];
       try {
@@ -121,6 +124,9 @@ export async function startReceiver(): Promise<Receiver> {
     },
     next: (n, b) => {
       for (let i = 0; i < n; i++) queued.push(b);
+    },
+    behaveOn: (path, b) => {
+      byPath.set(path, b);
     },
     releaseHung: () => {
       if (standing === 'hang') standing = 'ok';

@@ -21,14 +21,14 @@ export interface WebhookTest {
   close(): Promise<void>;
 }
 
-export async function startWebhookTest(options: { random: number; config?: Partial<Config> }): Promise<WebhookTest> {
+export async function startWebhookTest(options: { random: number; config?: Partial<Config>; windowMax?: number }): Promise<WebhookTest> {
   const receiver = await startReceiver();
   const clock = new ManualClock(1_000_000, Date.now());
   const t = await startTestServer({
     clock,
     config: { webhooksAllowHttp: true, webhooksAllowPrivate: true, ...options.config },
     // Deliveries are counted: they must not yield to a busy loop, which depends on real time.
-    server: { random: () => options.random, webhookYield: false },
+    server: { random: () => options.random, webhookYield: false, ...(options.windowMax === undefined ? {} : { webhookWindowMax: options.windowMax }) },
   });
   const creds = await t.createAccount('reseller', '1000');
   const service = await t.createService({ rate: '1', min: 1, max: 100, refill: true, refill_days: 7, cancel: true });

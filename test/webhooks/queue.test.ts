@@ -1,0 +1,152 @@
+/**
+ * The webhook queue: the order path appends every message under one growing
+ * sequence number (so a commit's messages land on a page or two, whatever
+ * the number of endpoints), and only messages whose endpoint cannot take
+ * them are moved to per-endpoint held rows. Real server, real LMDB, a real
+ * local receiver; signatures checked with the `standardwebhooks` package.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { openStore, type WalEntry } from '../../src/wal/index.js';
+import { BUSY_ATTEMPTS_PER_TICK, PER_ENDPOINT_IN_FLIGHT_MAX } from '../../src/webhooks/index.js';
+import { order } from '../helpers/server.js';
+import { startWebhookTest, type WebhookTest } from '../helpers/webhook-setup.js';
+
+let setup: WebhookTest | null = null;
+
+afterEach(async () => {
+  setup?.receiver.releaseHung();
+  await setup?.close();
+  setup = null;
+});
+
+/** Records the tables and keys of every row written through the server's WAL. */
+function recordPuts(s: WebhookTest): { table: string; key: unknown }[] {
+  const wal = s.t.server.context.wal;
+  const append = wal.append.bind(wal);
+  const puts: { table: string; key: unknown }[] = [];
+  wal.append = (entry: WalEntry) => {
+    for (const p of entry.puts) puts.push({ table: p.table, key: p.key });
+    return append(entry);
+  };
+  return puts;
+}
+
+describe('webhook queue', () => {
+  it('appends every message to one queue under a growing number; while receivers answer, nothing is written per endpoint', async () => {
+    setup = await startWebhookTest({ random: 0.5 });
+    const { t, receiver, creds, service, register } = setup;
+    for (const path of ['/a', '/b', '/c']) await register(path, ['order.updated']);
+    const puts = recordPuts(setup);
+    for (let i = 0; i < 10; i++) expect((await t.api('POST', '/api/v1/order', creds, order(service, 5))).status).toBe(201);
+    await t.server.webhooks.dispatcher.idle();
+    await receiver.waitFor((r) => r.length === 30);
+    expect(receiver.received.every((r) => r.verified)).toBe(true);
+    for (const path of ['/a', '/b', '/c']) expect(receiver.received.filter((r) => r.path === path)).toHaveLength(10);
+    const queued = puts.filter((p) => p.table === 'webhookQueue').map((p) => p.key);
+    expect(queued).toHaveLength(30);
+    expect(queued.every((k, i) => typeof k === 'number' && (i === 0 || k > (queued[i - 1] as number)))).toBe(true);
+    expect(puts.filter((p) => p.table === 'webhookOutbox')).toEqual([]);
+    const { store } = t.server.context;
+    expect(store.tables.webhookQueue.getCount()).toBe(0);
+    expect(store.tables.webhookOutbox.getCount()).toBe(0);
+  });
+
+  it('a hung receiver does not hold up the others: its messages move to its held rows, then all arrive once it answers', async () => {
+    // A window a little larger than one endpoint's attempts in flight, so the hung endpoint fills it quickly.
+    setup = await startWebhookTest({ random: 0.5, windowMax: PER_ENDPOINT_IN_FLIGHT_MAX + 4, config: { webhooksTimeoutMs: 120_000 } });
+    const { t, receiver, creds, service, register } = setup;
+    await register('/slow', ['order.updated']);
+    await register('/fast', ['order.updated']);
+    receiver.behaveOn('/slow', 'hang');
+    const orders: string[] = [];
+    for (let i = 0; i < 24; i++) {
+      const r = await t.api('POST', '/api/v1/order', creds, order(service, 5));
+      expect(r.status).toBe(201);
+      orders.push(r.body.order);
+    }
+    // Every message for the answering endpoint arrives while the other hangs.
+    await receiver.waitFor((r) => r.filter((x) => x.path === '/fast').length === 24, 10_000);
+    expect(receiver.received.filter((x) => x.path === '/slow')).toHaveLength(PER_ENDPOINT_IN_FLIGHT_MAX);
+    expect(t.server.context.store.tables.webhookOutbox.getCount()).toBeGreaterThan(0);
+    expect(t.server.webhooks.dispatcher.heldCount(1)).toBe(24);
+    receiver.behaveOn('/slow', 'ok');
+    receiver.releaseHung();
+    await receiver.waitFor((r) => new Set(r.filter((x) => x.path === '/slow').map((x) => x.json.data['order'])).size === 24, 10_000);
+    await t.server.webhooks.dispatcher.idle();
+    expect(receiver.received.every((r) => r.verified)).toBe(true);
+    expect(t.server.webhooks.dispatcher.backlog().held).toBe(0);
+  });
+
+  it('keeps each order in sequence across the held rows and the queue: a change written while an earlier one is held waits behind it', async () => {
+    setup = await startWebhookTest({ random: 0.5 });
+    const { t, receiver, clock, creds, service, register } = setup;
+    await register('/hook', ['order.updated']);
+    receiver.behave('fail');
+    const placed = await t.api('POST', '/api/v1/order', creds, order(service, 5));
+    const id = placed.body.order as string;
+    await receiver.waitFor((r) => r.length === 1);
+    await t.server.webhooks.dispatcher.idle();
+    // The failed message now waits among the held rows; the next changes are written to the queue.
+    for (const status of ['processing', 'in_progress', 'completed']) expect((await t.admin('POST', `/admin/v1/orders/${id}/status`, { status })).status).toBe(200);
+    await t.server.webhooks.dispatcher.idle();
+    expect(receiver.received).toHaveLength(1);
+    receiver.behave('ok');
+    clock.advance(60_000);
+    t.server.webhooks.dispatcher.pass();
+    await receiver.waitFor((r) => r.filter((x) => x.answered === 'ok').length === 4);
+    expect(receiver.received.filter((x) => x.answered === 'ok').map((x) => x.json.data['status'])).toEqual(['pending', 'processing', 'in_progress', 'completed']);
+    await t.server.webhooks.dispatcher.idle();
+    expect(t.server.webhooks.dispatcher.backlog().held).toBe(0);
+  });
+
+  it('yields to a busy order path: while a sample says busy, at most the budget of attempts starts; when not busy, the rest', async () => {
+    setup = await startWebhookTest({ random: 0.5 });
+    const { t, receiver, creds, service, register } = setup;
+    await register('/hook', ['order.updated']);
+    const dispatcher = t.server.webhooks.dispatcher;
+    // A busy event loop: the first sample has no earlier count of entries, so the floor applies.
+    dispatcher.applyLoadSample({ utilisation: 0.95, wal: { entries: 1_000, pendingEntries: 0 } });
+    for (let i = 0; i < 30; i++) expect((await t.api('POST', '/api/v1/order', creds, order(service, 5))).status).toBe(201);
+    await dispatcher.idle();
+    expect(receiver.received).toHaveLength(BUSY_ATTEMPTS_PER_TICK);
+    // Commits queueing count as busy too; 5% of the 200 entries committed since the last sample is 10.
+    dispatcher.applyLoadSample({ utilisation: 0.1, wal: { entries: 1_200, pendingEntries: 40 } });
+    dispatcher.pass();
+    await dispatcher.idle();
+    expect(receiver.received).toHaveLength(BUSY_ATTEMPTS_PER_TICK + 10);
+    // Not busy: no limit.
+    dispatcher.applyLoadSample({ utilisation: 0.1, wal: { entries: 1_300, pendingEntries: 0 } });
+    dispatcher.pass();
+    await dispatcher.idle();
+    await receiver.waitFor((r) => r.length === 30);
+    expect(new Set(receiver.received.map((r) => r.id)).size).toBe(30);
+  });
+
+  it('after a restart, a message left in the queue and a later one of its order among the held rows (as an older build kept every message) go out in sequence', async () => {
+    setup = await startWebhookTest({ random: 0.5 });
+    const { t, receiver, creds, service, register } = setup;
+    const endpoint = await register('/hook', ['order.updated']);
+    const placed = await t.api('POST', '/api/v1/order', creds, order(service, 5));
+    const id = placed.body.order as string;
+    await t.server.webhooks.dispatcher.idle();
+    await receiver.waitFor((r) => r.length === 1);
+    await t.server.close();
+    const store = openStore(t.dir);
+    const message = (n: string, status: string) => ({ id: `msg_${n.repeat(32)}`, type: 'order.updated', atMs: Date.now(), subject: id, data: JSON.stringify({ order: id, status }) });
+    await store.tables.webhookQueue.put(100, { ...message('a', 'processing'), endpoint });
+    await store.tables.webhookOutbox.put([endpoint, 101], message('b', 'in_progress'));
+    await store.close();
+    await t.restart();
+    await receiver.waitFor((r) => r.length === 3);
+    await t.server.webhooks.dispatcher.idle();
+    expect(receiver.received.map((r) => r.json.data['status'])).toEqual(['pending', 'processing', 'in_progress']);
+    expect(receiver.received.every((r) => r.verified)).toBe(true);
+    // New messages are numbered above both places.
+    const puts = recordPuts(setup);
+    expect((await t.api('POST', '/api/v1/order', creds, order(service, 5))).status).toBe(201);
+    expect(puts.filter((p) => p.table === 'webhookQueue').map((p) => p.key)).toEqual([102]);
+    await t.server.webhooks.dispatcher.idle();
+    await receiver.waitFor((r) => r.length === 4);
+    expect(t.server.webhooks.dispatcher.backlog().held).toBe(0);
+  });
+});
