@@ -81,7 +81,11 @@ export function envPairs(list: string[] | undefined, flag: string): Record<strin
 
 function runServer(v: Variant, args: string[], jsonFile: string): Promise<RunReport[]> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [ORDER_JS, ...args, ...v.args, '--server-entry', v.entry, '--json', jsonFile], {
+    // The variant's own options come last, so that one of them (a
+    // `--second-arg=--server-entry=…`) wins over the default entry: bench:http
+    // takes the last of a repeated option, and with the entry last every
+    // such comparison silently ran the default build for both variants.
+    const child = spawn(process.execPath, [ORDER_JS, ...args, '--server-entry', v.entry, ...v.args, '--json', jsonFile], {
       env: { ...process.env, ...v.env },
       stdio: ['ignore', 'ignore', 'inherit'],
     });

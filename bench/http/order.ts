@@ -46,6 +46,8 @@ const HELP = `Usage: npm run bench:http -- [options]
                        (every order with a new Idempotency-Key)
   --webhooks           every load account registers a webhook endpoint (order.updated) at a local receiver, so each order is also a signed delivery
   --webhook-accounts N with --webhooks: only N load accounts (spread evenly) register one (default: all)
+  --webhooks-disabled  with --webhooks: register the endpoints disabled, so no message is written (the control for
+                       webhooks on: the same set-up, the same admin requests, no webhooks)
   --accounts N         funded accounts to seed and rotate through (default 10000)
   --seed HOW           admin (default: through the admin API) or direct (written into LMDB
                        before the server starts; same records; for big data sets)
@@ -108,6 +110,8 @@ interface Options {
   webhooks: boolean;
   /** With --webhooks: only this many load accounts (spread evenly) register one; null: all. */
   webhookAccounts: number | null;
+  /** With --webhooks: the endpoints are registered disabled (no message is written). */
+  webhooksDisabled: boolean;
 }
 
 function parseOptions(argv: string[]): Options {
@@ -139,6 +143,7 @@ function parseOptions(argv: string[]): Options {
       'loadgen-nice': { type: 'string' },
       webhooks: { type: 'boolean', default: false },
       'webhook-accounts': { type: 'string' },
+      'webhooks-disabled': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -183,6 +188,7 @@ function parseOptions(argv: string[]): Options {
     loadgenNice: values['loadgen-nice'] === undefined ? null : niceValue(values['loadgen-nice']),
     webhooks: values.webhooks,
     webhookAccounts: values['webhook-accounts'] === undefined ? null : positiveInt('webhook-accounts', values['webhook-accounts']),
+    webhooksDisabled: values['webhooks-disabled'],
   };
 }
 
@@ -301,6 +307,7 @@ async function main(): Promise<void> {
   const session = await openSession({
     webhooks: sink?.url ?? null,
     webhookAccounts: options.webhookAccounts,
+    webhooksDisabled: options.webhooksDisabled,
     scenario: options.scenario,
     accounts: options.accounts,
     connections: options.connections,

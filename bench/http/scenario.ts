@@ -38,6 +38,8 @@ export interface SessionOptions {
   webhooks?: string | null;
   /** Only this many load accounts (spread evenly) register one; null or absent: all. */
   webhookAccounts?: number | null;
+  /** Register the endpoints disabled: the same admin requests, no messages. */
+  webhooksDisabled?: boolean;
 }
 
 export interface Session {
@@ -77,15 +79,15 @@ async function primeOrders(server: ServerProcess, serviceId: number, quantity: n
   );
 }
 
-/** One webhook endpoint per account (64 registrations at a time), through the admin API. */
-async function registerWebhooks(server: ServerProcess, url: string, ids: number[]): Promise<void> {
+/** One webhook endpoint per account (64 registrations at a time), through the admin API; `enabled: false` for the control. */
+async function registerWebhooks(server: ServerProcess, url: string, ids: number[], enabled: boolean): Promise<void> {
   await many(
     ids.length,
     (i) => ({
       method: 'POST',
       url: `${server.adminUrl}/admin/v1/accounts/${ids[i]!}/webhooks`,
       headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${server.token}` },
-      body: JSON.stringify({ url, events: ['order.updated'] }),
+      body: JSON.stringify({ url, events: ['order.updated'], enabled }),
     }),
     (_i, reply) => {
       if (reply.status !== 201) throw new Error(`registering a webhook answered ${reply.status}: ${reply.text.slice(0, 300)}`);
@@ -138,8 +140,8 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     if (options.webhooks != null) {
       const started = performance.now();
       const hooked = spreadIndexes(indexes.length, options.webhookAccounts ?? indexes.length).map((j) => seeded.account(indexes[j]!).id);
-      await registerWebhooks(server, options.webhooks, hooked);
-      log(`[${options.scenario}] registered a webhook endpoint for each of ${f0(hooked.length)} accounts in ${f1((performance.now() - started) / 1000)} s`);
+      await registerWebhooks(server, options.webhooks, hooked, options.webhooksDisabled !== true);
+      log(`[${options.scenario}] registered a${options.webhooksDisabled === true ? ' disabled' : ''} webhook endpoint for each of ${f0(hooked.length)} accounts in ${f1((performance.now() - started) / 1000)} s`);
     }
     let primeS = 0;
     if (options.scenario === 'mixed') {
