@@ -20,10 +20,9 @@ runComparison({
   accountsHelp: 'funded accounts, each with an endpoint when on',
   defaultAccounts: '2000',
   // "Off" makes the same admin requests and registers the same endpoints,
-  // disabled, so that the two variants differ only in the messages: 2,000
-  // admin requests before the runs measurably slow the order path by
-  // themselves (bench/RESULTS.md, session 8), and an "off" without them
-  // charged that to webhooks.
+  // disabled, so that the two variants differ only in the messages (a
+  // control, not a correction: the admin requests themselves measured no
+  // cost; bench/RESULTS.md, session 8).
   variants: [variant('webhooks off', SERVER_MAIN, {}, ['--webhooks', '--webhooks-disabled']), variant('webhooks on', SERVER_MAIN, {}, ['--webhooks'])],
   ratioName: 'on ÷ off',
 });
