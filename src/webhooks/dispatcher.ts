@@ -38,7 +38,7 @@ import type { Store, TablePut, Wal, WalEntry, WalStats } from '../wal/index.js';
 import { retryDelayMs } from './backoff.js';
 import type { WebhookDirectory } from './directory.js';
 import { messageBody, messageHeaders } from './message.js';
-import { endpointKey, type AttemptOutcome, type DeliveryAttempt, type OutboxMessage, type QueuedMessage, type WebhookEndpoint } from './records.js';
+import { endpointKey, heldEndpoints, type AttemptOutcome, type DeliveryAttempt, type OutboxMessage, type QueuedMessage, type WebhookEndpoint } from './records.js';
 import type { AttemptResult } from './sender.js';
 
 export interface DispatcherOptions {
@@ -139,6 +139,8 @@ export class Dispatcher {
   /** Attempts that may still start in this load sample (Infinity while the order path is not busy). */
   private budget = Infinity;
   private loadTimer: NodeJS.Timeout | null = null;
+  /** The WAL's entry count at the last load sample (null before the first). */
+  private lastSampleEntries: number | null = null;
   private readonly counts: Record<AttemptOutcome, number> = { delivered: 0, failed: 0, timeout: 0, forbidden: 0 };
   /** The next commit of delivery results (removals, moves and log rows), built during one event-loop turn. */
   private pending: { entry: WalEntry; after: (() => void)[] } | null = null;
@@ -159,7 +161,7 @@ export class Dispatcher {
     private readonly poster: Poster,
     private readonly options: DispatcherOptions,
   ) {
-    for (const endpoint of this.heldEndpoints()) {
+    for (const endpoint of heldEndpoints(this.store)) {
       this.work.add(endpoint);
       this.state(endpoint).holding = true;
     }
@@ -186,8 +188,6 @@ export class Dispatcher {
     }
     this.pass();
   }
-
-  private lastSampleEntries: number | null = null;
 
   /**
    * The yield rule, applied to one load sample (every 100 ms when
@@ -253,7 +253,7 @@ export class Dispatcher {
     const held = (this.store.tables.webhookOutbox.getStats() as { entryCount: number }).entryCount;
     let oldest: number | null = null;
     for (const { value } of this.store.tables.webhookQueue.getRange({ limit: 1 })) oldest = (value as QueuedMessage).atMs;
-    for (const endpoint of this.heldEndpoints()) {
+    for (const endpoint of heldEndpoints(this.store)) {
       for (const { value } of this.store.tables.webhookOutbox.getRange({ start: [endpoint], end: [endpoint + 1], limit: 1 })) {
         const at = (value as OutboxMessage).atMs;
         if (oldest === null || at < oldest) oldest = at;
@@ -266,7 +266,7 @@ export class Dispatcher {
   held(endpoint: number, limit: number): OutboxMessage[] {
     const out: { seq: number; message: OutboxMessage }[] = [];
     for (const { key, value } of this.store.tables.webhookOutbox.getRange({ start: [endpoint], end: [endpoint + 1], limit })) out.push({ seq: (key as [number, number])[1], message: value as OutboxMessage });
-    for (const w of this.window.values()) if (w.message.endpoint === endpoint && w.state !== 'settling') out.push({ seq: w.seq, message: w.message });
+    for (const w of this.undelivered(endpoint)) out.push({ seq: w.seq, message: w.message });
     return out
       .sort((a, b) => a.seq - b.seq)
       .slice(0, limit)
@@ -276,8 +276,13 @@ export class Dispatcher {
   /** How many undelivered messages of an endpoint the dispatcher knows of (held rows and window). */
   heldCount(endpoint: number): number {
     let windowed = 0;
-    for (const w of this.window.values()) if (w.message.endpoint === endpoint && w.state !== 'settling') windowed++;
+    for (const _ of this.undelivered(endpoint)) windowed++;
     return this.store.tables.webhookOutbox.getCount({ start: [endpoint], end: [endpoint + 1] }) + windowed;
+  }
+
+  /** The endpoint's messages in the window that are not on their way out. */
+  private *undelivered(endpoint: number): Generator<Windowed> {
+    for (const w of this.window.values()) if (w.message.endpoint === endpoint && w.state !== 'settling') yield w;
   }
 
   /** The endpoint's delivery log, newest first. */
@@ -577,18 +582,6 @@ export class Dispatcher {
       this.track(this.wal.append({ events: [], puts: [], removes }).then(step, () => {}));
     };
     step();
-  }
-
-  /** Endpoint ids that hold messages, found by skipping from one endpoint's rows to the next. */
-  private *heldEndpoints(): Generator<number> {
-    let start = 0;
-    for (;;) {
-      let found: number | null = null;
-      for (const key of this.store.tables.webhookOutbox.getKeys({ start: [start], limit: 1 })) found = (key as [number, number])[0];
-      if (found === null) return;
-      yield found;
-      start = found + 1;
-    }
   }
 
   private track(promise: Promise<unknown>): void {

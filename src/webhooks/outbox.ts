@@ -18,7 +18,7 @@ import type { OrderRecord, RefillRecord } from '../ledger/index.js';
 import type { Store, TablePut } from '../wal/index.js';
 import { renderRefill, renderStatusFields } from '../render.js';
 import type { WebhookDirectory } from './directory.js';
-import type { QueuedMessage, WebhookEvent } from './records.js';
+import { heldEndpoints, type QueuedMessage, type WebhookEvent } from './records.js';
 
 export class Outbox {
   /** Sequence number of the next message: above every number in the queue and among the held messages. */
@@ -61,19 +61,15 @@ export class Outbox {
 }
 
 /** The highest sequence number in the queue or among the held messages, 0 when there is none. */
-export function lastSequence(store: Store): number {
+function lastSequence(store: Store): number {
   let last = 0;
   for (const key of store.tables.webhookQueue.getKeys({ reverse: true, limit: 1 })) last = key as number;
   // Held messages keep their queue numbers; each endpoint's highest is the last of its rows.
-  let start = 0;
-  for (;;) {
-    let endpoint: number | null = null;
-    for (const key of store.tables.webhookOutbox.getKeys({ start: [start], limit: 1 })) endpoint = (key as [number, number])[0];
-    if (endpoint === null) return last;
+  for (const endpoint of heldEndpoints(store)) {
     for (const key of store.tables.webhookOutbox.getKeys({ start: [endpoint + 1], end: [endpoint], reverse: true, limit: 1 })) {
       const [e, seq] = key as [number, number];
       if (e === endpoint && seq > last) last = seq;
     }
-    start = endpoint + 1;
   }
+  return last;
 }

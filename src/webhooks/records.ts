@@ -11,6 +11,7 @@
  * queue existed, when every message was written there. `webhookLog`: the
  * last attempts per endpoint, for the operator.
  */
+import type { Store } from '../wal/index.js';
 import type { SealedSecret } from './secret-box.js';
 
 /** The event types an endpoint may subscribe to. */
@@ -82,4 +83,16 @@ export interface QueuedMessage extends OutboxMessage {
  */
 export function endpointKey(endpoint: number, seq: number): [number, number] {
   return [endpoint, seq];
+}
+
+/** Ids of the endpoints that hold messages, found by skipping from one endpoint's held rows to the next. */
+export function* heldEndpoints(store: Pick<Store, 'tables'>): Generator<number> {
+  let start = 0;
+  for (;;) {
+    let found: number | null = null;
+    for (const key of store.tables.webhookOutbox.getKeys({ start: [start], limit: 1 })) found = (key as [number, number])[0];
+    if (found === null) return;
+    yield found;
+    start = found + 1;
+  }
 }
