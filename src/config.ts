@@ -43,6 +43,7 @@ export interface Config {
   webhooksConnectTimeoutMs: number;
   webhooksPerAccount: number;
   webhooksLogKeep: number;
+  webhooksBusyPercent: number;
 }
 
 /** Every setting: its environment variable, its flag and its default. */
@@ -103,6 +104,15 @@ export const SETTINGS = [
   { key: 'webhooksConnectTimeoutMs', env: 'WEBHOOKS_CONNECT_TIMEOUT_MS', def: '5000', kind: 'int', min: 50, max: 60000, doc: 'Most milliseconds a delivery waits to connect (TCP and TLS).' },
   { key: 'webhooksPerAccount', env: 'WEBHOOKS_PER_ACCOUNT', def: '5', kind: 'int', min: 1, max: 100, doc: 'Most webhook endpoints per account.' },
   { key: 'webhooksLogKeep', env: 'WEBHOOKS_LOG_KEEP', def: '100', kind: 'int', min: 1, max: 100000, doc: 'Delivery attempts kept in each endpoint\'s delivery log.' },
+  {
+    key: 'webhooksBusyPercent',
+    env: 'WEBHOOKS_BUSY_PERCENT',
+    def: '1',
+    kind: 'int',
+    min: 0,
+    max: 100,
+    doc: 'While the order path is busy, webhook deliveries started per 100 ms: at most this percent of the entries committed in the 100 ms before (at least 5).',
+  },
 ] as const;
 
 const LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];

@@ -184,6 +184,7 @@ function buildParts(config: Config, options: ServerOptions, storage: Storage, se
       connectTimeoutMs: config.webhooksConnectTimeoutMs,
       perAccount: config.webhooksPerAccount,
       logKeep: config.webhooksLogKeep,
+      busyPercent: config.webhooksBusyPercent,
     },
     {
       ...(options.random === undefined ? {} : { random: options.random }),

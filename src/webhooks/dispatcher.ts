@@ -60,12 +60,20 @@ export interface DispatcherOptions {
   /**
    * Yield to the order path: every 100 ms, when the event loop was busy
    * (BUSY_UTILISATION) or commits are queueing (BUSY_PENDING_ENTRIES), start
-   * only a small share of the entries just committed (BUSY_SHARE, at least
-   * BUSY_ATTEMPTS_PER_TICK) until the next sample. Off in the tests that
-   * count deliveries; the rule itself (`applyLoadSample`) is tested with
-   * samples handed to it.
+   * only a small share of the entries just committed (`busyShare`, at
+   * least BUSY_ATTEMPTS_PER_TICK) until the next sample. Off in the tests
+   * that count deliveries; the rule itself (`applyLoadSample`) is tested
+   * with samples handed to it.
    */
   yieldWhenBusy: boolean;
+  /**
+   * WEBHOOKS_BUSY_PERCENT / 100: while busy, attempts per sample as a share
+   * of the entries committed in the sample before. Each delivery costs the
+   * shared cores several orders' worth of work (docs/DECISIONS.md, "What
+   * webhooks cost the order path"), so this share is what a saturated
+   * order path gives up to its notifications.
+   */
+  busyShare: number;
 }
 
 /** Event-loop utilisation (0–1, over the last 100 ms) above which deliveries yield to the order path. */
@@ -76,8 +84,7 @@ export const BUSY_UTILISATION = 0.6;
  * disk) with its event loop half idle, and deliveries add commits.
  */
 export const BUSY_PENDING_ENTRIES = 16;
-/** While busy, attempts per sample: 5% of the entries committed in the last one, at least 5 (50 a second). */
-export const BUSY_SHARE = 0.05;
+/** While busy, attempts per sample at least (50 a second), whatever the share: a saturated server still notifies. */
 export const BUSY_ATTEMPTS_PER_TICK = 5;
 const LOAD_SAMPLE_MS = 100;
 
@@ -198,7 +205,7 @@ export class Dispatcher {
     const committed = this.lastSampleEntries === null ? 0 : sample.wal.entries - this.lastSampleEntries;
     this.lastSampleEntries = sample.wal.entries;
     const busy = sample.utilisation > BUSY_UTILISATION || sample.wal.pendingEntries >= BUSY_PENDING_ENTRIES;
-    this.budget = busy ? Math.max(BUSY_ATTEMPTS_PER_TICK, Math.floor(committed * BUSY_SHARE)) : Infinity;
+    this.budget = busy ? Math.max(BUSY_ATTEMPTS_PER_TICK, Math.floor(committed * this.options.busyShare)) : Infinity;
   }
 
   /** Waits for attempts in flight and result commits; no new attempt starts. */

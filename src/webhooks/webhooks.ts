@@ -24,6 +24,8 @@ export interface WebhooksConfig {
   connectTimeoutMs: number;
   perAccount: number;
   logKeep: number;
+  /** WEBHOOKS_BUSY_PERCENT: while the order path is busy, deliveries' share of its committed entries. */
+  busyPercent: number;
 }
 
 /** Attempts in flight to one endpoint at most: a slow receiver cannot take every slot. */
@@ -59,6 +61,7 @@ export class Webhooks {
       perEndpointMax: PER_ENDPOINT_IN_FLIGHT_MAX,
       retryMs: config.retryHours * 3_600_000,
       logKeep: config.logKeep,
+      busyShare: config.busyPercent / 100,
       pageSize: OUTBOX_PAGE,
       windowMax: options.windowMax ?? QUEUE_WINDOW_MAX,
       random: options.random ?? Math.random,

@@ -99,8 +99,8 @@ describe('webhook queue', () => {
     expect(t.server.webhooks.dispatcher.backlog().held).toBe(0);
   });
 
-  it('yields to a busy order path: while a sample says busy, at most the budget of attempts starts; when not busy, the rest', async () => {
-    setup = await startWebhookTest({ random: 0.5 });
+  it('yields to a busy order path: while a sample says busy, at most the budget of attempts starts (WEBHOOKS_BUSY_PERCENT of the entries committed); when not busy, the rest', async () => {
+    setup = await startWebhookTest({ random: 0.5, config: { webhooksBusyPercent: 5 } });
     const { t, receiver, creds, service, register } = setup;
     await register('/hook', ['order.updated']);
     const dispatcher = t.server.webhooks.dispatcher;
@@ -109,7 +109,7 @@ describe('webhook queue', () => {
     for (let i = 0; i < 30; i++) expect((await t.api('POST', '/api/v1/order', creds, order(service, 5))).status).toBe(201);
     await dispatcher.idle();
     expect(receiver.received).toHaveLength(BUSY_ATTEMPTS_PER_TICK);
-    // Commits queueing count as busy too; 5% of the 200 entries committed since the last sample is 10.
+    // Commits queueing count as busy too; WEBHOOKS_BUSY_PERCENT=5 of the 200 entries committed since the last sample is 10.
     dispatcher.applyLoadSample({ utilisation: 0.1, wal: { entries: 1_200, pendingEntries: 40 } });
     dispatcher.pass();
     await dispatcher.idle();
