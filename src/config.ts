@@ -44,6 +44,7 @@ export interface Config {
   webhooksPerAccount: number;
   webhooksLogKeep: number;
   webhooksBusyPercent: number;
+  webhooksHeldMax: number;
 }
 
 /** Every setting: its environment variable, its flag and its default. */
@@ -112,6 +113,15 @@ export const SETTINGS = [
     min: 0,
     max: 100,
     doc: 'While the order path is busy, webhook deliveries started per 100 ms: at most this percent of the entries committed in the 100 ms before (at least 5).',
+  },
+  {
+    key: 'webhooksHeldMax',
+    env: 'WEBHOOKS_HELD_MAX',
+    def: '1000000',
+    kind: 'int',
+    min: 1,
+    max: 1_000_000_000,
+    doc: 'Most undelivered webhook messages kept for one endpoint that cannot take them; beyond it newer ones are dropped and the endpoint is marked failing.',
   },
 ] as const;
 

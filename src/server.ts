@@ -185,6 +185,7 @@ function buildParts(config: Config, options: ServerOptions, storage: Storage, se
       perAccount: config.webhooksPerAccount,
       logKeep: config.webhooksLogKeep,
       busyPercent: config.webhooksBusyPercent,
+      heldMax: config.webhooksHeldMax,
     },
     {
       ...(options.random === undefined ? {} : { random: options.random }),

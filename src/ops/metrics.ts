@@ -109,6 +109,8 @@ export interface WebhookGauges {
   /** Age of the oldest held message, 0 when none. */
   oldestHeldAgeMs: number;
   failingEndpoints: number;
+  /** Messages dropped since start because their endpoint held WEBHOOKS_HELD_MAX already. */
+  dropped: number;
 }
 
 function header(out: string[], name: string, type: 'counter' | 'gauge' | 'histogram', help: string): void {
@@ -126,6 +128,8 @@ function renderWebhooks(w: WebhookGauges, out: string[]): void {
   out.push(`coa_webhook_oldest_undelivered_age_seconds ${num(w.oldestHeldAgeMs / 1000)}`);
   header(out, 'coa_webhook_failing_endpoints', 'gauge', 'Webhook endpoints marked failing (waiting for the operator to replay them).');
   out.push(`coa_webhook_failing_endpoints ${num(w.failingEndpoints)}`);
+  header(out, 'coa_webhook_messages_dropped_total', 'counter', 'Webhook messages dropped since start because their endpoint already held WEBHOOKS_HELD_MAX undelivered ones (the endpoint is then marked failing).');
+  out.push(`coa_webhook_messages_dropped_total ${num(w.dropped)}`);
 }
 
 export class Metrics {

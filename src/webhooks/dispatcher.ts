@@ -28,6 +28,13 @@
  *   resets it. A failure of a message older than the retry window (24 h)
  *   marks the endpoint failing: it is skipped, and its messages are kept,
  *   until the operator replays it.
+ * - Bounded: an endpoint keeps at most `heldMax` held messages
+ *   (WEBHOOKS_HELD_MAX), so that a dead receiver of a busy reseller cannot
+ *   fill the disk the order path commits to. A message that would go beyond
+ *   it is dropped (removed from the queue, counted) and the endpoint is
+ *   marked failing; what it kept stays a gap-free prefix of its messages,
+ *   sent in order on replay. The count is kept in memory (counted once per
+ *   endpoint when the process starts), so listings never count rows.
  * - Removing rows cannot race the order path: actors only ever add queue
  *   rows under new sequence numbers; only this class removes or moves, and
  *   only rows it has read.
@@ -54,6 +61,8 @@ export interface DispatcherOptions {
   pageSize: number;
   /** Most queue messages read ahead into memory (waiting, in flight, or being moved). */
   windowMax: number;
+  /** WEBHOOKS_HELD_MAX: most held messages per endpoint; beyond it new ones are dropped and the endpoint is marked failing. */
+  heldMax: number;
   /** Jitter source, in [0, 1) (tests inject it). */
   random: () => number;
   onError: (error: unknown, what: string) => void;
@@ -110,6 +119,8 @@ interface EndpointState {
   holding: boolean;
   /** Its window messages being moved to the held rows (commits not yet durable). */
   moving: number;
+  /** Its rows in `webhookOutbox` (counting moves written and not yet durable, and removals not yet durable). */
+  held: number;
   /** Attempts made so far per message id (for the log), forgotten once delivered. */
   attempts: Map<string, number>;
   nextLogSeq: number;
@@ -125,6 +136,8 @@ interface Windowed {
 export interface DispatcherStats {
   deliveries: Record<AttemptOutcome, number>;
   inFlight: number;
+  /** Messages dropped since start because their endpoint held `heldMax` already. */
+  dropped: number;
 }
 
 /** Rows removed per commit when a deleted endpoint's messages are dropped. */
@@ -149,6 +162,9 @@ export class Dispatcher {
   /** The WAL's entry count at the last load sample (null before the first). */
   private lastSampleEntries: number | null = null;
   private readonly counts: Record<AttemptOutcome, number> = { delivered: 0, failed: 0, timeout: 0, forbidden: 0 };
+  private dropped = 0;
+  /** Endpoints whose failing mark is being written (one event each, however many failures or drops meanwhile). */
+  private readonly marking = new Set<number>();
   /** The next commit of delivery results (removals, moves and log rows), built during one event-loop turn. */
   private pending: { entry: WalEntry; after: (() => void)[] } | null = null;
   private nudged = false;
@@ -251,7 +267,7 @@ export class Dispatcher {
   }
 
   stats(): DispatcherStats {
-    return { deliveries: { ...this.counts }, inFlight: this.active };
+    return { deliveries: { ...this.counts }, inFlight: this.active, dropped: this.dropped };
   }
 
   /** Messages not yet delivered (queued or held) and the age of the oldest, for metrics and the operator. */
@@ -280,11 +296,11 @@ export class Dispatcher {
       .map((x) => x.message);
   }
 
-  /** How many undelivered messages of an endpoint the dispatcher knows of (held rows and window). */
+  /** How many undelivered messages of an endpoint the dispatcher knows of (held rows and window); no rows are counted. */
   heldCount(endpoint: number): number {
     let windowed = 0;
     for (const _ of this.undelivered(endpoint)) windowed++;
-    return this.store.tables.webhookOutbox.getCount({ start: [endpoint], end: [endpoint + 1] }) + windowed;
+    return (this.states.get(endpoint)?.held ?? 0) + windowed;
   }
 
   /** The endpoint's messages in the window that are not on their way out. */
@@ -344,7 +360,9 @@ export class Dispatcher {
     if (state === undefined) {
       let nextLogSeq = 1;
       for (const key of this.store.tables.webhookLog.getKeys({ start: [id + 1], end: [id], reverse: true, limit: 1 })) nextLogSeq = (key as [number, number])[1] + 1;
-      state = { failures: 0, nextAttemptAtMs: 0, inFlight: new Map(), windowed: new Map(), holding: false, moving: 0, attempts: new Map(), nextLogSeq };
+      // Counted once per endpoint and process (at start-up for every endpoint that holds rows); kept up to date from here on.
+      const held = this.store.tables.webhookOutbox.getCount({ start: [id], end: [id + 1] });
+      state = { failures: 0, nextAttemptAtMs: 0, inFlight: new Map(), windowed: new Map(), holding: false, moving: 0, held, attempts: new Map(), nextLogSeq };
       this.states.set(id, state);
     }
     return state;
@@ -416,11 +434,19 @@ export class Dispatcher {
     }
   }
 
-  /** Moves a window message to its endpoint's held rows (one commit: put there, remove from the queue); the endpoint holds from now on. */
+  /** Moves a window message to its endpoint's held rows (one commit: put there, remove from the queue); the endpoint holds from now on. Beyond `heldMax` the message is dropped instead. */
   private moveToHeld(w: Windowed, state: EndpointState): void {
+    const id = w.message.endpoint;
+    if (state.held >= this.options.heldMax) {
+      this.dropped++;
+      this.settleRow(w, (entry) => entry.removes!.push({ table: 'webhookQueue', key: w.seq }));
+      this.markFailingFor(id, `it holds ${state.held} undelivered messages, the most WEBHOOKS_HELD_MAX keeps; newer changes are dropped until it is replayed`);
+      return;
+    }
+    state.held++;
     state.holding = true;
     state.moving++;
-    this.work.add(w.message.endpoint);
+    this.work.add(id);
     const { endpoint: _endpoint, ...message } = w.message;
     this.settleRow(
       w,
@@ -523,7 +549,10 @@ export class Dispatcher {
       state.attempts.delete(message.id);
       if (w === null) {
         pending.entry.removes!.push({ table: 'webhookOutbox', key: endpointKey(id, seq) });
-        pending.after.push(() => state.inFlight.delete(seq));
+        pending.after.push(() => {
+          state.inFlight.delete(seq);
+          state.held--;
+        });
       } else {
         this.settleRow(w, (entry) => entry.removes!.push({ table: 'webhookQueue', key: seq }), () => state.inFlight.delete(seq));
       }
@@ -543,11 +572,20 @@ export class Dispatcher {
   }
 
   private markFailing(id: number, message: OutboxMessage, result: AttemptResult): void {
-    const endpoint = this.directory.get(id);
-    if (endpoint === undefined || endpoint.failingSinceMs !== null) return;
     const hours = Math.floor((this.clock.wallMs() - message.atMs) / 3_600_000);
-    const reason = `message ${message.id} has failed for ${hours} hours (last: ${result.error ?? result.outcome})`;
-    this.track(this.directory.markFailing(endpoint, reason).catch((error: unknown) => this.options.onError(error, 'could not mark a webhook endpoint failing')));
+    this.markFailingFor(id, `message ${message.id} has failed for ${hours} hours (last: ${result.error ?? result.outcome})`);
+  }
+
+  private markFailingFor(id: number, reason: string): void {
+    const endpoint = this.directory.get(id);
+    if (endpoint === undefined || endpoint.failingSinceMs !== null || this.marking.has(id)) return;
+    this.marking.add(id);
+    this.track(
+      this.directory
+        .markFailing(endpoint, reason)
+        .catch((error: unknown) => this.options.onError(error, 'could not mark a webhook endpoint failing'))
+        .finally(() => this.marking.delete(id)),
+    );
   }
 
   /** Delivery results of this turn go into one commit: removals and moves of messages, and log rows. */
@@ -584,6 +622,8 @@ export class Dispatcher {
       for (const key of this.store.tables.webhookOutbox.getKeys({ start: [id], end: [id + 1], limit: PURGE_PAGE })) removes.push({ table: 'webhookOutbox', key: key as [number, number] });
       if (removes.length === 0) {
         this.purging.delete(id);
+        const state = this.states.get(id);
+        if (state !== undefined) state.held = 0;
         return;
       }
       this.track(this.wal.append({ events: [], puts: [], removes }).then(step, () => {}));

@@ -26,6 +26,8 @@ export interface WebhooksConfig {
   logKeep: number;
   /** WEBHOOKS_BUSY_PERCENT: while the order path is busy, deliveries' share of its committed entries. */
   busyPercent: number;
+  /** WEBHOOKS_HELD_MAX: most undelivered messages kept per endpoint. */
+  heldMax: number;
 }
 
 /** Attempts in flight to one endpoint at most: a slow receiver cannot take every slot. */
@@ -64,6 +66,7 @@ export class Webhooks {
       busyShare: config.busyPercent / 100,
       pageSize: OUTBOX_PAGE,
       windowMax: options.windowMax ?? QUEUE_WINDOW_MAX,
+      heldMax: config.heldMax,
       random: options.random ?? Math.random,
       yieldWhenBusy: options.yieldWhenBusy ?? true,
       onError: options.onError,
@@ -92,12 +95,12 @@ export class Webhooks {
   }
 
   /** What /metrics shows of webhooks. */
-  gauges(): { deliveries: Record<string, number>; held: number; inFlight: number; oldestHeldAgeMs: number; failingEndpoints: number } {
-    const { deliveries, inFlight } = this.dispatcher.stats();
+  gauges(): { deliveries: Record<string, number>; held: number; inFlight: number; oldestHeldAgeMs: number; failingEndpoints: number; dropped: number } {
+    const { deliveries, inFlight, dropped } = this.dispatcher.stats();
     const { held, oldestAtMs } = this.dispatcher.backlog();
     let failingEndpoints = 0;
     for (const e of this.directory.all()) if (e.failingSinceMs !== null) failingEndpoints++;
-    return { deliveries, held, inFlight, oldestHeldAgeMs: oldestAtMs === null ? 0 : Math.max(0, this.clock.wallMs() - oldestAtMs), failingEndpoints };
+    return { deliveries, held, inFlight, oldestHeldAgeMs: oldestAtMs === null ? 0 : Math.max(0, this.clock.wallMs() - oldestAtMs), failingEndpoints, dropped };
   }
 
   start(pollMs: number): void {

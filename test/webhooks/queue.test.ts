@@ -149,4 +149,51 @@ describe('webhook queue', () => {
     await receiver.waitFor((r) => r.length === 4);
     expect(t.server.webhooks.dispatcher.backlog().held).toBe(0);
   });
+
+  it('keeps at most WEBHOOKS_HELD_MAX messages for an endpoint that cannot take them: newer ones are dropped and counted, the endpoint is marked failing, and a replay sends what was kept, in order', async () => {
+    setup = await startWebhookTest({ random: 0.5, config: { webhooksHeldMax: 3 } });
+    const { t, receiver, creds, service, register } = setup;
+    const endpoint = await register('/hook', ['order.updated']);
+    receiver.behave('fail');
+    const orders: string[] = [];
+    const place = async (): Promise<void> => {
+      const placed = await t.api('POST', '/api/v1/order', creds, order(service, 5));
+      // The order path does not notice: every order is taken.
+      expect(placed.status).toBe(201);
+      orders.push(placed.body.order as string);
+    };
+    await place();
+    await receiver.waitFor((r) => r.length === 1);
+    await t.server.webhooks.dispatcher.idle();
+    // Backing off after the failure: the next messages are held, up to 3, and the rest dropped.
+    for (let i = 0; i < 5; i++) await place();
+    await t.server.webhooks.dispatcher.idle();
+    await t.server.context.wal.flushed();
+    const failing = await t.admin('GET', '/admin/v1/webhooks?failing=true');
+    expect(failing.body.webhooks).toHaveLength(1);
+    expect(failing.body.webhooks[0]).toMatchObject({ id: endpoint, failing: true, held: 3 });
+    expect((await t.admin('GET', '/metrics')).text).toMatch(/coa_webhook_messages_dropped_total 3\n/);
+    expect(t.server.context.store.tables.webhookOutbox.getCount()).toBe(3);
+    expect(t.server.context.store.tables.webhookQueue.getCount()).toBe(0);
+    // After a restart the kept messages are counted again: the cap still holds.
+    await t.restart();
+    await place();
+    await t.server.webhooks.dispatcher.idle();
+    await t.server.context.wal.flushed();
+    expect((await t.admin('GET', '/admin/v1/webhooks?failing=true')).body.webhooks[0]).toMatchObject({ held: 3 });
+    expect((await t.admin('GET', '/metrics')).text).toMatch(/coa_webhook_messages_dropped_total 1\n/);
+    // The replay sends the three kept, oldest first: the first three orders' messages, no gap among them.
+    receiver.behave('ok');
+    expect((await t.admin('POST', `/admin/v1/webhooks/${endpoint}/replay`)).body.webhook).toMatchObject({ failing: false });
+    await receiver.waitFor((r) => r.filter((x) => x.answered === 'ok').length === 3);
+    await t.server.webhooks.dispatcher.idle();
+    expect(receiver.received.filter((x) => x.answered === 'ok').map((x) => x.json.data['order'])).toEqual(orders.slice(0, 3));
+    // Emptied, it takes new messages again.
+    await place();
+    await receiver.waitFor((r) => r.filter((x) => x.answered === 'ok').length === 4);
+    expect(receiver.received.filter((x) => x.answered === 'ok').at(-1)!.json.data['order']).toBe(orders.at(-1));
+    await t.server.webhooks.dispatcher.idle();
+    const listed = (await t.admin('GET', '/admin/v1/webhooks')).body.webhooks as { id: number }[];
+    expect(listed.find((w) => w.id === endpoint)).toMatchObject({ failing: false, held: 0 });
+  });
 });
