@@ -303,9 +303,12 @@ export class Dispatcher {
     return (this.states.get(endpoint)?.held ?? 0) + windowed;
   }
 
-  /** The endpoint's messages in the window that are not on their way out. */
+  /** The endpoint's messages in the window that are not on their way out (its own `windowed` index, not a walk of the whole window). */
   private *undelivered(endpoint: number): Generator<Windowed> {
-    for (const w of this.window.values()) if (w.message.endpoint === endpoint && w.state !== 'settling') yield w;
+    for (const seq of this.states.get(endpoint)?.windowed.keys() ?? []) {
+      const w = this.window.get(seq);
+      if (w !== undefined && w.state !== 'settling') yield w;
+    }
   }
 
   /** The endpoint's delivery log, newest first. */
