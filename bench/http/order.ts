@@ -329,7 +329,7 @@ async function main(): Promise<void> {
       const report = await session.measure(`run ${i}`, options.duration, options);
       reports.push(report);
       process.stdout.write(`${describeRun(report)}\n  ${verdict(report, options)}\n\n`);
-      if (sink !== null) log(`webhook deliveries received so far: ${f0(sink.received())}`);
+      if (sink !== null) log(`webhook deliveries received so far: ${f0(sink.received())} over ${f0(sink.connections())} connections`);
     }
     const stop = await session.stop();
     process.stdout.write(

@@ -11,6 +11,8 @@ import type { AddressInfo } from 'node:net';
 export interface Sink {
   url: string;
   received(): number;
+  /** TCP connections accepted so far (keep-alive should hold this near the sender's socket limit). */
+  connections(): number;
   close(): Promise<void>;
 }
 
@@ -23,11 +25,14 @@ export async function startSink(): Promise<Sink> {
       res.writeHead(204).end();
     });
   });
+  let connections = 0;
+  server.on('connection', () => connections++);
   server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
     received: () => received,
+    connections: () => connections,
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
