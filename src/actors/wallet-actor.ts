@@ -12,7 +12,7 @@
  */
 import type { Clock } from '../clock.js';
 import type { TablePut, Wal, WalEntry } from '../wal/index.js';
-import type { IdempotencyRecord, OrderRecord, RefillRecord, ServiceRecord } from '../ledger/index.js';
+import type { IdempotencyRecord, LogEvent, OrderRecord, RefillRecord, ServiceRecord } from '../ledger/index.js';
 import { idempotencyExpiryKey, orderIndexKey } from '../wal/index.js';
 import { checkOrder, checkWallet, decide, initialState, type Command, type Decision, type Now, type Outcome, type WalletState } from '../ledger/index.js';
 import type { OrderNumbers } from '../order-numbers.js';
@@ -44,11 +44,11 @@ export interface ActorContext {
    */
   renderAnswer(outcome: Outcome, requestId: string): { status: number; body: string };
   /**
-   * Adds the webhook outbox rows for a change of an order or refill to the
-   * entry's puts, so they are written in the same commit as the change.
-   * Injected (src/webhooks), absent where there are no webhooks.
+   * The webhook messages (log events) for a change of an order or refill,
+   * added to the entry's events so they are written in the same commit as
+   * the change. Injected (src/webhooks), absent where there are no webhooks.
    */
-  webhookRows?(account: number, order: OrderRecord | null, refill: RefillRecord | null, atMs: number, puts: TablePut[]): void;
+  webhookMessages?(account: number, order: OrderRecord | null, refill: RefillRecord | null, atMs: number): readonly LogEvent[];
 }
 
 export interface Delivery {
@@ -136,7 +136,11 @@ export class WalletActor {
       (this.pendingOrders ??= new Map()).set(order.id, order);
     }
     if (decision.refill !== null) puts.push({ table: 'refills', key: decision.refill.id, value: decision.refill });
-    if ((order !== null || decision.refill !== null) && this.ctx.webhookRows !== undefined) this.ctx.webhookRows(this.id, order, decision.refill, now.wallMs, puts);
+    if ((order !== null || decision.refill !== null) && this.ctx.webhookMessages !== undefined) {
+      // Appended after the change's own events: the decision's array is left as it is.
+      const messages = this.ctx.webhookMessages(this.id, order, decision.refill, now.wallMs);
+      if (messages.length > 0) entry.events = [...decision.events, ...messages];
+    }
     const idem = decision.remember === null || command.kind !== 'order' ? null : this.remember(decision, command.requestId, now.wallMs);
     if (idem !== null) {
       const tableKey = idempotencyTableKey(this.id, idem.key);

@@ -183,6 +183,13 @@ export type LogEvent =
   | { type: 'webhook.saved'; atMs: number; account: number; webhook: number; url: string; events: string[]; enabled: boolean; reason?: string }
   | { type: 'webhook.secret_rotated'; atMs: number; account: number; webhook: number }
   | { type: 'webhook.deleted'; atMs: number; account: number; webhook: number }
+  /**
+   * A webhook message, written in the commit of the change it reports: the
+   * log is the outbox (src/webhooks/outbox.ts). `id` is the webhook-id,
+   * `event` the event type, `subject` the order it is about, `data` the
+   * payload's data as the status endpoint showed the change. Moves no money.
+   */
+  | { type: 'webhook.queued'; atMs: number; account: number; webhook: number; id: string; event: 'order.updated' | 'refill.updated'; subject: string; data: string }
   /** Its oldest message waited longer than WEBHOOKS_RETRY_HOURS: deliveries stop until the operator replays. */
   | { type: 'webhook.failing'; atMs: number; account: number; webhook: number; reason: string }
   | {

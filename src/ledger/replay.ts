@@ -230,6 +230,7 @@ const KNOWN_TYPES: Record<LogEvent['type'], true> = {
   'webhook.secret_rotated': true,
   'webhook.deleted': true,
   'webhook.failing': true,
+  'webhook.queued': true,
 };
 
 /** The fields an orders row must share with its order.placed, in the order a mismatch is named. */

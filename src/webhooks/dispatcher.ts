@@ -1,28 +1,34 @@
 /**
- * The outbox's delivering side. New messages arrive in one queue, in the
- * order they were written (`webhookQueue`, one growing sequence); the
- * dispatcher reads the head of that queue into a bounded window and posts
- * from it with bounded concurrency (in total and per endpoint). A message
+ * The outbox's delivering side. New messages are `webhook.queued` events of
+ * the log, in the order they were written (outbox.ts); the dispatcher reads
+ * the log from its cursor into a bounded window of messages and posts from
+ * it with bounded concurrency (in total and per endpoint). A message
  * whose endpoint cannot take it now (failing, backing off after a failure,
  * disabled, or so slow that its messages fill the window) is moved, in a
  * commit of its own, to that endpoint's held rows (`webhookOutbox`, keyed
  * `[endpoint, seq]`), and so is every later message for that endpoint until
  * its held rows are drained; held rows are read a page at a time. So the
- * common path never writes a per-endpoint key, the order path only appends,
- * and a long backlog costs disk, not heap.
+ * common path never writes a per-endpoint key, the order path only appends
+ * to the log, and a long backlog costs disk, not heap.
  *
  * - In order per order: a message is sent only when no earlier message of
  *   the same order (the same `subject`) for that endpoint is still waiting
  *   or in flight, from the queue or from the held rows; messages of
- *   different orders go out side by side. Held rows keep their queue
+ *   different orders go out side by side. Held rows keep their log
  *   numbers, and a held row is sent only once the window has read past it,
  *   so the two sources interleave in sequence.
- * - At least once: a message is removed only after a 2xx, in a commit of its
- *   own (batched with the delivery log rows); a crash before that commit
- *   sends it again, with the same webhook-id. Until the removal is durable
- *   the message counts as in flight, so it is not sent twice meanwhile. A
- *   move to the held rows puts the held row and removes the queue row in one
- *   commit; until it is durable the message still blocks its order.
+ * - At least once: the cursor (`meta`, WEBHOOK_CURSOR_KEY) is the lowest
+ *   log number whose message may still need sending; the log below it needs
+ *   nothing. It moves only in the commits of delivery results (after a 2xx,
+ *   a move to the held rows, a drop), to the first window message still
+ *   waiting or in flight, so it never passes a message not yet settled. A
+ *   crash sends again, with the same webhook-id, the messages above the
+ *   cursor that were delivered but not yet passed by it (at most a window,
+ *   from the seconds before the crash); messages already moved to the held
+ *   rows are recognised and not read twice. Until its result commit is
+ *   durable a message counts as in flight, so it is not sent twice
+ *   meanwhile. A move to the held rows is one commit; until it is durable
+ *   the message still blocks its order.
  * - Retries: after a failure the endpoint waits `retryDelayMs` (exponential
  *   from 1 s with jitter, capped at an hour) on the injected clock; a success
  *   resets it. A failure of a message older than the retry window (24 h)
@@ -31,19 +37,20 @@
  * - Bounded: an endpoint keeps at most `heldMax` held messages
  *   (WEBHOOKS_HELD_MAX), so that a dead receiver of a busy reseller cannot
  *   fill the disk the order path commits to. A message that would go beyond
- *   it is dropped (removed from the queue, counted) and the endpoint is
+ *   it is dropped (passed by the cursor, counted) and the endpoint is
  *   marked failing; what it kept stays a gap-free prefix of its messages,
  *   sent in order on replay. The count is kept in memory (counted once per
  *   endpoint when the process starts), so listings never count rows.
- * - Removing rows cannot race the order path: actors only ever add queue
- *   rows under new sequence numbers; only this class removes or moves, and
- *   only rows it has read.
+ * - Nothing here races the order path: actors only ever append to the log;
+ *   only this class writes the cursor and the held rows.
  */
 import { performance as nodePerformance } from 'node:perf_hooks';
 import type { Clock } from '../clock.js';
+import type { LogEvent } from '../ledger/index.js';
 import type { Store, TablePut, Wal, WalEntry, WalStats } from '../wal/index.js';
 import { retryDelayMs } from './backoff.js';
 import type { WebhookDirectory } from './directory.js';
+import { startCursor } from './legacy-queue.js';
 import { messageBody, messageHeaders } from './message.js';
 import { endpointKey, heldEndpoints, type AttemptOutcome, type DeliveryAttempt, type OutboxMessage, type QueuedMessage, type WebhookEndpoint } from './records.js';
 import type { AttemptResult } from './sender.js';
@@ -59,7 +66,7 @@ export interface DispatcherOptions {
   logKeep: number;
   /** Held messages read per endpoint per pass. */
   pageSize: number;
-  /** Most queue messages read ahead into memory (waiting, in flight, or being moved). */
+  /** Most log messages read ahead into memory (waiting, in flight, or being moved). */
   windowMax: number;
   /** WEBHOOKS_HELD_MAX: most held messages per endpoint; beyond it new ones are dropped and the endpoint is marked failing. */
   heldMax: number;
@@ -126,7 +133,7 @@ interface EndpointState {
   nextLogSeq: number;
 }
 
-/** A queue message read into the window. */
+/** A message read from the log into the window. */
 interface Windowed {
   seq: number;
   message: QueuedMessage;
@@ -142,18 +149,28 @@ export interface DispatcherStats {
 
 /** Rows removed per commit when a deleted endpoint's messages are dropped. */
 const PURGE_PAGE = 1_000;
-/** Queue rows read per look at the queue. */
-const QUEUE_PAGE = 256;
+/** Log events read per look at the log. */
+const LOG_PAGE = 256;
+/** Most log events one pass reads (most may be other events): the rest waits for the next pass, so a pass stays short. */
+const LOG_EVENTS_PER_PASS = 8_192;
+/** The cursor is written on its own (not only with delivery results) once it lags this many log numbers behind. */
+const CURSOR_LAG_MAX = 4_096;
+/** Key (`meta`) of the cursor: every log number below it needs no delivery. */
+export const WEBHOOK_CURSOR_KEY = 'webhookCursor';
 
 export class Dispatcher {
   private readonly states = new Map<number, EndpointState>();
   /** Endpoints that may have held messages to send. */
   private readonly work = new Set<number>();
-  /** Queue messages read and not yet settled, in sequence order (a Map keeps insertion order). */
+  /** Messages read from the log and not yet settled, in log order (a Map keeps insertion order). */
   private readonly window = new Map<number, Windowed>();
-  /** Every queue row below this number is in the window or gone. */
-  private cursor = 0;
-  /** The last look at the queue reached its end (rows written later have higher numbers than any held row). */
+  /** Every log event below this number has been read: its message is in the window, held, or settled. */
+  private cursor: number;
+  /** The cursor as durable (or in a result commit on its way), which only grows. */
+  private persisted: number;
+  /** Messages written to the log (counted when the actor built them) and not yet read into the window. */
+  private unread: number;
+  /** The last look at the log reached its end (events written later have higher numbers than any held row). */
   private caughtUp = false;
   private active = 0;
   /** Attempts that may still start in this load sample (Infinity while the order path is not busy). */
@@ -184,6 +201,9 @@ export class Dispatcher {
     private readonly poster: Poster,
     private readonly options: DispatcherOptions,
   ) {
+    this.persisted = readCursor(store);
+    this.cursor = this.persisted;
+    this.unread = countMessages(store, this.cursor);
     for (const endpoint of heldEndpoints(this.store)) {
       this.work.add(endpoint);
       this.state(endpoint).holding = true;
@@ -197,6 +217,7 @@ export class Dispatcher {
     this.timer = setInterval(() => {
       this.caughtUp = false;
       this.pass();
+      if (this.pending === null && this.lowWater() - this.persisted >= CURSOR_LAG_MAX) this.pendingCommit();
     }, pollMs);
     this.timer.unref();
     if (this.options.yieldWhenBusy) {
@@ -235,12 +256,13 @@ export class Dispatcher {
   }
 
   /**
-   * An actor wrote messages into the entry it is building: look at the
-   * queue once that entry is durable (it is appended in the same turn, so
-   * `flushed()` after this turn covers it; before that the rows may not be
-   * visible, and in overlapping-sync mode not yet on disk).
+   * An actor wrote messages into the entry it is building: look at the log
+   * once that entry is durable (it is appended in the same turn, so
+   * `flushed()` after this turn covers it; before that the events may not
+   * be visible, and in overlapping-sync mode not yet on disk).
    */
-  written(): void {
+  written(messages: number): void {
+    this.unread += messages;
     if (this.nudged) return;
     this.nudged = true;
     setImmediate(() => {
@@ -270,12 +292,16 @@ export class Dispatcher {
     return { deliveries: { ...this.counts }, inFlight: this.active, dropped: this.dropped };
   }
 
-  /** Messages not yet delivered (queued or held) and the age of the oldest, for metrics and the operator. */
+  /** Messages not yet delivered (in the log past the cursor, or held) and the age of the oldest, for metrics and the operator. */
   backlog(): { held: number; oldestAtMs: number | null } {
-    const queued = (this.store.tables.webhookQueue.getStats() as { entryCount: number }).entryCount;
-    const held = (this.store.tables.webhookOutbox.getStats() as { entryCount: number }).entryCount;
+    let queued = this.unread;
     let oldest: number | null = null;
-    for (const { value } of this.store.tables.webhookQueue.getRange({ limit: 1 })) oldest = (value as QueuedMessage).atMs;
+    for (const w of this.window.values()) {
+      if (w.state === 'settling') continue;
+      queued++;
+      if (oldest === null) oldest = w.message.atMs;
+    }
+    const held = (this.store.tables.webhookOutbox.getStats() as { entryCount: number }).entryCount;
     for (const endpoint of heldEndpoints(this.store)) {
       for (const { value } of this.store.tables.webhookOutbox.getRange({ start: [endpoint], end: [endpoint + 1], limit: 1 })) {
         const at = (value as OutboxMessage).atMs;
@@ -371,21 +397,46 @@ export class Dispatcher {
     return state;
   }
 
-  /** Reads queue rows past the cursor until the window is full or the queue ends. */
+  /** Reads the log past the cursor until the window is full, the log ends, or the pass has read its share. */
   private fillWindow(): void {
+    if (!this.caughtUp && this.unread === 0) {
+      // Every message written so far has been read (each is counted before
+      // its commit is encoded, and numbered then): the events up to the
+      // log's next number hold none, so the look is skipped.
+      this.cursor = Math.max(this.cursor, this.store.nextSeq);
+      this.caughtUp = true;
+    }
+    let events = 0;
     while (!this.caughtUp && this.window.size < this.options.windowMax) {
-      const limit = Math.min(QUEUE_PAGE, this.options.windowMax - this.window.size);
+      if (events >= LOG_EVENTS_PER_PASS) {
+        setImmediate(() => this.pass());
+        return;
+      }
       let read = 0;
-      for (const { key, value } of this.store.tables.webhookQueue.getRange({ start: this.cursor, limit })) {
+      for (const { key, value } of this.store.log.getRange({ start: this.cursor, limit: LOG_PAGE })) {
         const seq = key as number;
-        const message = value as QueuedMessage;
         read++;
         this.cursor = seq + 1;
+        const event = value as LogEvent;
+        if (event.type !== 'webhook.queued') continue;
+        this.unread = Math.max(0, this.unread - 1);
+        const message: QueuedMessage = { id: event.id, type: event.event, atMs: event.atMs, subject: event.subject, data: event.data, endpoint: event.webhook };
+        const state = this.state(message.endpoint);
+        // Moved to the held rows before a restart, above the cursor then: not read twice.
+        if (state.holding && this.store.tables.webhookOutbox.doesExist(endpointKey(message.endpoint, seq))) continue;
         this.window.set(seq, { seq, message, state: 'waiting' });
-        this.state(message.endpoint).windowed.set(seq, message.subject);
+        state.windowed.set(seq, message.subject);
+        if (this.window.size >= this.options.windowMax) break;
       }
-      if (read < limit) this.caughtUp = true;
+      events += read;
+      if (read < LOG_PAGE && this.window.size < this.options.windowMax) this.caughtUp = true;
     }
+  }
+
+  /** Where the cursor may be: the first window message not yet settled, else past everything read. */
+  private lowWater(): number {
+    for (const w of this.window.values()) if (w.state !== 'settling') return w.seq;
+    return this.cursor;
   }
 
   /** Starts, moves or drops the window's waiting messages, oldest first. */
@@ -407,7 +458,7 @@ export class Dispatcher {
       }
       const endpoint = this.directory.get(id);
       if (endpoint === undefined) {
-        this.settleRow(w, (entry) => entry.removes!.push({ table: 'webhookQueue', key: w.seq }));
+        this.settleRow(w, () => {});
         continue;
       }
       const state = this.state(id);
@@ -437,12 +488,12 @@ export class Dispatcher {
     }
   }
 
-  /** Moves a window message to its endpoint's held rows (one commit: put there, remove from the queue); the endpoint holds from now on. Beyond `heldMax` the message is dropped instead. */
+  /** Moves a window message to its endpoint's held rows (in the next result commit); the endpoint holds from now on. Beyond `heldMax` the message is dropped instead. */
   private moveToHeld(w: Windowed, state: EndpointState): void {
     const id = w.message.endpoint;
     if (state.held >= this.options.heldMax) {
       this.dropped++;
-      this.settleRow(w, (entry) => entry.removes!.push({ table: 'webhookQueue', key: w.seq }));
+      this.settleRow(w, () => {});
       this.markFailingFor(id, `it holds ${state.held} undelivered messages, the most WEBHOOKS_HELD_MAX keeps; newer changes are dropped until it is replayed`);
       return;
     }
@@ -455,7 +506,6 @@ export class Dispatcher {
       w,
       (entry) => {
         entry.puts.push({ table: 'webhookOutbox', key: endpointKey(w.message.endpoint, w.seq), value: message satisfies OutboxMessage });
-        entry.removes!.push({ table: 'webhookQueue', key: w.seq });
       },
       () => {
         state.moving--;
@@ -499,7 +549,7 @@ export class Dispatcher {
       seen++;
       const seq = (key as [number, number])[1];
       const message = value as OutboxMessage;
-      // Not before the window has read past it: an earlier queue row of its order may not be read yet.
+      // Not before the window has read past it: an earlier message of its order may not be read yet.
       if (seq >= this.cursor && !this.caughtUp) break;
       if (blocked.has(message.subject) || state.inFlight.has(seq)) {
         blocked.add(message.subject);
@@ -557,7 +607,7 @@ export class Dispatcher {
           state.held--;
         });
       } else {
-        this.settleRow(w, (entry) => entry.removes!.push({ table: 'webhookQueue', key: seq }), () => state.inFlight.delete(seq));
+        this.settleRow(w, () => {}, () => state.inFlight.delete(seq));
       }
       return;
     }
@@ -591,7 +641,7 @@ export class Dispatcher {
     );
   }
 
-  /** Delivery results of this turn go into one commit: removals and moves of messages, and log rows. */
+  /** Delivery results of this turn go into one commit: moves of messages, log rows, and the cursor past what they settle. */
   private pendingCommit(): { entry: WalEntry; after: (() => void)[] } {
     if (this.pending !== null) return this.pending;
     const pending = { entry: { events: [], puts: [] as TablePut[], removes: [] as NonNullable<WalEntry['removes']> }, after: [] as (() => void)[] };
@@ -601,6 +651,13 @@ export class Dispatcher {
       new Promise<void>((resolve) => {
         setImmediate(() => {
           this.pending = null;
+          // Every message settling now is settled by this commit or an
+          // earlier one (commits land in order): the cursor may pass it.
+          const low = this.lowWater();
+          if (low > this.persisted) {
+            this.persisted = low;
+            pending.entry.puts.push({ table: 'meta', key: WEBHOOK_CURSOR_KEY, value: low });
+          }
           this.wal.append(pending.entry).then(
             () => {
               for (const f of pending.after) f();
@@ -641,4 +698,17 @@ export class Dispatcher {
     };
     promise.then(drop, drop);
   }
+}
+
+/** The cursor as stored; a database without one (new, or from before the log held the messages) gets one now (see legacy-queue.ts). */
+function readCursor(store: Store): number {
+  const stored = store.tables.meta.get(WEBHOOK_CURSOR_KEY) as number | undefined;
+  return stored ?? startCursor(store, WEBHOOK_CURSOR_KEY);
+}
+
+/** Messages in the log from `from` on (once, when the process starts: the backlog gauge counts from here). */
+function countMessages(store: Store, from: number): number {
+  let n = 0;
+  for (const { value } of store.log.getRange({ start: from })) if ((value as LogEvent).type === 'webhook.queued') n++;
+  return n;
 }

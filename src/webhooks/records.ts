@@ -1,15 +1,13 @@
 /**
- * What the webhook tables hold. `webhooks`: one endpoint per id.
- * `webhookQueue`: every new message under one growing sequence number (the
- * endpoint in the value), written by the wallet actor in the commit of the
- * change it reports, so each commit appends its messages at one end of one
- * B-tree (a page or two), whatever the number of endpoints. A message leaves
- * the queue, in a commit of its own, once its endpoint has acknowledged it,
- * or when it is held back. `webhookOutbox`: the messages held back, per
- * endpoint and in sequence (the endpoint is failing, backing off, disabled
- * or slow), read a page at a time; the table's name is from before the
- * queue existed, when every message was written there. `webhookLog`: the
- * last attempts per endpoint, for the operator.
+ * What the webhook tables hold. `webhooks`: one endpoint per id. New
+ * messages are not rows: they are `webhook.queued` events of the log,
+ * written by the wallet actor in the commit of the change they report, and
+ * the dispatcher's cursor (`meta`) says how far they are settled.
+ * `webhookOutbox`: the messages held back, per endpoint and in log order
+ * (the endpoint is failing, backing off, disabled or slow), read a page at
+ * a time. `webhookQueue`: where builds before session 10 queued messages;
+ * read once, at the first start with a cursor, and emptied (legacy-queue.ts).
+ * `webhookLog`: the last attempts per endpoint, for the operator.
  */
 import type { Store } from '../wal/index.js';
 import type { SealedSecret } from './secret-box.js';
@@ -71,7 +69,7 @@ export interface DeliveryAttempt {
   durationMs: number;
 }
 
-/** A message as the queue holds it: the endpoint it is for travels in the value. */
+/** A message with the endpoint it is for (as the dispatcher's window holds it, and as `webhookQueue` held it before session 10). */
 export interface QueuedMessage extends OutboxMessage {
   endpoint: number;
 }
@@ -79,7 +77,8 @@ export interface QueuedMessage extends OutboxMessage {
 /**
  * Key of a held message (`webhookOutbox`) or of a delivery log row
  * (`webhookLog`): an endpoint's rows in the order they were written. A held
- * message keeps the sequence number it had in the queue.
+ * message keeps its log number (older ones, from the queue table, a number
+ * below every log number: legacy-queue.ts).
  */
 export function endpointKey(endpoint: number, seq: number): [number, number] {
   return [endpoint, seq];

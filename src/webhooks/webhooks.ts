@@ -1,7 +1,7 @@
 /**
  * Webhooks assembled: the endpoint directory, the outbox the wallet actors
  * write into, the sender with its limits and the dispatcher that delivers.
- * The composition root builds one and hands `addRows` to the actors.
+ * The composition root builds one and hands `outbox.messages` to the actors.
  */
 import type { Clock } from '../clock.js';
 import type { Store, Wal } from '../wal/index.js';
@@ -34,7 +34,7 @@ export interface WebhooksConfig {
 export const PER_ENDPOINT_IN_FLIGHT_MAX = 8;
 /** Held messages read from one endpoint's rows per pass. */
 export const OUTBOX_PAGE = 256;
-/** Queue messages read ahead into memory at most (about 300 bytes each). */
+/** Log messages read ahead into memory at most (about 300 bytes each). */
 export const QUEUE_WINDOW_MAX = 1_024;
 
 export class Webhooks {
@@ -71,7 +71,7 @@ export class Webhooks {
       yieldWhenBusy: options.yieldWhenBusy ?? true,
       onError: options.onError,
     });
-    this.outbox = new Outbox(store, this.directory, () => this.dispatcher.written());
+    this.outbox = new Outbox(this.directory, (messages) => this.dispatcher.written(messages));
   }
 
   /** Turns an endpoint on or off; turning it on sends what it holds. */

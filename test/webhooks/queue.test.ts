@@ -1,13 +1,15 @@
 /**
- * The webhook queue: the order path appends every message under one growing
- * sequence number (so a commit's messages land on a page or two, whatever
- * the number of endpoints), and only messages whose endpoint cannot take
- * them are moved to per-endpoint held rows. Real server, real LMDB, a real
- * local receiver; signatures checked with the `standardwebhooks` package.
+ * The webhook queue: the order path writes every message as an event of the
+ * log, in the commit of the change it reports (so it costs no B-tree of its
+ * own), delivery progress is one cursor, and only messages whose endpoint
+ * cannot take them are moved to per-endpoint held rows. Real server, real
+ * LMDB, a real local receiver; signatures checked with the
+ * `standardwebhooks` package.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import type { LogEvent } from '../../src/ledger/index.js';
 import { openStore, type WalEntry } from '../../src/wal/index.js';
-import { BUSY_ATTEMPTS_PER_TICK, PER_ENDPOINT_IN_FLIGHT_MAX } from '../../src/webhooks/index.js';
+import { BUSY_ATTEMPTS_PER_TICK, PER_ENDPOINT_IN_FLIGHT_MAX, WEBHOOK_CURSOR_KEY } from '../../src/webhooks/index.js';
 import { order } from '../helpers/server.js';
 import { startWebhookTest, type WebhookTest } from '../helpers/webhook-setup.js';
 
@@ -19,36 +21,85 @@ afterEach(async () => {
   setup = null;
 });
 
-/** Records the tables and keys of every row written through the server's WAL. */
-function recordPuts(s: WebhookTest): { table: string; key: unknown }[] {
+/** Records every entry appended through the server's WAL. */
+function recordEntries(s: WebhookTest): WalEntry[] {
   const wal = s.t.server.context.wal;
   const append = wal.append.bind(wal);
-  const puts: { table: string; key: unknown }[] = [];
+  const entries: WalEntry[] = [];
   wal.append = (entry: WalEntry) => {
-    for (const p of entry.puts) puts.push({ table: p.table, key: p.key });
+    entries.push(entry);
     return append(entry);
   };
-  return puts;
+  return entries;
+}
+
+/** The tables and keys of every row written by the recorded entries. */
+function putsOf(entries: WalEntry[]): { table: string; key: unknown }[] {
+  return entries.flatMap((e) => e.puts.map((p) => ({ table: p.table, key: p.key })));
+}
+
+/** Log numbers and events of the `webhook.queued` events in the log. */
+function queuedInLog(store: ReturnType<typeof openStore>): { seq: number; event: Extract<LogEvent, { type: 'webhook.queued' }> }[] {
+  const out: { seq: number; event: Extract<LogEvent, { type: 'webhook.queued' }> }[] = [];
+  for (const { key, value } of store.log.getRange({})) if ((value as LogEvent).type === 'webhook.queued') out.push({ seq: key as number, event: value as Extract<LogEvent, { type: 'webhook.queued' }> });
+  return out;
 }
 
 describe('webhook queue', () => {
-  it('appends every message to one queue under a growing number; while receivers answer, nothing is written per endpoint', async () => {
+  it('writes every message as a log event in the commit of its order; while receivers answer, nothing is written per endpoint and the cursor passes them all', async () => {
     setup = await startWebhookTest({ random: 0.5 });
     const { t, receiver, creds, service, register } = setup;
     for (const path of ['/a', '/b', '/c']) await register(path, ['order.updated']);
-    const puts = recordPuts(setup);
+    const entries = recordEntries(setup);
     for (let i = 0; i < 10; i++) expect((await t.api('POST', '/api/v1/order', creds, order(service, 5))).status).toBe(201);
     await t.server.webhooks.dispatcher.idle();
     await receiver.waitFor((r) => r.length === 30);
     expect(receiver.received.every((r) => r.verified)).toBe(true);
     for (const path of ['/a', '/b', '/c']) expect(receiver.received.filter((r) => r.path === path)).toHaveLength(10);
-    const queued = puts.filter((p) => p.table === 'webhookQueue').map((p) => p.key);
-    expect(queued).toHaveLength(30);
-    expect(queued.every((k, i) => typeof k === 'number' && (i === 0 || k > (queued[i - 1] as number)))).toBe(true);
-    expect(puts.filter((p) => p.table === 'webhookOutbox')).toEqual([]);
+    // Each order's entry carries its placement and one message per endpoint: one commit.
+    const placements = entries.filter((e) => e.events.some((ev) => ev.type === 'order.placed'));
+    expect(placements).toHaveLength(10);
+    for (const e of placements) expect(e.events.filter((ev) => ev.type === 'webhook.queued')).toHaveLength(3);
+    const puts = putsOf(entries);
+    expect(puts.filter((p) => p.table === 'webhookOutbox' || p.table === 'webhookQueue')).toEqual([]);
+    expect(entries.flatMap((e) => e.removes ?? [])).toEqual([]);
     const { store } = t.server.context;
-    expect(store.tables.webhookQueue.getCount()).toBe(0);
+    const queued = queuedInLog(store);
+    expect(queued).toHaveLength(30);
+    expect(new Set(queued.map((q) => q.event.id))).toEqual(new Set(receiver.received.map((r) => r.id)));
+    // Delivery progress is one number, past every message.
+    expect(store.tables.meta.get(WEBHOOK_CURSOR_KEY)).toBeGreaterThan(queued[queued.length - 1]!.seq);
     expect(store.tables.webhookOutbox.getCount()).toBe(0);
+  });
+
+  it('after a crash, the messages past the durable cursor are sent again with the same webhook-id, and one already moved to the held rows is not read twice', async () => {
+    setup = await startWebhookTest({ random: 0.5 });
+    const { t, receiver, creds, service, register } = setup;
+    await register('/ok', ['order.updated']);
+    const down = await register('/down', ['order.updated']);
+    receiver.behaveOn('/down', 'fail');
+    expect((await t.api('POST', '/api/v1/order', creds, order(service, 5))).status).toBe(201);
+    await receiver.waitFor((r) => r.length === 2);
+    await t.server.webhooks.dispatcher.idle();
+    expect(t.server.webhooks.dispatcher.heldCount(down)).toBe(1);
+    const first = receiver.received.find((r) => r.path === '/ok')!;
+    await t.server.close();
+    // As if the process had died before the commit that moved the cursor past both messages was durable.
+    const store = openStore(t.dir);
+    const [message] = queuedInLog(store);
+    expect(store.tables.meta.get(WEBHOOK_CURSOR_KEY)).toBeGreaterThan(message!.seq);
+    await store.tables.meta.put(WEBHOOK_CURSOR_KEY, message!.seq);
+    await store.close();
+    await t.restart();
+    await receiver.waitFor((r) => r.filter((x) => x.path === '/ok').length === 2);
+    await t.server.webhooks.dispatcher.idle();
+    const ok = receiver.received.filter((r) => r.path === '/ok');
+    expect(ok.map((r) => r.id)).toEqual([first.id, first.id]);
+    expect(ok.every((r) => r.verified)).toBe(true);
+    // The failed one waits among the held rows, once.
+    expect(t.server.webhooks.dispatcher.heldCount(down)).toBe(1);
+    expect(t.server.context.store.tables.webhookOutbox.getCount()).toBe(1);
+    expect(t.server.webhooks.dispatcher.backlog().held).toBe(1);
   });
 
   it('a hung receiver does not hold up the others: its messages move to its held rows, then all arrive once it answers', async () => {
@@ -122,7 +173,7 @@ describe('webhook queue', () => {
     expect(new Set(receiver.received.map((r) => r.id)).size).toBe(30);
   });
 
-  it('after a restart, a message left in the queue and a later one of its order among the held rows (as an older build kept every message) go out in sequence', async () => {
+  it('a database from before the log held the messages: a message left in the old queue and a later one of its order among the held rows go out in sequence, before newer ones', async () => {
     setup = await startWebhookTest({ random: 0.5 });
     const { t, receiver, creds, service, register } = setup;
     const endpoint = await register('/hook', ['order.updated']);
@@ -135,18 +186,20 @@ describe('webhook queue', () => {
     const message = (n: string, status: string) => ({ id: `msg_${n.repeat(32)}`, type: 'order.updated', atMs: Date.now(), subject: id, data: JSON.stringify({ order: id, status }) });
     await store.tables.webhookQueue.put(100, { ...message('a', 'processing'), endpoint });
     await store.tables.webhookOutbox.put([endpoint, 101], message('b', 'in_progress'));
+    // The older build had no cursor.
+    await store.tables.meta.remove(WEBHOOK_CURSOR_KEY);
     await store.close();
     await t.restart();
     await receiver.waitFor((r) => r.length === 3);
     await t.server.webhooks.dispatcher.idle();
     expect(receiver.received.map((r) => r.json.data['status'])).toEqual(['pending', 'processing', 'in_progress']);
     expect(receiver.received.every((r) => r.verified)).toBe(true);
-    // New messages are numbered above both places.
-    const puts = recordPuts(setup);
-    expect((await t.api('POST', '/api/v1/order', creds, order(service, 5))).status).toBe(201);
-    expect(puts.filter((p) => p.table === 'webhookQueue').map((p) => p.key)).toEqual([102]);
+    expect(t.server.context.store.tables.webhookQueue.getCount()).toBe(0);
+    // A newer change of the same order goes out after them.
+    expect((await t.admin('POST', `/admin/v1/orders/${id}/status`, { status: 'completed' })).status).toBe(200);
     await t.server.webhooks.dispatcher.idle();
     await receiver.waitFor((r) => r.length === 4);
+    expect(receiver.received.map((r) => r.json.data['status'])).toEqual(['pending', 'processing', 'in_progress', 'completed']);
     expect(t.server.webhooks.dispatcher.backlog().held).toBe(0);
   });
 
@@ -174,7 +227,6 @@ describe('webhook queue', () => {
     expect(failing.body.webhooks[0]).toMatchObject({ id: endpoint, failing: true, held: 3 });
     expect((await t.admin('GET', '/metrics')).text).toMatch(/coa_webhook_messages_dropped_total 3\n/);
     expect(t.server.context.store.tables.webhookOutbox.getCount()).toBe(3);
-    expect(t.server.context.store.tables.webhookQueue.getCount()).toBe(0);
     // After a restart the kept messages are counted again: the cap still holds.
     await t.restart();
     await place();
