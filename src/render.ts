@@ -5,7 +5,7 @@
  */
 import { formatMicro } from './money/index.js';
 import type { DeliveryAttempt, WebhookEndpoint } from './webhooks/index.js';
-import { remainsShown, type AccountProfile, type OrderRecord, type RefillRecord, type ServiceRecord, type WalletRecord } from './ledger/index.js';
+import { statusView, type AccountProfile, type OrderRecord, type OrderStatusView, type RefillRecord, type ServiceRecord, type WalletRecord } from './ledger/index.js';
 
 export function renderOrderPlaced(order: Pick<OrderRecord, 'id' | 'number' | 'charge'>, balanceMicro: number): string {
   return `{"ok":true,"order":"${order.id}","number":${order.number ?? null},"charge":${formatMicro(order.charge)},"status":"pending","balance":${formatMicro(balanceMicro)}}`;
@@ -26,10 +26,15 @@ export function renderStatus(order: OrderRecord): string {
  * remains (see remainsShown) for every order, runs and interval when drip-fed.
  */
 export function renderStatusFields(order: OrderRecord): string {
+  return renderStatusView(statusView(order));
+}
+
+/** The same fields from a stored view (a webhook message's, taken at the change). */
+export function renderStatusView(view: OrderStatusView): string {
   return (
-    `"order":"${order.id}","number":${order.number ?? null},"status":"${order.status}","quantity":${order.quantity},"charge":${formatMicro(order.charge)},` +
-    `"start_count":${order.startCount ?? null},"remains":${remainsShown(order)}` +
-    renderDripFeed(order)
+    `"order":"${view.id}","number":${view.number},"status":"${view.status}","quantity":${view.quantity},"charge":${formatMicro(view.charge)},` +
+    `"start_count":${view.startCount},"remains":${view.remains}` +
+    (view.runs === undefined ? '' : `,"runs":${view.runs},"interval":${view.interval!}`)
   );
 }
 
@@ -52,12 +57,6 @@ export function renderRefill(refill: RefillRecord): string {
     (refill.reason === undefined ? '' : `,"reason":${JSON.stringify(refill.reason)}`) +
     '}'
   );
-}
-
-/** `,"runs":N,"interval":M` for a drip-feed order, nothing otherwise. */
-export function renderDripFeed(order: Pick<OrderRecord, 'extras'>): string {
-  const runs = order.extras?.runs;
-  return runs === undefined ? '' : `,"runs":${runs},"interval":${order.extras!.interval!}`;
 }
 
 /** The order's type and the inputs it took, as the processing queue shows them. */

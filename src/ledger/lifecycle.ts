@@ -5,11 +5,30 @@
  * verify and the API front ends (v1 and v2) call them.
  */
 import { FINAL_STATUSES } from './rules.js';
-import type { OrderRecord, OrderStatus, RefillStatus, ServiceRecord } from './records.js';
+import type { OrderRecord, OrderStatus, OrderStatusView, RefillStatus, ServiceRecord } from './records.js';
 
 /** How many orders or refills one customer request may name (cancel, refill, batch status). */
 export const BATCH_IDS_MAX = 100;
 export const DAY_MS = 86_400_000;
+
+/** What a status read shows of an order, as data (see OrderStatusView). */
+export function statusView(order: OrderRecord): OrderStatusView {
+  const view: OrderStatusView = {
+    id: order.id,
+    number: order.number ?? null,
+    status: order.status,
+    quantity: order.quantity,
+    charge: order.charge,
+    startCount: order.startCount ?? null,
+    remains: remainsShown(order),
+  };
+  const runs = order.extras?.runs;
+  if (runs !== undefined) {
+    view.runs = runs;
+    view.interval = order.extras!.interval!;
+  }
+  return view;
+}
 
 /** What `remains` a status read shows: what was not (yet) delivered. */
 export function remainsShown(order: Pick<OrderRecord, 'status' | 'quantity' | 'remains' | 'progressRemains'>): number {

@@ -108,6 +108,24 @@ export interface OrderRecord {
   number?: number;
 }
 
+/**
+ * What a status read shows of an order, as data: GET /api/v1/status renders
+ * it at once, and a webhook message stores it (in the change's commit) and
+ * renders it when sent, so both say the same. `remains` is already what is
+ * shown (remainsShown); `runs` and `interval` only for a drip-feed order.
+ */
+export interface OrderStatusView {
+  id: string;
+  number: number | null;
+  status: OrderStatus;
+  quantity: number;
+  charge: number;
+  startCount: number | null;
+  remains: number;
+  runs?: number;
+  interval?: number;
+}
+
 export type RefillStatus = 'pending' | 'in_progress' | 'completed' | 'rejected';
 
 /** A refill request: moves no money. Ids are positive integers, growing. */
@@ -185,11 +203,12 @@ export type LogEvent =
   | { type: 'webhook.deleted'; atMs: number; account: number; webhook: number }
   /**
    * A webhook message, written in the commit of the change it reports: the
-   * log is the outbox (src/webhooks/outbox.ts). `id` is the webhook-id,
-   * `event` the event type, `subject` the order it is about, `data` the
-   * payload's data as the status endpoint showed the change. Moves no money.
+   * log is the outbox (src/webhooks/outbox.ts). `id`: the webhook-id's 16
+   * random bytes. The payload's data as the change left it: `order` for
+   * order.updated (the status view GET /status renders), `refill` for
+   * refill.updated. Rendered when sent, by the same functions. Moves no money.
    */
-  | { type: 'webhook.queued'; atMs: number; account: number; webhook: number; id: string; event: 'order.updated' | 'refill.updated'; subject: string; data: string }
+  | { type: 'webhook.queued'; atMs: number; account: number; webhook: number; id: Uint8Array; order?: OrderStatusView; refill?: RefillRecord }
   /** Its oldest message waited longer than WEBHOOKS_RETRY_HOURS: deliveries stop until the operator replays. */
   | { type: 'webhook.failing'; atMs: number; account: number; webhook: number; reason: string }
   | {

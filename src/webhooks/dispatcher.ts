@@ -52,6 +52,7 @@ import { retryDelayMs } from './backoff.js';
 import type { WebhookDirectory } from './directory.js';
 import { startCursor } from './legacy-queue.js';
 import { messageBody, messageHeaders } from './message.js';
+import { queuedMessage } from './outbox.js';
 import { endpointKey, heldEndpoints, type AttemptOutcome, type DeliveryAttempt, type OutboxMessage, type QueuedMessage, type WebhookEndpoint } from './records.js';
 import type { AttemptResult } from './sender.js';
 
@@ -420,7 +421,7 @@ export class Dispatcher {
         const event = value as LogEvent;
         if (event.type !== 'webhook.queued') continue;
         this.unread = Math.max(0, this.unread - 1);
-        const message: QueuedMessage = { id: event.id, type: event.event, atMs: event.atMs, subject: event.subject, data: event.data, endpoint: event.webhook };
+        const message = queuedMessage(event);
         const state = this.state(message.endpoint);
         // Moved to the held rows before a restart, above the cursor then: not read twice.
         if (state.holding && this.store.tables.webhookOutbox.doesExist(endpointKey(message.endpoint, seq))) continue;

@@ -16,11 +16,11 @@
  * more per commit, a fifth more bytes to sync (bench/RESULTS.md, session
  * 10). Delivery progress is one cursor in `meta` (see dispatcher.ts).
  */
-import { randomUUID } from 'node:crypto';
-import type { LogEvent, OrderRecord, RefillRecord } from '../ledger/index.js';
-import { renderRefill, renderStatusFields } from '../render.js';
+import { randomBytes } from 'node:crypto';
+import { statusView, type LogEvent, type OrderRecord, type RefillRecord } from '../ledger/index.js';
+import { renderRefill, renderStatusView } from '../render.js';
 import type { WebhookDirectory } from './directory.js';
-import type { WebhookEvent } from './records.js';
+import type { QueuedMessage } from './records.js';
 
 export type QueuedEvent = Extract<LogEvent, { type: 'webhook.queued' }>;
 
@@ -35,19 +35,13 @@ export class Outbox {
   messages(account: number, order: OrderRecord | null, refill: RefillRecord | null, atMs: number): QueuedEvent[] {
     const endpoints = this.directory.forAccount(account);
     if (endpoints.length === 0) return NONE;
-    let orderData: string | undefined;
-    let refillData: string | undefined;
+    const view = order === null ? null : statusView(order);
     const out: QueuedEvent[] = [];
     for (const endpoint of endpoints) {
       if (!endpoint.enabled) continue;
-      if (order !== null && endpoint.events.includes('order.updated')) {
-        orderData ??= `{${renderStatusFields(order)}}`;
-        out.push(message(account, endpoint.id, 'order.updated', atMs, order.id, orderData));
-      }
-      if (refill !== null && endpoint.events.includes('refill.updated')) {
-        refillData ??= renderRefill(refill);
-        out.push(message(account, endpoint.id, 'refill.updated', atMs, refill.order, refillData));
-      }
+      // The webhook-id's bytes: random, so ids are unique across databases and restores too.
+      if (view !== null && endpoint.events.includes('order.updated')) out.push({ type: 'webhook.queued', atMs, account, webhook: endpoint.id, id: randomBytes(16), order: view });
+      if (refill !== null && endpoint.events.includes('refill.updated')) out.push({ type: 'webhook.queued', atMs, account, webhook: endpoint.id, id: randomBytes(16), refill });
     }
     if (out.length > 0) this.written(out.length);
     return out;
@@ -56,7 +50,10 @@ export class Outbox {
 
 const NONE: QueuedEvent[] = [];
 
-function message(account: number, webhook: number, event: WebhookEvent, atMs: number, subject: string, data: string): QueuedEvent {
-  // The webhook-id: random, so it is unique across databases and restores too.
-  return { type: 'webhook.queued', atMs, account, webhook, id: `msg_${randomUUID().replaceAll('-', '')}`, event, subject, data };
+/** The message a `webhook.queued` event holds, with its body's data rendered now by the functions the status reads use. */
+export function queuedMessage(event: QueuedEvent): QueuedMessage {
+  const id = `msg_${Buffer.from(event.id).toString('hex')}`;
+  if (event.order !== undefined) return { id, type: 'order.updated', atMs: event.atMs, subject: event.order.id, data: `{${renderStatusView(event.order)}}`, endpoint: event.webhook };
+  if (event.refill !== undefined) return { id, type: 'refill.updated', atMs: event.atMs, subject: event.refill.order, data: renderRefill(event.refill), endpoint: event.webhook };
+  throw new Error(`invariant: webhook message ${id} holds neither an order nor a refill`);
 }

@@ -1,8 +1,8 @@
 /**
  * Webhooks across SIGKILL: the built server runs as a real process and is
  * killed while deliveries hang in flight and orders keep changing; after
- * the restart every acknowledged change still reaches the receiver (the
- * outbox row was in the change's own commit), in order per order, the
+ * the restart every acknowledged change still reaches the receiver (its
+ * message is an event of the change's own commit), in order per order, the
  * messages in flight at the kill come again under the same webhook-id, and
  * every signature checks out with `standardwebhooks`.
  */
