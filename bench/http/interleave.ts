@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RunReport } from './measure.js';
-import { msPerCommit } from './measure.js';
+import { diskKbPerCommit, msPerCommit } from './measure.js';
 import { f0, log, positiveInt } from './util.js';
 
 export interface Variant {
@@ -28,6 +28,8 @@ export interface Variant {
   orders: number[];
   p99: number[];
   commitMs: number[];
+  /** Disk KB written per commit (the data directory's device, every process). */
+  diskKb: number[];
 }
 
 export interface MeanSe {
@@ -65,7 +67,7 @@ export function interleaveArgs(values: { rounds: string; runs: string; duration:
 }
 
 export function variant(name: string, entry: string, env: Record<string, string> = {}, args: string[] = []): Variant {
-  return { name, entry, env, args, orders: [], p99: [], commitMs: [] };
+  return { name, entry, env, args, orders: [], p99: [], commitMs: [], diskKb: [] };
 }
 
 /** `K=V` pairs from a repeatable command-line option. */
@@ -113,6 +115,8 @@ export async function interleave(variants: Variant[], orderArgs: string[], round
           v.p99.push(r.orderLatency.p99);
           const ms = msPerCommit(r);
           if (ms !== null) v.commitMs.push(ms);
+          const kb = diskKbPerCommit(r);
+          if (kb !== null) v.diskKb.push(kb);
         }
         log(`round ${round} ${v.name}: ${reports.map((r) => f0(r.durableOrdersPerS)).join(', ')} durable orders/s`);
       }

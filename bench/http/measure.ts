@@ -7,7 +7,7 @@
 import { cpus } from 'node:os';
 import { assertLedger, balances, ledgerCheck, type LedgerCheck } from './ledger.js';
 import type { Runner } from './loadgen.js';
-import { cpuUse, machineTimes, machineUse, memory, processTimes, type CpuUse, type Memory } from './procstat.js';
+import { cpuUse, diskWrites, machineTimes, machineUse, memory, processTimes, type CpuUse, type Memory } from './procstat.js';
 import type { LoadResult, Scenario } from './protocol.js';
 import { batchBetween, walCounters, type BatchFigures, type ServerProcess } from './server-process.js';
 import { f0, f1, f2, waitForQuiet, type QuietOptions } from './util.js';
@@ -34,6 +34,17 @@ export interface RunReport {
   serverMemory: Memory | null;
   /** Group-commit batches during the run and entries per batch. */
   batch: BatchFigures;
+  /**
+   * Bytes written to the block device holding the data directory during
+   * the run (/proc/diskstats: every process's writes to it, so a quiet
+   * machine matters); null where it cannot be read.
+   */
+  disk: { device: string; bytes: number } | null;
+}
+
+/** Disk bytes written per LMDB commit, KB (1,000 bytes), or null. */
+export function diskKbPerCommit(r: RunReport): number | null {
+  return r.disk === null || r.batch.commits === 0 ? null : r.disk.bytes / r.batch.commits / 1000;
 }
 
 /**
@@ -60,6 +71,7 @@ export async function measureRun(server: ServerProcess, runner: Runner, options:
   const before = options.chargeMicro === null ? null : await balances(server);
   const wal0 = await walCounters(server);
   const machine0 = machineTimes();
+  const disk0 = diskWrites(server.dataDir);
   const server0 = processTimes(server.pid);
   const runner0 = processTimes(runner.pid);
   const self0 = process.cpuUsage();
@@ -71,6 +83,7 @@ export async function measureRun(server: ServerProcess, runner: Runner, options:
   const server1 = processTimes(server.pid);
   const runner1 = processTimes(runner.pid);
   const machine1 = machineTimes();
+  const disk1 = diskWrites(server.dataDir);
   const serverMemory = memory(server.pid);
   const serverCpu = cpuUse(server.pid, server0, server1, wallS);
   const loadgenCpu = cpuUse(runner.pid, runner0, runner1, wallS);
@@ -100,6 +113,7 @@ export async function measureRun(server: ServerProcess, runner: Runner, options:
     busyBeforePct,
     serverMemory,
     batch: batchBetween(wal0, wal1),
+    disk: disk0 === null || disk1 === null || disk0.device !== disk1.device ? null : { device: disk0.device, bytes: (disk1.sectors - disk0.sectors) * 512 },
   };
   if (ledger !== null) assertLedger(ledger, ok201);
   return report;
@@ -148,6 +162,7 @@ export function describeRun(r: RunReport): string {
     `  status codes        ${codes || 'none'}; non-2xx ${f0(l.non2xx)}, errors ${f0(l.errors)}, timeouts ${f0(l.timeouts)}, resets ${f0(l.resets)}`,
     `  group commit        ${f0(r.batch.entries)} entries in ${f0(r.batch.batches)} batches (${f1(r.batch.perBatch)} each) and ${f0(r.batch.commits)} LMDB commits (${f1(r.batch.perCommit)} entries each)` +
       (r.batch.commits === 0 ? '' : `; ${f0(r.batch.commits / r.load.durationS)} commits/s (${f2(msPerCommit(r)!)} ms each)`),
+    `  disk writes         ${r.disk === null ? 'n/a' : `${f1(r.disk.bytes / 1e6)} MB to ${r.disk.device}${diskKbPerCommit(r) === null ? '' : ` (${f1(diskKbPerCommit(r)!)} KB per commit)`}, every process's`}`,
     `  server CPU          ${describeCpu(r.serverCpu)}`,
     `  load generator CPU  ${describeCpu(r.loadgenCpu)}`,
     `  machine             ${f0(r.machine.busyPct)}% busy of ${cpus().length} cores, iowait ${f1(r.machine.iowaitPct)}%; ` +

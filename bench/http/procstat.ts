@@ -3,7 +3,7 @@
  * thread (so the report can say whether the server or the load generator is
  * the bottleneck), whole-machine CPU use, and resident memory.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 
 /** Clock ticks per second for /proc CPU times (USER_HZ; 100 on every mainstream Linux). */
 const TICKS_PER_S = 100;
@@ -82,6 +82,37 @@ export interface MachineTimes {
   busy: number;
   total: number;
   iowait: number;
+}
+
+/** Sectors (512 bytes, whatever the device's block size) written so far to one block device, from /proc/diskstats. */
+export interface DiskWrites {
+  device: string;
+  sectors: number;
+}
+
+/**
+ * The device line of /proc/diskstats for a `stat().dev` number (Linux
+ * dev_t: major in bits 8–19 and 32+, minor in bits 0–7 and 20+), or null
+ * when none matches (a file system without a block device, like tmpfs).
+ */
+export function parseDiskWrites(diskstats: string, dev: number): DiskWrites | null {
+  const major = Number((BigInt(dev) >> 8n) & 0xfffn) | Number((BigInt(dev) >> 32n) & ~0xfffn);
+  const minor = Number(BigInt(dev) & 0xffn) | Number((BigInt(dev) >> 12n) & ~0xffn);
+  for (const line of diskstats.split('\n')) {
+    const f = line.trim().split(/\s+/);
+    // major minor name reads merged sectors ms writes merged sectors-written …
+    if (f.length >= 10 && Number(f[0]) === major && Number(f[1]) === minor) return { device: f[2]!, sectors: Number(f[9]) };
+  }
+  return null;
+}
+
+/** Sectors written so far to the device that holds `path`, or null when that cannot be read. */
+export function diskWrites(path: string): DiskWrites | null {
+  try {
+    return parseDiskWrites(readFileSync('/proc/diskstats', 'utf8'), statSync(path).dev);
+  } catch {
+    return null;
+  }
 }
 
 export function machineTimes(): MachineTimes {

@@ -34,6 +34,8 @@ export interface ServerProcess {
   token: string;
   /** Spawn → first 200 from the admin /healthz, ms. */
   readyMs: number;
+  /** The server's DATA_DIR. */
+  dataDir: string;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
@@ -95,6 +97,7 @@ export async function startServer(dataDir: string, options: ServerOptions = {}):
     adminUrl,
     token,
     readyMs: performance.now() - spawnedAt,
+    dataDir,
     exited,
   };
 }

@@ -23,7 +23,7 @@ import { parseArgs } from 'node:util';
 import { interleave, interleaveArgs, interleaveOptions, meanSe, ratioSe, variant, type Variant } from './interleave.js';
 import { SERVER_MAIN } from './server-process.js';
 import { describeSyncLatency, measureSyncLatency } from './sync-latency.js';
-import { f0, f2, log, setLogPrefix } from './util.js';
+import { f0, f1, f2, log, setLogPrefix } from './util.js';
 
 const HELP = `Usage: node dist/bench/http/variants.js --variants JSON [options]
 
@@ -84,15 +84,15 @@ async function main(): Promise<void> {
   const after = describeSyncLatency(measureSyncLatency(tmpdir()));
   const base = meanSe(variants[0]!.orders);
   const lines = [
-    `| variant | server | environment | options | runs | durable orders/s, mean ± SE | ÷ ${variants[0]!.name} | p99 ms (mean) | ms per commit (mean) |`,
-    '|---|---|---|---|---:|---:|---:|---:|---:|',
+    `| variant | server | environment | options | runs | durable orders/s, mean ± SE | ÷ ${variants[0]!.name} | p99 ms (mean) | ms per commit (mean) | disk KB per commit (mean) |`,
+    '|---|---|---|---|---:|---:|---:|---:|---:|---:|',
   ];
   for (const v of variants) {
     const o = meanSe(v.orders);
     const env = Object.entries(v.env).map(([k, x]) => `${k}=${x}`).join(' ') || '—';
     lines.push(
       `| ${v.name} | ${v.entry === SERVER_MAIN ? 'dist/src/main.js' : v.entry} | ${env} | ${v.args.join(' ') || '—'} | ${v.orders.length} | ${f0(o.mean)} ± ${f0(o.se)} | ` +
-        `${f2(o.mean / base.mean)} ± ${f2(ratioSe(o, base))} | ${f2(meanSe(v.p99).mean)} | ${f2(meanSe(v.commitMs).mean)} |`,
+        `${f2(o.mean / base.mean)} ± ${f2(ratioSe(o, base))} | ${f2(meanSe(v.p99).mean)} | ${f2(meanSe(v.commitMs).mean)} | ${v.diskKb.length === 0 ? 'n/a' : f1(meanSe(v.diskKb).mean)} |`,
     );
   }
   process.stdout.write(`${lines.join('\n')}\n\nBefore: ${before}.\nAfter: ${after}.\n`);

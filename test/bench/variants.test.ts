@@ -2,12 +2,14 @@
  * bench/http/variants.ts reads its variants from a JSON option: what an
  * engineer types must give the variants meant, or a sentence saying what is
  * wrong, before any server starts (a typo found after twenty minutes of
- * rounds costs twenty minutes).
+ * rounds costs twenty minutes). And the disk figure the benchmark reports
+ * reads the right line of /proc/diskstats.
  */
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readVariants } from '../../bench/http/variants.js';
 import { SERVER_MAIN } from '../../bench/http/server-process.js';
+import { parseDiskWrites } from '../../bench/http/procstat.js';
 
 describe('bench:variants: reading --variants', () => {
   it('gives each variant its server, environment and options; the default server is the build', () => {
@@ -23,5 +25,23 @@ describe('bench:variants: reading --variants', () => {
     expect(() => readVariants('[{"name":"a"},{"name":"b","arg":["--webhooks"]}]')).toThrow(/variant 2 has unknown field "arg"/);
     expect(() => readVariants('[{"name":"a"},{"name":"b","env":{"N":5}}]')).toThrow(/b: "env" is an object of strings/);
     expect(() => readVariants('[{"name":"a/b"},{"name":"c"}]')).toThrow(/variant 1 needs a "name" without slashes/);
+  });
+});
+
+describe('bench:http: disk writes from /proc/diskstats', () => {
+  const DISKSTATS = [
+    ' 254       0 vda 111391 13794 3461570 70742 72527246 130985 1032819040 17628987 0 4021612 20130675',
+    ' 254       1 vda1 100 0 800 10 2000 0 77777 30 0 40 40',
+    '   8      16 sdb 5 0 40 1 7 0 123 2 0 3 3',
+  ].join('\n');
+
+  it('reads the sectors written to the device a stat().dev names, partition or whole disk', () => {
+    expect(parseDiskWrites(DISKSTATS, (254 << 8) | 0)).toEqual({ device: 'vda', sectors: 1032819040 });
+    expect(parseDiskWrites(DISKSTATS, (254 << 8) | 1)).toEqual({ device: 'vda1', sectors: 77777 });
+    expect(parseDiskWrites(DISKSTATS, (8 << 8) | 16)).toEqual({ device: 'sdb', sectors: 123 });
+  });
+
+  it('answers null for a file system without a block device (tmpfs: major 0)', () => {
+    expect(parseDiskWrites(DISKSTATS, 0x2e)).toBeNull();
   });
 });
