@@ -459,7 +459,7 @@ export class Dispatcher {
       }
       const endpoint = this.directory.get(id);
       if (endpoint === undefined) {
-        this.settleRow(w, () => {});
+        this.settleRow(w);
         continue;
       }
       const state = this.state(id);
@@ -494,7 +494,7 @@ export class Dispatcher {
     const id = w.message.endpoint;
     if (state.held >= this.options.heldMax) {
       this.dropped++;
-      this.settleRow(w, () => {});
+      this.settleRow(w);
       this.markFailingFor(id, `it holds ${state.held} undelivered messages, the most WEBHOOKS_HELD_MAX keeps; newer changes are dropped until it is replayed`);
       return;
     }
@@ -503,27 +503,26 @@ export class Dispatcher {
     state.moving++;
     this.work.add(id);
     const { endpoint: _endpoint, ...message } = w.message;
-    this.settleRow(
-      w,
-      (entry) => {
-        entry.puts.push({ table: 'webhookOutbox', key: endpointKey(w.message.endpoint, w.seq), value: message satisfies OutboxMessage });
-      },
-      () => {
-        state.moving--;
-      },
-    );
+    this.settleRow(w, () => {
+      state.moving--;
+    }).puts.push({ table: 'webhookOutbox', key: endpointKey(id, w.seq), value: message satisfies OutboxMessage });
   }
 
-  /** Writes a window message's way out into the next result commit; it leaves the window once that is durable. */
-  private settleRow(w: Windowed, write: (entry: WalEntry) => void, after?: () => void): void {
+  /**
+   * Settles a window message in the next result commit, whose cursor then
+   * passes it; returns that commit's entry for whatever the caller writes
+   * with it (a move to the held rows). The message leaves the window once
+   * the commit is durable.
+   */
+  private settleRow(w: Windowed, after?: () => void): WalEntry {
     w.state = 'settling';
     const pending = this.pendingCommit();
-    write(pending.entry);
     pending.after.push(() => {
       this.window.delete(w.seq);
       this.states.get(w.message.endpoint)?.windowed.delete(w.seq);
       after?.();
     });
+    return pending.entry;
   }
 
   /** Starts what an endpoint's held rows allow. */
@@ -608,7 +607,7 @@ export class Dispatcher {
           state.held--;
         });
       } else {
-        this.settleRow(w, () => {}, () => state.inFlight.delete(seq));
+        this.settleRow(w, () => state.inFlight.delete(seq));
       }
       return;
     }

@@ -9,7 +9,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LogEvent } from '../../src/ledger/index.js';
 import { openStore, type WalEntry } from '../../src/wal/index.js';
-import { BUSY_ATTEMPTS_PER_TICK, PER_ENDPOINT_IN_FLIGHT_MAX, WEBHOOK_CURSOR_KEY, queuedMessage } from '../../src/webhooks/index.js';
+import { BUSY_ATTEMPTS_PER_TICK, PER_ENDPOINT_IN_FLIGHT_MAX, WEBHOOK_CURSOR_KEY, queuedMessage, type QueuedEvent } from '../../src/webhooks/index.js';
 import { order } from '../helpers/server.js';
 import { startWebhookTest, type WebhookTest } from '../helpers/webhook-setup.js';
 
@@ -39,9 +39,9 @@ function putsOf(entries: WalEntry[]): { table: string; key: unknown }[] {
 }
 
 /** Log numbers and events of the `webhook.queued` events in the log. */
-function queuedInLog(store: ReturnType<typeof openStore>): { seq: number; event: Extract<LogEvent, { type: 'webhook.queued' }> }[] {
-  const out: { seq: number; event: Extract<LogEvent, { type: 'webhook.queued' }> }[] = [];
-  for (const { key, value } of store.log.getRange({})) if ((value as LogEvent).type === 'webhook.queued') out.push({ seq: key as number, event: value as Extract<LogEvent, { type: 'webhook.queued' }> });
+function queuedInLog(store: ReturnType<typeof openStore>): { seq: number; event: QueuedEvent }[] {
+  const out: { seq: number; event: QueuedEvent }[] = [];
+  for (const { key, value } of store.log.getRange({})) if ((value as LogEvent).type === 'webhook.queued') out.push({ seq: key as number, event: value as QueuedEvent });
   return out;
 }
 
