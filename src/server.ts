@@ -219,7 +219,7 @@ function buildParts(config: Config, options: ServerOptions, storage: Storage, se
     newRefillId: () => nextRefillId++,
     orderNumbers: new OrderNumbers(lastOrderNumber(store)),
     renderAnswer,
-    webhookMessages: (account, order, refill, atMs) => webhooks.outbox.messages(account, order, refill, atMs),
+    withWebhookMessages: (events, account, order, refill, atMs) => webhooks.outbox.withMessages(events, account, order, refill, atMs),
   };
   const registry = new Registry(store, wal, clock, actorContext, config.defaultRateLimitPerMinute);
   const sweeper = new IdempotencySweeper(store, wal, clock, actorContext.idempotencyRetentionMs);

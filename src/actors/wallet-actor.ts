@@ -44,11 +44,11 @@ export interface ActorContext {
    */
   renderAnswer(outcome: Outcome, requestId: string): { status: number; body: string };
   /**
-   * The webhook messages (log events) for a change of an order or refill,
-   * added to the entry's events so they are written in the same commit as
-   * the change. Injected (src/webhooks), absent where there are no webhooks.
+   * The change's events with its webhook messages, so they are written in
+   * the same commit as the change (the events unchanged when no endpoint
+   * wants it). Injected (src/webhooks), absent where there are no webhooks.
    */
-  webhookMessages?(account: number, order: OrderRecord | null, refill: RefillRecord | null, atMs: number): readonly LogEvent[];
+  withWebhookMessages?(events: LogEvent[], account: number, order: OrderRecord | null, refill: RefillRecord | null, atMs: number): LogEvent[];
 }
 
 export interface Delivery {
@@ -136,10 +136,9 @@ export class WalletActor {
       (this.pendingOrders ??= new Map()).set(order.id, order);
     }
     if (decision.refill !== null) puts.push({ table: 'refills', key: decision.refill.id, value: decision.refill });
-    if ((order !== null || decision.refill !== null) && this.ctx.webhookMessages !== undefined) {
-      // Appended after the change's own events: the decision's array is left as it is.
-      const messages = this.ctx.webhookMessages(this.id, order, decision.refill, now.wallMs);
-      if (messages.length > 0) entry.events = [...decision.events, ...messages];
+    if ((order !== null || decision.refill !== null) && this.ctx.withWebhookMessages !== undefined) {
+      // A new array when there are messages: the decision's own is left as it is.
+      entry.events = this.ctx.withWebhookMessages(decision.events, this.id, order, decision.refill, now.wallMs);
     }
     const idem = decision.remember === null || command.kind !== 'order' ? null : this.remember(decision, command.requestId, now.wallMs);
     if (idem !== null) {

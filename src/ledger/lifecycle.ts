@@ -5,7 +5,8 @@
  * verify and the API front ends (v1 and v2) call them.
  */
 import { FINAL_STATUSES } from './rules.js';
-import type { OrderRecord, OrderStatus, OrderStatusView, RefillStatus, ServiceRecord } from './records.js';
+import type { OrderExtras } from './order-types.js';
+import type { LogEvent, OrderRecord, OrderStatus, OrderStatusView, RefillStatus, ServiceRecord } from './records.js';
 
 /** How many orders or refills one customer request may name (cancel, refill, batch status). */
 export const BATCH_IDS_MAX = 100;
@@ -13,19 +14,26 @@ export const DAY_MS = 86_400_000;
 
 /** What a status read shows of an order, as data (see OrderStatusView). */
 export function statusView(order: OrderRecord): OrderStatusView {
-  const view: OrderStatusView = {
-    id: order.id,
-    number: order.number ?? null,
-    status: order.status,
-    quantity: order.quantity,
-    charge: order.charge,
-    startCount: order.startCount ?? null,
-    remains: remainsShown(order),
-  };
-  const runs = order.extras?.runs;
+  return withDripFeed({ id: order.id, number: order.number ?? null, status: order.status, quantity: order.quantity, charge: order.charge, startCount: order.startCount ?? null, remains: remainsShown(order) }, order.extras);
+}
+
+/**
+ * What a status read showed of an order just placed, from its order.placed
+ * event alone: equal to statusView of the order the placement wrote (a
+ * placement's webhook message is rendered from it; test/ledger covers the
+ * equality).
+ */
+export function placedStatusView(placed: Extract<LogEvent, { type: 'order.placed' }>): OrderStatusView {
+  const status: OrderStatus = 'pending';
+  return withDripFeed({ id: placed.order, number: placed.number ?? null, status, quantity: placed.quantity, charge: placed.charge, startCount: null, remains: remainsShown({ status, quantity: placed.quantity, remains: null }) }, placed.extras);
+}
+
+/** `runs` and `interval` are shown for a drip-feed order only. */
+function withDripFeed(view: OrderStatusView, extras: OrderExtras | undefined): OrderStatusView {
+  const runs = extras?.runs;
   if (runs !== undefined) {
     view.runs = runs;
-    view.interval = order.extras!.interval!;
+    view.interval = extras!.interval!;
   }
   return view;
 }

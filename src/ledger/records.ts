@@ -175,6 +175,14 @@ export type LogEvent =
       /** Absent for a Default order with no extras. charge = quantity × rate × (extras.runs ?? 1). */
       orderType?: OrderType;
       extras?: OrderExtras;
+      /**
+       * The webhook endpoints told of this placement (absent when none): the
+       * event implies one order.updated message to each, its data the
+       * order as placed (placedStatusView). A placement is the one change
+       * every order has, so its messages cost the order path no event of
+       * their own (src/webhooks/outbox.ts). Moves no money.
+       */
+      webhooks?: number[];
     }
   | { type: 'order.rejected'; atMs: number; account: number; idempotencyKey: string; code: string }
   | {

@@ -1,6 +1,7 @@
 /**
- * The outbox's delivering side. New messages are `webhook.queued` events of
- * the log, in the order they were written (outbox.ts); the dispatcher reads
+ * The outbox's delivering side. New messages are in the log, in the order
+ * they were written: `webhook.queued` events, or implied by an order.placed
+ * event that names its endpoints (outbox.ts); the dispatcher reads
  * the log from its cursor into a bounded window of messages and posts from
  * it with bounded concurrency (in total and per endpoint). A message
  * whose endpoint cannot take it now (failing, backing off after a failure,
@@ -52,7 +53,7 @@ import { retryDelayMs } from './backoff.js';
 import type { WebhookDirectory } from './directory.js';
 import { startCursor } from './legacy-queue.js';
 import { messageBody, messageHeaders } from './message.js';
-import { queuedMessage } from './outbox.js';
+import { placementMessage, queuedMessage } from './outbox.js';
 import { endpointKey, heldEndpoints, type AttemptOutcome, type DeliveryAttempt, type OutboxMessage, type QueuedMessage, type WebhookEndpoint } from './records.js';
 import type { AttemptResult } from './sender.js';
 
@@ -121,8 +122,8 @@ interface EndpointState {
   nextAttemptAtMs: number;
   /** Sequence → subject of messages in flight (or delivered and awaiting their removal), from either source. */
   inFlight: Map<number, string>;
-  /** Sequence → subject of this endpoint's messages in the window, whatever their state. */
-  windowed: Map<number, string>;
+  /** Log number → this endpoint's messages in the window, whatever their state. */
+  windowed: Map<number, Windowed>;
   /** True while the endpoint has held rows (or rows being moved there): its new messages join them. */
   holding: boolean;
   /** Its window messages being moved to the held rows (commits not yet durable). */
@@ -136,6 +137,9 @@ interface EndpointState {
 
 /** A message read from the log into the window. */
 interface Windowed {
+  /** Its key in the window (a placement's event implies one message per endpoint, all at the event's log number). */
+  slot: number;
+  /** The log number of the event that holds or implies it. */
   seq: number;
   message: QueuedMessage;
   state: 'waiting' | 'sending' | 'settling';
@@ -163,8 +167,9 @@ export class Dispatcher {
   private readonly states = new Map<number, EndpointState>();
   /** Endpoints that may have held messages to send. */
   private readonly work = new Set<number>();
-  /** Messages read from the log and not yet settled, in log order (a Map keeps insertion order). */
+  /** Messages read from the log and not yet settled, in log order (a Map keeps insertion order), by slot. */
   private readonly window = new Map<number, Windowed>();
+  private nextSlot = 0;
   /** Every log event below this number has been read: its message is in the window, held, or settled. */
   private cursor: number;
   /** The cursor as durable (or in a result commit on its way), which only grows. */
@@ -332,10 +337,7 @@ export class Dispatcher {
 
   /** The endpoint's messages in the window that are not on their way out (its own `windowed` index, not a walk of the whole window). */
   private *undelivered(endpoint: number): Generator<Windowed> {
-    for (const seq of this.states.get(endpoint)?.windowed.keys() ?? []) {
-      const w = this.window.get(seq);
-      if (w !== undefined && w.state !== 'settling') yield w;
-    }
+    for (const w of this.states.get(endpoint)?.windowed.values() ?? []) if (w.state !== 'settling') yield w;
   }
 
   /** The endpoint's delivery log, newest first. */
@@ -419,19 +421,27 @@ export class Dispatcher {
         read++;
         this.cursor = seq + 1;
         const event = value as LogEvent;
-        if (event.type !== 'webhook.queued') continue;
-        this.unread = Math.max(0, this.unread - 1);
-        const message = queuedMessage(event);
-        const state = this.state(message.endpoint);
-        // Moved to the held rows before a restart, above the cursor then: not read twice.
-        if (state.holding && this.store.tables.webhookOutbox.doesExist(endpointKey(message.endpoint, seq))) continue;
-        this.window.set(seq, { seq, message, state: 'waiting' });
-        state.windowed.set(seq, message.subject);
+        if (event.type === 'webhook.queued') this.admit(seq, queuedMessage(event));
+        else if (event.type === 'order.placed' && event.webhooks !== undefined) for (const endpoint of event.webhooks) this.admit(seq, placementMessage(event, endpoint));
+        else continue;
+        // (A placement's messages all come in together, so the window may pass windowMax by a few.)
         if (this.window.size >= this.options.windowMax) break;
       }
       events += read;
       if (read < LOG_PAGE && this.window.size < this.options.windowMax) this.caughtUp = true;
     }
+  }
+
+  /** A message just read from the log at `seq` joins the window (unless it was moved to the held rows before a restart). */
+  private admit(seq: number, message: QueuedMessage): void {
+    this.unread = Math.max(0, this.unread - 1);
+    const state = this.state(message.endpoint);
+    // Moved to the held rows before a restart, above the cursor then: not read twice.
+    if (state.holding && this.store.tables.webhookOutbox.doesExist(endpointKey(message.endpoint, seq))) return;
+    const slot = this.nextSlot++;
+    const w: Windowed = { slot, seq, message, state: 'waiting' };
+    this.window.set(slot, w);
+    state.windowed.set(seq, w);
   }
 
   /** Where the cursor may be: the first window message not yet settled, else past everything read. */
@@ -518,7 +528,7 @@ export class Dispatcher {
     w.state = 'settling';
     const pending = this.pendingCommit();
     pending.after.push(() => {
-      this.window.delete(w.seq);
+      this.window.delete(w.slot);
       this.states.get(w.message.endpoint)?.windowed.delete(w.seq);
       after?.();
     });
@@ -543,7 +553,7 @@ export class Dispatcher {
     if (state.inFlight.size >= this.options.perEndpointMax) return;
     const blocked = new Set(state.inFlight.values());
     // Messages of this endpoint still in the window (being moved here, or in flight) come first.
-    for (const subject of state.windowed.values()) blocked.add(subject);
+    for (const w of state.windowed.values()) blocked.add(w.message.subject);
     let seen = 0;
     for (const { key, value } of this.store.tables.webhookOutbox.getRange({ start: [id], end: [id + 1], limit: this.options.pageSize })) {
       seen++;
@@ -709,6 +719,10 @@ function readCursor(store: Store): number {
 /** Messages in the log from `from` on (once, when the process starts: the backlog gauge counts from here). */
 function countMessages(store: Store, from: number): number {
   let n = 0;
-  for (const { value } of store.log.getRange({ start: from })) if ((value as LogEvent).type === 'webhook.queued') n++;
+  for (const { value } of store.log.getRange({ start: from })) {
+    const event = value as LogEvent;
+    if (event.type === 'webhook.queued') n++;
+    else if (event.type === 'order.placed' && event.webhooks !== undefined) n += event.webhooks.length;
+  }
   return n;
 }

@@ -1,12 +1,21 @@
 /**
  * The outbox's writing side, called by the wallet actor while it builds a
  * commit: for each enabled endpoint of the account that subscribed to the
- * change's event type, one `webhook.queued` event goes into the same
- * WalEntry (so the same LMDB transaction and sync) as the order or refill
- * row it reports. A change is therefore never durable without its
- * messages, and a message is never written for a change that was not. On
- * the order path this costs one Map look-up when the account has no
- * endpoint.
+ * change's event type, one message goes into the same WalEntry (so the same
+ * LMDB transaction and sync) as the order or refill row it reports. A
+ * change is therefore never durable without its messages, and a message is
+ * never written for a change that was not. On the order path this costs
+ * one Map look-up when the account has no endpoint.
+ *
+ * Two forms, one meaning. A placement (every order's first change, and the
+ * one a busy reseller makes thousands of times a second) names its
+ * endpoints in its own order.placed event (`webhooks`), and its message is
+ * derived from that event when read (`placementMessage`): no event, id or
+ * status view of its own to build, encode and put on the order path (3 to
+ * 5 points of on ÷ off in CPU-bound runs: bench/RESULTS.md, session 11).
+ * Any other change (progress, status, cancel, refill) gets a
+ * `webhook.queued` event of its own, holding the status view or refill as
+ * the change left it, since no event of those changes holds all of it.
  *
  * The messages are events of the log itself, numbered in its sequence, and
  * the dispatcher reads them from there. The log's last page is written by
@@ -16,13 +25,14 @@
  * more per commit, a fifth more bytes to sync (bench/RESULTS.md, session
  * 10). Delivery progress is one cursor in `meta` (see dispatcher.ts).
  */
-import { randomFillSync } from 'node:crypto';
-import { statusView, type LogEvent, type OrderRecord, type RefillRecord } from '../ledger/index.js';
+import { createHash, randomFillSync } from 'node:crypto';
+import { placedStatusView, statusView, type LogEvent, type OrderRecord, type RefillRecord } from '../ledger/index.js';
 import { renderRefill, renderStatusView } from '../render.js';
 import type { WebhookDirectory } from './directory.js';
 import type { QueuedMessage } from './records.js';
 
 export type QueuedEvent = Extract<LogEvent, { type: 'webhook.queued' }>;
+export type PlacedEvent = Extract<LogEvent, { type: 'order.placed' }>;
 
 export class Outbox {
   constructor(
@@ -31,10 +41,24 @@ export class Outbox {
     private readonly written: (messages: number) => void,
   ) {}
 
-  /** The messages for this change (none when the account has no endpoint that wants it). */
-  messages(account: number, order: OrderRecord | null, refill: RefillRecord | null, atMs: number): QueuedEvent[] {
+  /**
+   * The change's events with its messages (the events as they are when the
+   * account has no endpoint that wants the change). A placement's messages
+   * are implied by its order.placed event, which names the endpoints
+   * (`webhooks`); any other change gets one `webhook.queued` event per
+   * message after its own events.
+   */
+  withMessages(events: LogEvent[], account: number, order: OrderRecord | null, refill: RefillRecord | null, atMs: number): LogEvent[] {
     const endpoints = this.directory.forAccount(account);
-    if (endpoints.length === 0) return NONE;
+    if (endpoints.length === 0) return events;
+    const placed = placement(events, order, refill);
+    if (placed !== null) {
+      let webhooks: number[] | null = null;
+      for (const endpoint of endpoints) if (endpoint.enabled && endpoint.events.includes('order.updated')) (webhooks ??= []).push(endpoint.id);
+      if (webhooks === null) return events;
+      this.written(webhooks.length);
+      return [{ ...placed, webhooks }];
+    }
     const view = order === null ? null : statusView(order);
     const out: QueuedEvent[] = [];
     for (const endpoint of endpoints) {
@@ -43,12 +67,18 @@ export class Outbox {
       if (view !== null && endpoint.events.includes('order.updated')) out.push({ type: 'webhook.queued', atMs, account, webhook: endpoint.id, id: messageId(), order: view });
       if (refill !== null && endpoint.events.includes('refill.updated')) out.push({ type: 'webhook.queued', atMs, account, webhook: endpoint.id, id: messageId(), refill });
     }
-    if (out.length > 0) this.written(out.length);
-    return out;
+    if (out.length === 0) return events;
+    this.written(out.length);
+    return [...events, ...out];
   }
 }
 
-const NONE: QueuedEvent[] = [];
+/** The order.placed event when the change is a placement and nothing else (a decision that places writes that one event). */
+function placement(events: LogEvent[], order: OrderRecord | null, refill: RefillRecord | null): PlacedEvent | null {
+  if (order === null || refill !== null || events.length !== 1) return null;
+  const event = events[0]!;
+  return event.type === 'order.placed' && event.order === order.id ? event : null;
+}
 
 /**
  * Random bytes for webhook-ids, drawn 4 KiB at a time: on this project's
@@ -71,6 +101,20 @@ function messageId(): Buffer {
   idPool.copy(id, 0, idOffset, idOffset + ID_BYTES);
   idOffset += ID_BYTES;
   return id;
+}
+
+/**
+ * The message a placement implies for one of the endpoints its event names.
+ * Its webhook-id is derived, not stored: the first 16 bytes of SHA-256 over
+ * the order's id and the endpoint's, so every read of the event (a retry,
+ * a resend after a crash) gives the same id, and since order ids are random
+ * and a placement happens once per order, no other message has it, in this
+ * database or any other (a restored copy resends the same message under the
+ * same id, which is what a receiver's de-duplication wants).
+ */
+export function placementMessage(event: PlacedEvent, endpoint: number): QueuedMessage {
+  const id = `msg_${createHash('sha256').update(`${event.order}\n${endpoint}`).digest('hex').slice(0, 32)}`;
+  return { id, type: 'order.updated', atMs: event.atMs, subject: event.order, data: `{${renderStatusView(placedStatusView(event))}}`, endpoint };
 }
 
 /** The message a `webhook.queued` event holds, with its body's data rendered now by the functions the status reads use. */

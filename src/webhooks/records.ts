@@ -1,7 +1,8 @@
 /**
  * What the webhook tables hold. `webhooks`: one endpoint per id. New
- * messages are not rows: they are `webhook.queued` events of the log,
- * written by the wallet actor in the commit of the change they report, and
+ * messages are not rows: they are in the log (`webhook.queued` events, or
+ * implied by an order.placed event that names its endpoints), written by
+ * the wallet actor in the commit of the change they report, and
  * the dispatcher's cursor (`meta`) says how far they are settled.
  * `webhookOutbox`: the messages held back, per endpoint and in log order
  * (the endpoint is failing, backing off, disabled or slow), read a page at

@@ -1,7 +1,7 @@
 /**
  * Webhooks assembled: the endpoint directory, the outbox the wallet actors
  * write into, the sender with its limits and the dispatcher that delivers.
- * The composition root builds one and hands `outbox.messages` to the actors.
+ * The composition root builds one and hands `outbox.withMessages` to the actors.
  */
 import type { Clock } from '../clock.js';
 import type { Store, Wal } from '../wal/index.js';

@@ -15,7 +15,7 @@ import { ManualClock } from '../../src/clock.js';
 import { errorOutcome, renderError, type ErrorOutcome } from '../../src/errors.js';
 import { renderAnswer } from '../../src/http/answer.js';
 import { MICRO_MAX, multiplyMicro, parseMicro } from '../../src/money/index.js';
-import { FINAL_STATUSES, withServiceDefaults, isUnlimited, type Channel, type IdempotencyRecord, type OrderRecord, type OrderStatus, type ServiceRecord, type WalletRecord } from '../../src/ledger/index.js';
+import { FINAL_STATUSES, placedStatusView, statusView, withServiceDefaults, isUnlimited, type Channel, type IdempotencyRecord, type OrderRecord, type OrderStatus, type ServiceRecord, type WalletRecord } from '../../src/ledger/index.js';
 
 type OrderCommand = Extract<Command, { kind: 'order' }>;
 
@@ -275,6 +275,21 @@ describe('check order: BANNED > RATE > VALIDATION > SERVICE > QTY > FORCEJOIN > 
 });
 
 describe('accepted order', () => {
+  it("the order.placed event alone says what a status read shows of the order placed (a placement's webhook message is rendered from it)", () => {
+    const clock = new ManualClock();
+    const now = nowOf(clock);
+    const plain = orderCommand({ number: 5, service: makeService({ min: 1 }), input: { serviceId: 7, target: 'https://x.test/u', quantity: 30 } });
+    const drip = orderCommand({ service: makeService({ min: 1, dripfeed: true }), input: { serviceId: 7, target: 'https://x.test/u', quantity: 30, extras: { runs: 4, interval: 15 } } });
+    for (const command of [plain, drip]) {
+      const d = run(initialState(makeWallet({ credits: micro('100') }), now.monotonicMs), command, now);
+      const placed = d.events[0]!;
+      if (placed.type !== 'order.placed') throw new Error(`expected order.placed, got ${placed.type}`);
+      expect(placedStatusView(placed)).toEqual(statusView(d.order!));
+    }
+    const d = run(initialState(makeWallet({ credits: micro('100') }), now.monotonicMs), drip, now);
+    expect(statusView(d.order!)).toMatchObject({ status: 'pending', remains: 30, startCount: null, runs: 4, interval: 15 });
+  });
+
   it('debits exactly quantity × rate, emits one order.placed event and an order record with its rate', () => {
     const clock = new ManualClock();
     const now = nowOf(clock);

@@ -1,7 +1,7 @@
 /**
- * The webhook queue: the order path writes every message as an event of the
- * log, in the commit of the change it reports (so it costs no B-tree of its
- * own), delivery progress is one cursor, and only messages whose endpoint
+ * The webhook queue: the order path writes every message into the log, in
+ * the commit of the change it reports (so it costs no B-tree of its own; a
+ * placement's messages are implied by its own event), delivery progress is one cursor, and only messages whose endpoint
  * cannot take them are moved to per-endpoint held rows. Real server, real
  * LMDB, a real local receiver; signatures checked with the
  * `standardwebhooks` package.
@@ -9,7 +9,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LogEvent } from '../../src/ledger/index.js';
 import { openStore, type WalEntry } from '../../src/wal/index.js';
-import { BUSY_ATTEMPTS_PER_TICK, PER_ENDPOINT_IN_FLIGHT_MAX, WEBHOOK_CURSOR_KEY, queuedMessage, type QueuedEvent } from '../../src/webhooks/index.js';
+import { BUSY_ATTEMPTS_PER_TICK, PER_ENDPOINT_IN_FLIGHT_MAX, WEBHOOK_CURSOR_KEY, placementMessage, queuedMessage, type PlacedEvent, type QueuedEvent, type QueuedMessage } from '../../src/webhooks/index.js';
 import { order } from '../helpers/server.js';
 import { startWebhookTest, type WebhookTest } from '../helpers/webhook-setup.js';
 
@@ -38,37 +38,61 @@ function putsOf(entries: WalEntry[]): { table: string; key: unknown }[] {
   return entries.flatMap((e) => e.puts.map((p) => ({ table: p.table, key: p.key })));
 }
 
-/** Log numbers and events of the `webhook.queued` events in the log. */
-function queuedInLog(store: ReturnType<typeof openStore>): { seq: number; event: QueuedEvent }[] {
-  const out: { seq: number; event: QueuedEvent }[] = [];
-  for (const { key, value } of store.log.getRange({})) if ((value as LogEvent).type === 'webhook.queued') out.push({ seq: key as number, event: value as QueuedEvent });
+/** Every message in the log, with the log number of the event that holds it (`webhook.queued`) or implies it (order.placed naming endpoints). */
+function messagesInLog(store: ReturnType<typeof openStore>): { seq: number; form: 'placement' | 'queued'; message: QueuedMessage }[] {
+  const out: { seq: number; form: 'placement' | 'queued'; message: QueuedMessage }[] = [];
+  for (const { key, value } of store.log.getRange({})) {
+    const event = value as LogEvent;
+    if (event.type === 'webhook.queued') out.push({ seq: key as number, form: 'queued', message: queuedMessage(event as QueuedEvent) });
+    if (event.type === 'order.placed') for (const endpoint of event.webhooks ?? []) out.push({ seq: key as number, form: 'placement', message: placementMessage(event as PlacedEvent, endpoint) });
+  }
   return out;
 }
 
 describe('webhook queue', () => {
-  it('writes every message as a log event in the commit of its order; while receivers answer, nothing is written per endpoint and the cursor passes them all', async () => {
+  it('writes every message into the commit of its order (a placement names its endpoints in its own event); while receivers answer, nothing is written per endpoint and the cursor passes them all', async () => {
     setup = await startWebhookTest({ random: 0.5 });
     const { t, receiver, creds, service, register } = setup;
-    for (const path of ['/a', '/b', '/c']) await register(path, ['order.updated']);
+    const endpoints: number[] = [];
+    for (const path of ['/a', '/b', '/c']) endpoints.push(await register(path, ['order.updated']));
     const entries = recordEntries(setup);
-    for (let i = 0; i < 10; i++) expect((await t.api('POST', '/api/v1/order', creds, order(service, 5))).status).toBe(201);
+    const placed: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      const r = await t.api('POST', '/api/v1/order', creds, order(service, 5));
+      expect(r.status).toBe(201);
+      placed.push(r.body.order);
+    }
+    const asPlaced = await t.api('GET', `/api/v1/status?order=${placed[0]}`, creds);
+    // One later change of the first order: its message is an event of its own, with the status view as the change left it.
+    const moved = await t.admin('POST', `/admin/v1/orders/${placed[0]}/status`, { status: 'processing' });
+    expect(moved.status, moved.text).toBe(200);
     await t.server.webhooks.dispatcher.idle();
-    await receiver.waitFor((r) => r.length === 30);
+    await receiver.waitFor((r) => r.length === 33);
     expect(receiver.received.every((r) => r.verified)).toBe(true);
-    for (const path of ['/a', '/b', '/c']) expect(receiver.received.filter((r) => r.path === path)).toHaveLength(10);
-    // Each order's entry carries its placement and one message per endpoint: one commit.
+    for (const path of ['/a', '/b', '/c']) expect(receiver.received.filter((r) => r.path === path)).toHaveLength(11);
+    // Each placement's entry is its order.placed event alone, naming the three endpoints: one commit, no event per message.
     const placements = entries.filter((e) => e.events.some((ev) => ev.type === 'order.placed'));
     expect(placements).toHaveLength(10);
-    for (const e of placements) expect(e.events.filter((ev) => ev.type === 'webhook.queued')).toHaveLength(3);
+    for (const e of placements) expect(e.events.map((ev) => (ev.type === 'order.placed' ? ev.webhooks : ev.type))).toEqual([endpoints]);
+    const cancel = entries.find((e) => e.events.some((ev) => ev.type === 'order.status'))!;
+    expect(cancel.events.filter((ev) => ev.type === 'webhook.queued')).toHaveLength(3);
     const puts = putsOf(entries);
     expect(puts.filter((p) => p.table === 'webhookOutbox' || p.table === 'webhookQueue')).toEqual([]);
-    expect(entries.flatMap((e) => e.removes ?? [])).toEqual([]);
+    expect(entries.flatMap((e) => e.removes ?? []).filter((r) => r.table.startsWith('webhook'))).toEqual([]);
     const { store } = t.server.context;
-    const queued = queuedInLog(store);
-    expect(queued).toHaveLength(30);
-    expect(new Set(queued.map((q) => queuedMessage(q.event).id))).toEqual(new Set(receiver.received.map((r) => r.id)));
+    const messages = messagesInLog(store);
+    expect(messages.filter((m) => m.form === 'placement')).toHaveLength(30);
+    expect(messages.filter((m) => m.form === 'queued')).toHaveLength(3);
+    // The ids the receiver saw are the ones the log gives on every read (derived for placements, stored for the others), each once.
+    expect(new Set(messages.map((m) => m.message.id))).toEqual(new Set(receiver.received.map((r) => r.id)));
+    expect(new Set(receiver.received.map((r) => r.id)).size).toBe(33);
+    // The placement's body is the order as GET /status showed it then; the later change's shows the order moved.
+    const first = receiver.received.filter((r) => r.path === '/a' && r.json.data['order'] === placed[0]);
+    const { ok: _ok, ...fields } = asPlaced.body;
+    expect(first[0]!.json).toEqual({ type: 'order.updated', timestamp: expect.stringMatching(/Z$/), data: fields });
+    expect(first.map((r) => r.json.data['status'])).toEqual(['pending', 'processing']);
     // Delivery progress is one number, past every message.
-    expect(store.tables.meta.get(WEBHOOK_CURSOR_KEY)).toBeGreaterThan(queued[queued.length - 1]!.seq);
+    expect(store.tables.meta.get(WEBHOOK_CURSOR_KEY)).toBeGreaterThan(messages[messages.length - 1]!.seq);
     expect(store.tables.webhookOutbox.getCount()).toBe(0);
   });
 
@@ -86,7 +110,8 @@ describe('webhook queue', () => {
     await t.server.close();
     // As if the process had died before the commit that moved the cursor past both messages was durable.
     const store = openStore(t.dir);
-    const [message] = queuedInLog(store);
+    const [message] = messagesInLog(store);
+    expect(message!.form).toBe('placement');
     expect(store.tables.meta.get(WEBHOOK_CURSOR_KEY)).toBeGreaterThan(message!.seq);
     await store.tables.meta.put(WEBHOOK_CURSOR_KEY, message!.seq);
     await store.close();
