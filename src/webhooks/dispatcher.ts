@@ -269,6 +269,13 @@ export class Dispatcher {
    */
   written(messages: number): void {
     this.unread += messages;
+    // While the window is full (a saturated order path writes far more
+    // messages than it lets out) a look could read nothing: the window's
+    // next settle passes again, and reads, once it has room.
+    if (this.window.size >= this.options.windowMax) {
+      this.caughtUp = false;
+      return;
+    }
     if (this.nudged) return;
     this.nudged = true;
     setImmediate(() => {

@@ -11,9 +11,8 @@
  * one a busy reseller makes thousands of times a second) names its
  * endpoints in its own order.placed event (`webhooks`), and its message is
  * derived from that event when read (`placementMessage`): no event, id or
- * status view of its own to build, encode and put on the order path (3 to
- * 5 points of on ÷ off in CPU-bound runs: bench/RESULTS.md, session 11).
- * Any other change (progress, status, cancel, refill) gets a
+ * status view of its own to build, encode and put on the order path
+ * (bench/RESULTS.md, session 11, says what that measured). Any other change (progress, status, cancel, refill) gets a
  * `webhook.queued` event of its own, holding the status view or refill as
  * the change left it, since no event of those changes holds all of it.
  *
