@@ -26,6 +26,8 @@ export interface Variant {
   /** Extra order.js options for this variant (e.g. its scenario). */
   args: string[];
   orders: number[];
+  /** Each server's mean durable orders/s over its measured runs (runs of one server are alike, so this is the independent sample). */
+  serverOrders: number[];
   p99: number[];
   commitMs: number[];
   /** Disk KB written per commit (the data directory's device, every process). */
@@ -67,7 +69,7 @@ export function interleaveArgs(values: { rounds: string; runs: string; duration:
 }
 
 export function variant(name: string, entry: string, env: Record<string, string> = {}, args: string[] = []): Variant {
-  return { name, entry, env, args, orders: [], p99: [], commitMs: [], diskKb: [] };
+  return { name, entry, env, args, orders: [], serverOrders: [], p99: [], commitMs: [], diskKb: [] };
 }
 
 /** `K=V` pairs from a repeatable command-line option. */
@@ -118,6 +120,7 @@ export async function interleave(variants: Variant[], orderArgs: string[], round
           const kb = diskKbPerCommit(r);
           if (kb !== null) v.diskKb.push(kb);
         }
+        if (reports.length > 0) v.serverOrders.push(meanSe(reports.map((r) => r.durableOrdersPerS)).mean);
         log(`round ${round} ${v.name}: ${reports.map((r) => f0(r.durableOrdersPerS)).join(', ')} durable orders/s`);
       }
     }
@@ -131,6 +134,21 @@ export function meanSe(values: number[]): MeanSe {
   if (values.length < 2) return { mean, se: 0 };
   const variance = values.reduce((a, b) => a + (b - mean) ** 2, 0) / (values.length - 1);
   return { mean, se: Math.sqrt(variance / values.length) };
+}
+
+/**
+ * `other ÷ base` of durable orders/s, twice: with every run counted (the
+ * figure of earlier sessions), and with each server counted once. The two
+ * runs of one server are alike (a server that starts slow stays slow), so
+ * the first standard error is too small; the second is the honest one.
+ */
+export function describeRatio(name: string, other: Pick<Variant, 'orders' | 'serverOrders'>, base: Pick<Variant, 'orders' | 'serverOrders'>): string {
+  const [o, b] = [meanSe(other.orders), meanSe(base.orders)];
+  const [os, bs] = [meanSe(other.serverOrders), meanSe(base.serverOrders)];
+  return (
+    `${name} = ${(o.mean / b.mean).toFixed(2)} ± ${ratioSe(o, b).toFixed(2)} counting every run; ` +
+    `${(os.mean / bs.mean).toFixed(3)} ± ${ratioSe(os, bs).toFixed(3)} counting each server once (${base.serverOrders.length} and ${other.serverOrders.length} servers)`
+  );
 }
 
 /** The standard error of a ratio of two independent means (first-order propagation). */

@@ -6,7 +6,7 @@
  */
 import { tmpdir } from 'node:os';
 import { parseArgs } from 'node:util';
-import { interleave, interleaveArgs, interleaveOptions, meanSe, ratioSe, type Variant } from './interleave.js';
+import { describeRatio, interleave, interleaveArgs, interleaveOptions, meanSe, type Variant } from './interleave.js';
 import { describeSyncLatency, measureSyncLatency } from './sync-latency.js';
 import { f0, f1, f2, log, setLogPrefix } from './util.js';
 
@@ -58,8 +58,7 @@ export async function compareTwo(c: Comparison): Promise<void> {
     const o = meanSe(v.orders);
     lines.push(`| ${v.name} | ${v.orders.length} | ${f0(o.mean)} ± ${f0(o.se)} | ${f0(Math.min(...v.orders))} – ${f0(Math.max(...v.orders))} | ${f2(meanSe(v.p99).mean)} | ${f2(meanSe(v.commitMs).mean)} | ${v.diskKb.length === 0 ? 'n/a' : f1(meanSe(v.diskKb).mean)} |`);
   }
-  const [base, other] = [meanSe(c.variants[0].orders), meanSe(c.variants[1].orders)];
-  process.stdout.write(`${lines.join('\n')}\n\n${c.ratioName} = ${(other.mean / base.mean).toFixed(2)} ± ${ratioSe(other, base).toFixed(2)} (target ≥ 0.90)\n${syncLatency}.\n`);
+  process.stdout.write(`${lines.join('\n')}\n\n${describeRatio(c.ratioName, c.variants[1], c.variants[0])} (target ≥ 0.90)\n${syncLatency}.\n`);
 }
 
 /** Runs a comparison as a script's main, exiting 1 with the stack on failure. */

@@ -83,16 +83,18 @@ async function main(): Promise<void> {
   await interleave(variants, args, rounds);
   const after = describeSyncLatency(measureSyncLatency(tmpdir()));
   const base = meanSe(variants[0]!.orders);
+  const baseServers = meanSe(variants[0]!.serverOrders);
   const lines = [
-    `| variant | server | environment | options | runs | durable orders/s, mean ± SE | ÷ ${variants[0]!.name} | p99 ms (mean) | ms per commit (mean) | disk KB per commit (mean) |`,
-    '|---|---|---|---|---:|---:|---:|---:|---:|---:|',
+    `| variant | server | environment | options | runs | durable orders/s, mean ± SE | ÷ ${variants[0]!.name} | ÷ ${variants[0]!.name}, each server once | p99 ms (mean) | ms per commit (mean) | disk KB per commit (mean) |`,
+    '|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const v of variants) {
     const o = meanSe(v.orders);
+    const s = meanSe(v.serverOrders);
     const env = Object.entries(v.env).map(([k, x]) => `${k}=${x}`).join(' ') || '—';
     lines.push(
       `| ${v.name} | ${v.entry === SERVER_MAIN ? 'dist/src/main.js' : v.entry} | ${env} | ${v.args.join(' ') || '—'} | ${v.orders.length} | ${f0(o.mean)} ± ${f0(o.se)} | ` +
-        `${f2(o.mean / base.mean)} ± ${f2(ratioSe(o, base))} | ${f2(meanSe(v.p99).mean)} | ${f2(meanSe(v.commitMs).mean)} | ${v.diskKb.length === 0 ? 'n/a' : f1(meanSe(v.diskKb).mean)} |`,
+        `${f2(o.mean / base.mean)} ± ${f2(ratioSe(o, base))} | ${(s.mean / baseServers.mean).toFixed(3)} ± ${ratioSe(s, baseServers).toFixed(3)} | ${f2(meanSe(v.p99).mean)} | ${f2(meanSe(v.commitMs).mean)} | ${v.diskKb.length === 0 ? 'n/a' : f1(meanSe(v.diskKb).mean)} |`,
     );
   }
   process.stdout.write(`${lines.join('\n')}\n\nBefore: ${before}.\nAfter: ${after}.\n`);

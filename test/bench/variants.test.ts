@@ -8,8 +8,24 @@
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readVariants } from '../../bench/http/variants.js';
+import { describeRatio } from '../../bench/http/interleave.js';
 import { SERVER_MAIN } from '../../bench/http/server-process.js';
 import { parseDiskWrites } from '../../bench/http/procstat.js';
+
+describe('the ratio of two variants', () => {
+  it('counts each server once as well as every run: alike runs of one server make the per-run error too small', () => {
+    // Two runs per server, alike within a server, servers far apart.
+    const base = { orders: [10_000, 10_100, 14_000, 14_100, 9_000, 9_100, 13_000, 13_100], serverOrders: [10_050, 14_050, 9_050, 13_050] };
+    const other = { orders: [9_000, 9_100, 12_600, 12_700, 8_100, 8_200, 11_700, 11_800], serverOrders: [9_050, 12_650, 8_150, 11_750] };
+    const text = describeRatio('on ÷ off', other, base);
+    const m = /^on ÷ off = (\d\.\d\d) ± (\d\.\d\d) counting every run; (\d\.\d{3}) ± (\d\.\d{3}) counting each server once \(4 and 4 servers\)$/.exec(text);
+    expect(m, text).not.toBeNull();
+    expect(Number(m![1])).toBeCloseTo(0.9, 2);
+    expect(Number(m![3])).toBeCloseTo(0.9, 2);
+    // Four servers, not eight runs: the honest error is the larger one.
+    expect(Number(m![4])).toBeGreaterThan(Number(m![2]));
+  });
+});
 
 describe('bench:variants: reading --variants', () => {
   it('gives each variant its server, environment and options; the default server is the build', () => {
