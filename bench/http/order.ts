@@ -35,7 +35,7 @@ import { formatProfile, summarizeProfile, type ProfileSummary } from './profile.
 import type { Scenario } from './protocol.js';
 import { openSession, type Session } from './scenario.js';
 import { RATE } from './seed.js';
-import { startSink } from './webhook-sink.js';
+import { startSink, type SinkKind } from './webhook-sink.js';
 import { SERVER_MAIN } from './server-process.js';
 import { describeSyncLatency, measureSyncLatency } from './sync-latency.js';
 import { f0, f1, f2, filesystemOf, log, positiveInt, shellArgs, sourceVersion, writeMarkedBlock, QUIET_OPTION_SPECS, quietOptions } from './util.js';
@@ -46,6 +46,8 @@ const HELP = `Usage: npm run bench:http -- [options]
                        (every order with a new Idempotency-Key)
   --webhooks           every load account registers a webhook endpoint (order.updated) at a local receiver, so each order is also a signed delivery
   --webhook-accounts N with --webhooks: only N load accounts (spread evenly) register one (default: all)
+  --sink node|uws      with --webhooks: the receiver's HTTP server, node:http (default) or uWebSockets.js (about half
+                       the CPU per delivery, taken from the same two cores)
   --webhooks-disabled  with --webhooks: register the endpoints disabled, so no message is written (the control for
                        webhooks on: the same set-up, the same admin requests, no webhooks)
   --accounts N         funded accounts to seed and rotate through (default 10000)
@@ -112,6 +114,8 @@ interface Options {
   webhookAccounts: number | null;
   /** With --webhooks: the endpoints are registered disabled (no message is written). */
   webhooksDisabled: boolean;
+  /** With --webhooks: the receiver's HTTP server. */
+  sink: SinkKind;
 }
 
 function parseOptions(argv: string[]): Options {
@@ -144,6 +148,7 @@ function parseOptions(argv: string[]): Options {
       webhooks: { type: 'boolean', default: false },
       'webhook-accounts': { type: 'string' },
       'webhooks-disabled': { type: 'boolean', default: false },
+      sink: { type: 'string', default: 'node' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -189,7 +194,13 @@ function parseOptions(argv: string[]): Options {
     webhooks: values.webhooks,
     webhookAccounts: values['webhook-accounts'] === undefined ? null : positiveInt('webhook-accounts', values['webhook-accounts']),
     webhooksDisabled: values['webhooks-disabled'],
+    sink: sinkKind(values.sink),
   };
+}
+
+function sinkKind(raw: string | undefined): SinkKind {
+  if (raw === 'node' || raw === 'uws') return raw;
+  throw new Error(`--sink is node or uws, not ${String(raw)}`);
 }
 
 function niceValue(raw: string): number {
@@ -298,7 +309,7 @@ async function main(): Promise<void> {
   };
   log(`${env.command} | ${env.source} | Node ${env.node} | ${env.cpu} × ${env.cores} | data on ${env.dataFs} | ${env.syncLatency}`);
 
-  const sink = options.webhooks ? await startSink() : null;
+  const sink = options.webhooks ? await startSink(options.sink) : null;
   if (sink !== null) {
     // The server (which inherits this environment) may post to the loopback receiver over http.
     process.env['WEBHOOKS_ALLOW_HTTP'] = 'true';
@@ -329,7 +340,10 @@ async function main(): Promise<void> {
       const report = await session.measure(`run ${i}`, options.duration, options);
       reports.push(report);
       process.stdout.write(`${describeRun(report)}\n  ${verdict(report, options)}\n\n`);
-      if (sink !== null) log(`webhook deliveries received so far: ${f0(sink.received())} over ${f0(sink.connections())} connections`);
+      if (sink !== null) {
+        const connections = sink.connections();
+        log(`webhook deliveries received so far: ${f0(sink.received())}${connections === null ? '' : ` over ${f0(connections)} connections`} (${options.sink} receiver)`);
+      }
     }
     const stop = await session.stop();
     process.stdout.write(
