@@ -53,7 +53,7 @@ import { retryDelayMs } from './backoff.js';
 import type { WebhookDirectory } from './directory.js';
 import { startCursor } from './legacy-queue.js';
 import { messageBody, messageHeaders } from './message.js';
-import { placementMessage, queuedMessage } from './outbox.js';
+import { messageCount, messagesIn } from './outbox.js';
 import { endpointKey, heldEndpoints, type AttemptOutcome, type DeliveryAttempt, type OutboxMessage, type QueuedMessage, type WebhookEndpoint } from './records.js';
 import type { AttemptResult } from './sender.js';
 
@@ -427,11 +427,8 @@ export class Dispatcher {
         const seq = key as number;
         read++;
         this.cursor = seq + 1;
-        const event = value as LogEvent;
-        if (event.type === 'webhook.queued') this.admit(seq, queuedMessage(event));
-        else if (event.type === 'order.placed' && event.webhooks !== undefined) for (const endpoint of event.webhooks) this.admit(seq, placementMessage(event, endpoint));
-        else continue;
-        // (A placement's messages all come in together, so the window may pass windowMax by a few.)
+        // A placement's messages all come in together, so the window may pass windowMax by a few.
+        for (const message of messagesIn(value as LogEvent)) this.admit(seq, message);
         if (this.window.size >= this.options.windowMax) break;
       }
       events += read;
@@ -726,10 +723,6 @@ function readCursor(store: Store): number {
 /** Messages in the log from `from` on (once, when the process starts: the backlog gauge counts from here). */
 function countMessages(store: Store, from: number): number {
   let n = 0;
-  for (const { value } of store.log.getRange({ start: from })) {
-    const event = value as LogEvent;
-    if (event.type === 'webhook.queued') n++;
-    else if (event.type === 'order.placed' && event.webhooks !== undefined) n += event.webhooks.length;
-  }
+  for (const { value } of store.log.getRange({ start: from })) n += messageCount(value as LogEvent);
   return n;
 }

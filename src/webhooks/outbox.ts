@@ -12,9 +12,11 @@
  * endpoints in its own order.placed event (`webhooks`), and its message is
  * derived from that event when read (`placementMessage`): no event, id or
  * status view of its own to build, encode and put on the order path
- * (bench/RESULTS.md, session 11, says what that measured). Any other change (progress, status, cancel, refill) gets a
- * `webhook.queued` event of its own, holding the status view or refill as
- * the change left it, since no event of those changes holds all of it.
+ * (bench/RESULTS.md, session 11, says what that measured). Any other
+ * change (progress, status, cancel, refill) gets a `webhook.queued` event
+ * of its own, holding the status view or refill as the change left it,
+ * since no event of those changes holds all of it. `messagesIn` and
+ * `messageCount` are the one reading of both forms.
  *
  * The messages are events of the log itself, numbered in its sequence, and
  * the dispatcher reads them from there. The log's last page is written by
@@ -115,6 +117,21 @@ export function placementMessage(event: PlacedEvent, endpoint: number): QueuedMe
   const id = `msg_${createHash('sha256').update(`${event.order}\n${endpoint}`).digest('hex').slice(0, 32)}`;
   return { id, type: 'order.updated', atMs: event.atMs, subject: event.order, data: `{${renderStatusView(placedStatusView(event))}}`, endpoint };
 }
+
+/** How many messages a log event holds or implies (0 for every other event). */
+export function messageCount(event: LogEvent): number {
+  if (event.type === 'webhook.queued') return 1;
+  return event.type === 'order.placed' ? (event.webhooks?.length ?? 0) : 0;
+}
+
+/** The messages a log event holds or implies, rendered now (none for every other event). */
+export function messagesIn(event: LogEvent): readonly QueuedMessage[] {
+  if (event.type === 'webhook.queued') return [queuedMessage(event)];
+  if (event.type === 'order.placed' && event.webhooks !== undefined) return event.webhooks.map((endpoint) => placementMessage(event, endpoint));
+  return NO_MESSAGES;
+}
+
+const NO_MESSAGES: readonly QueuedMessage[] = [];
 
 /** The message a `webhook.queued` event holds, with its body's data rendered now by the functions the status reads use. */
 export function queuedMessage(event: QueuedEvent): QueuedMessage {
