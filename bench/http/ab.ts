@@ -5,7 +5,7 @@
  * On this shared two-core VM one bench:http run differs from the next by
  * ±5–10% (mostly the disk's sync latency, which drifts over minutes), so a
  * one-run comparison cannot see a 3% effect. This alternates the two
- * variants, a fresh server each time (A, B, A, B, …), gives each server
+ * variants, a fresh server each time (A, B, B, A, A, B, …), gives each server
  * several short runs, and reports the mean ± standard error per variant and
  * the difference with its standard error. A variant is a server script
  * (`--a-entry`, e.g. an instrumented or older copy of dist) and/or extra
@@ -24,7 +24,7 @@ const HELP = `Usage: node dist/bench/http/ab.js [options]
   --b-entry PATH    server script of variant B (default dist/src/main.js)
   --a-env K=V       environment for variant A's bench and server (repeatable)
   --b-env K=V       the same for variant B
-  --rounds N        servers per variant, alternated A, B, A, B, … (default 3)
+  --rounds N        servers per variant, alternated A, B, B, A, A, B, … (default 3)
   --runs N          measured runs per server (default 3)
   --duration S      seconds per run (default 6)
   --warmup S        seconds of warm-up per server (default 2)

@@ -1,5 +1,5 @@
 /**
- * Interleaved runs of two variants of the order path (A, B, A, B, …), each
+ * Interleaved runs of two variants of the order path (A, B, then B, A, and so on), each
  * a fresh server under `bench/http/order.js`, for comparisons smaller than
  * one run's noise: on this shared two-core VM one run differs from the next
  * by ±5–10% (mostly the disk's sync latency, which drifts over minutes), so
@@ -110,7 +110,7 @@ export async function interleave(variants: Variant[], orderArgs: string[], round
   const dir = mkdtempSync(join(tmpdir(), 'credit-order-ab-'));
   try {
     for (let round = 1; round <= rounds; round++) {
-      for (const v of variants) {
+      for (const v of roundOrder(variants, round)) {
         const reports = await runServer(v, orderArgs, join(dir, `${v.name}-${round}.json`));
         for (const r of reports) {
           v.orders.push(r.durableOrdersPerS);
@@ -129,6 +129,19 @@ export async function interleave(variants: Variant[], orderArgs: string[], round
   }
 }
 
+/**
+ * The variants in the order round `round` (from 1) runs them: as given in
+ * odd rounds, reversed in even ones (A B C, C B A, A B C, …). Each server
+ * starts right after another one's data directory was deleted and its
+ * writes are still being flushed, and the first server of a round after a
+ * pause of its own: in a fixed order one variant would always take the same
+ * place. Alternating puts each variant in every place equally often, so a
+ * place's effect cancels in pairs of rounds.
+ */
+export function roundOrder<T>(variants: readonly T[], round: number): T[] {
+  return round % 2 === 1 ? [...variants] : [...variants].reverse();
+}
+
 export function meanSe(values: number[]): MeanSe {
   const mean = values.reduce((a, b) => a + b, 0) / values.length;
   if (values.length < 2) return { mean, se: 0 };
@@ -137,18 +150,45 @@ export function meanSe(values: number[]): MeanSe {
 }
 
 /**
- * `other ÷ base` of durable orders/s, twice: with every run counted (the
- * figure of earlier sessions), and with each server counted once. The two
- * runs of one server are alike (a server that starts slow stays slow), so
- * the first standard error is too small; the second is the honest one.
+ * `other ÷ base` of durable orders/s, three ways: with every run counted
+ * (the figure of earlier sessions), with each server counted once, and
+ * paired by round. The two runs of one server are alike (a server that
+ * starts slow stays slow), so the first standard error is too small; the
+ * second is honest but takes the drift between rounds as noise; the third
+ * leaves that drift out, and is the figure of record since session 12.
  */
 export function describeRatio(name: string, other: Pick<Variant, 'orders' | 'serverOrders'>, base: Pick<Variant, 'orders' | 'serverOrders'>): string {
   const [o, b] = [meanSe(other.orders), meanSe(base.orders)];
   const [os, bs] = [meanSe(other.serverOrders), meanSe(base.serverOrders)];
+  const paired = pairedRatio(other.serverOrders, base.serverOrders);
   return (
     `${name} = ${(o.mean / b.mean).toFixed(2)} ± ${ratioSe(o, b).toFixed(2)} counting every run; ` +
-    `${(os.mean / bs.mean).toFixed(3)} ± ${ratioSe(os, bs).toFixed(3)} counting each server once (${base.serverOrders.length} and ${other.serverOrders.length} servers)`
+    `${(os.mean / bs.mean).toFixed(3)} ± ${ratioSe(os, bs).toFixed(3)} counting each server once (${base.serverOrders.length} and ${other.serverOrders.length} servers); ` +
+    (paired === null ? 'not paired (fewer than two rounds)' : `${describePaired(paired)} paired by round`)
   );
+}
+
+/** A paired ratio as the tables print it: `0.897 ± 0.016 (24 rounds)`. */
+export function describePaired(p: { ratio: number; se: number; rounds: number }): string {
+  return `${p.ratio.toFixed(3)} ± ${p.se.toFixed(3)} (${p.rounds} rounds)`;
+}
+
+/**
+ * `other ÷ base` paired by round: the geometric mean of each round's ratio
+ * of the two servers' orders/s, with its standard error (of the mean log
+ * ratio, carried back). The servers of one round run minutes apart, the
+ * rounds tens of minutes apart, and this VM's disk and neighbours drift
+ * over minutes: the ratio within a round leaves that drift out, which the
+ * ratio of the two means does not (its error takes all of it). Null with
+ * fewer than two complete rounds.
+ */
+export function pairedRatio(other: readonly number[], base: readonly number[]): { ratio: number; se: number; rounds: number } | null {
+  const n = Math.min(other.length, base.length);
+  if (n < 2) return null;
+  const logs = Array.from({ length: n }, (_, i) => Math.log(other[i]! / base[i]!));
+  const { mean, se } = meanSe(logs);
+  const ratio = Math.exp(mean);
+  return { ratio, se: ratio * se, rounds: n };
 }
 
 /** The standard error of a ratio of two independent means (first-order propagation). */

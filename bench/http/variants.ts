@@ -1,6 +1,6 @@
 /**
  * `node dist/bench/http/variants.js`: several variants of the order path
- * interleaved in one run (V1, V2, …, Vn, V1, V2, …), each against the
+ * interleaved in one run (V1, V2, …, Vn, then Vn, …, V1, and so on), each against the
  * first. `ab.js` compares two; taking a cost apart needs more (session 9
  * measured off, main and up to four throw-away copies side by side, each
  * patched in one place), and every variant measured in the same rounds sees
@@ -20,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { interleave, interleaveArgs, interleaveOptions, meanSe, ratioSe, variant, type Variant } from './interleave.js';
+import { describePaired, interleave, interleaveArgs, interleaveOptions, meanSe, pairedRatio, ratioSe, variant, type Variant } from './interleave.js';
 import { SERVER_MAIN } from './server-process.js';
 import { describeSyncLatency, measureSyncLatency } from './sync-latency.js';
 import { f0, f1, f2, log, setLogPrefix } from './util.js';
@@ -85,16 +85,17 @@ async function main(): Promise<void> {
   const base = meanSe(variants[0]!.orders);
   const baseServers = meanSe(variants[0]!.serverOrders);
   const lines = [
-    `| variant | server | environment | options | runs | durable orders/s, mean ± SE | ÷ ${variants[0]!.name} | ÷ ${variants[0]!.name}, each server once | p99 ms (mean) | ms per commit (mean) | disk KB per commit (mean) |`,
-    '|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|',
+    `| variant | server | environment | options | runs | durable orders/s, mean ± SE | ÷ ${variants[0]!.name} | ÷ ${variants[0]!.name}, each server once | ÷ ${variants[0]!.name}, paired by round | p99 ms (mean) | ms per commit (mean) | disk KB per commit (mean) |`,
+    '|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const v of variants) {
     const o = meanSe(v.orders);
     const s = meanSe(v.serverOrders);
+    const paired = pairedRatio(v.serverOrders, variants[0]!.serverOrders);
     const env = Object.entries(v.env).map(([k, x]) => `${k}=${x}`).join(' ') || '—';
     lines.push(
       `| ${v.name} | ${v.entry === SERVER_MAIN ? 'dist/src/main.js' : v.entry} | ${env} | ${v.args.join(' ') || '—'} | ${v.orders.length} | ${f0(o.mean)} ± ${f0(o.se)} | ` +
-        `${f2(o.mean / base.mean)} ± ${f2(ratioSe(o, base))} | ${(s.mean / baseServers.mean).toFixed(3)} ± ${ratioSe(s, baseServers).toFixed(3)} | ${f2(meanSe(v.p99).mean)} | ${f2(meanSe(v.commitMs).mean)} | ${v.diskKb.length === 0 ? 'n/a' : f1(meanSe(v.diskKb).mean)} |`,
+        `${f2(o.mean / base.mean)} ± ${f2(ratioSe(o, base))} | ${(s.mean / baseServers.mean).toFixed(3)} ± ${ratioSe(s, baseServers).toFixed(3)} | ${v === variants[0] || paired === null ? '—' : describePaired(paired)} | ${f2(meanSe(v.p99).mean)} | ${f2(meanSe(v.commitMs).mean)} | ${v.diskKb.length === 0 ? 'n/a' : f1(meanSe(v.diskKb).mean)} |`,
     );
   }
   process.stdout.write(`${lines.join('\n')}\n\nBefore: ${before}.\nAfter: ${after}.\n`);

@@ -1,6 +1,6 @@
 /**
  * `npm run bench:webhooks`: the order path with webhooks on against off, in
- * one run: the same build, alternated (off, on, off, on, …), a fresh server
+ * one run: the same build, alternated (off, on, on, off, off, on, …), a fresh server
  * each time, several short runs of durable orders at 64 connections each.
  * "On": every load account has an endpoint (order.updated) at a local
  * receiver (bench:http --webhooks), so every order also writes an outbox

@@ -8,7 +8,7 @@
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readVariants } from '../../bench/http/variants.js';
-import { describeRatio } from '../../bench/http/interleave.js';
+import { describeRatio, pairedRatio, roundOrder } from '../../bench/http/interleave.js';
 import { SERVER_MAIN } from '../../bench/http/server-process.js';
 import { parseDiskWrites } from '../../bench/http/procstat.js';
 
@@ -18,12 +18,36 @@ describe('the ratio of two variants', () => {
     const base = { orders: [10_000, 10_100, 14_000, 14_100, 9_000, 9_100, 13_000, 13_100], serverOrders: [10_050, 14_050, 9_050, 13_050] };
     const other = { orders: [9_000, 9_100, 12_600, 12_700, 8_100, 8_200, 11_700, 11_800], serverOrders: [9_050, 12_650, 8_150, 11_750] };
     const text = describeRatio('on ÷ off', other, base);
-    const m = /^on ÷ off = (\d\.\d\d) ± (\d\.\d\d) counting every run; (\d\.\d{3}) ± (\d\.\d{3}) counting each server once \(4 and 4 servers\)$/.exec(text);
+    const m = /^on ÷ off = (\d\.\d\d) ± (\d\.\d\d) counting every run; (\d\.\d{3}) ± (\d\.\d{3}) counting each server once \(4 and 4 servers\); (\d\.\d{3}) ± (\d\.\d{3}) \(4 rounds\) paired by round$/.exec(text);
     expect(m, text).not.toBeNull();
     expect(Number(m![1])).toBeCloseTo(0.9, 2);
     expect(Number(m![3])).toBeCloseTo(0.9, 2);
     // Four servers, not eight runs: the honest error is the larger one.
     expect(Number(m![4])).toBeGreaterThan(Number(m![2]));
+    // Paired by round the drift between rounds (10,000 to 14,000) leaves the error.
+    expect(Number(m![5])).toBeCloseTo(0.9, 2);
+    expect(Number(m![6])).toBeLessThan(Number(m![4]) / 5);
+  });
+
+  it('pairs each round\'s two servers: drift between rounds cancels, a difference within rounds stays', () => {
+    // The machine drifts from round to round; the variant costs 10% in every round, give or take 1%.
+    const base = [10_000, 14_000, 9_000, 13_000, 11_000, 12_500];
+    const other = [9_000, 12_740, 8_190, 11_570, 9_900, 11_250];
+    const paired = pairedRatio(other, base)!;
+    expect(paired.rounds).toBe(6);
+    expect(paired.ratio).toBeGreaterThan(0.9 * 0.99);
+    expect(paired.ratio).toBeLessThan(0.9 * 1.01);
+    expect(paired.se).toBeLessThan(0.005);
+    // Equal in every round: no difference, no error.
+    expect(pairedRatio(base, base)).toEqual({ ratio: 1, se: 0, rounds: 6 });
+    // A round that has not finished for both variants is left out; one round is no estimate.
+    expect(pairedRatio([9_000, 12_600, 8_100], base.slice(0, 2))!.rounds).toBe(2);
+    expect(pairedRatio([9_000], base)).toBeNull();
+  });
+
+  it('alternates the order of the variants by round, so that each takes every place in a round equally often', () => {
+    const order = [1, 2, 3, 4].map((round) => roundOrder(['off', 'on', 'on 5%'], round).join(' '));
+    expect(order).toEqual(['off on on 5%', 'on 5% on off', 'off on on 5%', 'on 5% on off']);
   });
 });
 
