@@ -176,11 +176,13 @@ export function describePaired(p: { ratio: number; se: number; rounds: number })
 /**
  * `other ÷ base` paired by round: the geometric mean of each round's ratio
  * of the two servers' orders/s, with its standard error (of the mean log
- * ratio, carried back). The servers of one round run minutes apart, the
- * rounds tens of minutes apart, and this VM's disk and neighbours drift
- * over minutes: the ratio within a round leaves that drift out, which the
- * ratio of the two means does not (its error takes all of it). Null with
- * fewer than two complete rounds.
+ * ratio, carried back). The servers of one round run within a minute or
+ * so of each other, the first and the last round tens of minutes apart,
+ * and this VM's disk and neighbours drift over minutes: the ratio within a
+ * round leaves that drift out, which the ratio of the two means does not
+ * (its error takes all of it). A variant's i-th server ran in round i
+ * (`interleave` records one per variant per round). Null with fewer than
+ * two complete rounds.
  */
 export function pairedRatio(other: readonly number[], base: readonly number[]): { ratio: number; se: number; rounds: number } | null {
   const n = Math.min(other.length, base.length);
