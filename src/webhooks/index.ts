@@ -8,4 +8,4 @@ export { isForbiddenAddress, guardedLookup, ForbiddenAddressError } from './addr
 export { messageBody, messageHeaders } from './message.js';
 export { signMessage, signatureHeader, newWebhookSecret } from './signature.js';
 export { loadSecretKey, sealSecret, openSecret, SECRET_KEY_FILE } from './secret-box.js';
-export { placementMessage, queuedMessage, type PlacedEvent, type QueuedEvent } from './outbox.js';
+export { messagesIn } from './outbox.js';

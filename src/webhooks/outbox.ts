@@ -32,8 +32,8 @@ import { renderRefill, renderStatusView } from '../render.js';
 import type { WebhookDirectory } from './directory.js';
 import type { QueuedMessage } from './records.js';
 
-export type QueuedEvent = Extract<LogEvent, { type: 'webhook.queued' }>;
-export type PlacedEvent = Extract<LogEvent, { type: 'order.placed' }>;
+type QueuedEvent = Extract<LogEvent, { type: 'webhook.queued' }>;
+type PlacedEvent = Extract<LogEvent, { type: 'order.placed' }>;
 
 export class Outbox {
   constructor(
@@ -113,7 +113,7 @@ function messageId(): Buffer {
  * database or any other (a restored copy resends the same message under the
  * same id, which is what a receiver's de-duplication wants).
  */
-export function placementMessage(event: PlacedEvent, endpoint: number): QueuedMessage {
+function placementMessage(event: PlacedEvent, endpoint: number): QueuedMessage {
   const id = `msg_${createHash('sha256').update(`${event.order}\n${endpoint}`).digest('hex').slice(0, 32)}`;
   return { id, type: 'order.updated', atMs: event.atMs, subject: event.order, data: `{${renderStatusView(placedStatusView(event))}}`, endpoint };
 }
@@ -134,7 +134,7 @@ export function messagesIn(event: LogEvent): readonly QueuedMessage[] {
 const NO_MESSAGES: readonly QueuedMessage[] = [];
 
 /** The message a `webhook.queued` event holds, with its body's data rendered now by the functions the status reads use. */
-export function queuedMessage(event: QueuedEvent): QueuedMessage {
+function queuedMessage(event: QueuedEvent): QueuedMessage {
   const id = `msg_${Buffer.from(event.id).toString('hex')}`;
   if (event.order !== undefined) return { id, type: 'order.updated', atMs: event.atMs, subject: event.order.id, data: `{${renderStatusView(event.order)}}`, endpoint: event.webhook };
   if (event.refill !== undefined) return { id, type: 'refill.updated', atMs: event.atMs, subject: event.refill.order, data: renderRefill(event.refill), endpoint: event.webhook };
