@@ -35,6 +35,7 @@ import { formatProfile, summarizeProfile, type ProfileSummary } from './profile.
 import type { Scenario } from './protocol.js';
 import { openSession, type Session } from './scenario.js';
 import { RATE } from './seed.js';
+import { startSideTraffic, type SideTraffic } from './side-traffic.js';
 import { startSink, type SinkKind } from './webhook-sink.js';
 import { SERVER_MAIN } from './server-process.js';
 import { describeSyncLatency, measureSyncLatency } from './sync-latency.js';
@@ -48,6 +49,9 @@ const HELP = `Usage: npm run bench:http -- [options]
   --webhook-accounts N with --webhooks: only N load accounts (spread evenly) register one (default: all)
   --sink node|uws      with --webhooks: the receiver's HTTP server, node:http (default) or uWebSockets.js (about half
                        the CPU per delivery, taken from the same two cores)
+  --side-traffic N     also run N signed webhook posts a second between two processes of their own (neither the
+                       server), as the dispatcher makes them: a reference beside a webhooks-off server for what the
+                       same HTTP traffic costs this machine's order path without the server's part in it
   --webhooks-disabled  with --webhooks: register the endpoints disabled, so no message is written (the control for
                        webhooks on: the same set-up, the same admin requests, no webhooks)
   --accounts N         funded accounts to seed and rotate through (default 10000)
@@ -116,6 +120,8 @@ interface Options {
   webhooksDisabled: boolean;
   /** With --webhooks: the receiver's HTTP server. */
   sink: SinkKind;
+  /** Posts a second between two other processes during the warm-up and the runs (a reference); null: none. */
+  sideTraffic: number | null;
 }
 
 function parseOptions(argv: string[]): Options {
@@ -149,6 +155,7 @@ function parseOptions(argv: string[]): Options {
       'webhook-accounts': { type: 'string' },
       'webhooks-disabled': { type: 'boolean', default: false },
       sink: { type: 'string', default: 'node' },
+      'side-traffic': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -195,6 +202,7 @@ function parseOptions(argv: string[]): Options {
     webhookAccounts: values['webhook-accounts'] === undefined ? null : positiveInt('webhook-accounts', values['webhook-accounts']),
     webhooksDisabled: values['webhooks-disabled'],
     sink: sinkKind(values.sink),
+    sideTraffic: values['side-traffic'] === undefined ? null : positiveInt('side-traffic', values['side-traffic']),
   };
 }
 
@@ -264,6 +272,7 @@ function markdown(env: Environment, options: Options, session: Session, runs: Ru
     ...(options.note === null ? [] : [`Note: ${options.note}`, '']),
     ...(options.serverEntry === SERVER_MAIN ? [] : [`Server entry: ${options.serverEntry}`, '']),
     ...(options.loadgenNice === null ? [] : [`Load generator at nice ${options.loadgenNice} (a diagnostic: see --help).`, '']),
+    ...(options.sideTraffic === null ? [] : [`Side traffic: ${options.sideTraffic} signed posts a second between two other processes (a reference: see --help).`, '']),
     `Server ${env.source}. Node ${env.node}; ${env.cpu}, ${env.cores} cores; data directory on ${env.dataFs}; ${env.syncLatency}; WAL sync mode ${env.syncMode}; ${scenarioText}` +
       `${f0(options.accounts)} accounts (seeded ${session.seeded.how === 'admin' ? 'through the admin API' : 'directly into LMDB'} in ${f1(session.seeded.seconds)} s), ${options.connections} connections (${options.mode} requests), ` +
       `${options.warmup} s warm-up, ${options.duration} s per run, quantity ${options.quantity} × rate ${RATE} = charge ${options.quantity * Number(RATE)} credits. ` +
@@ -331,9 +340,11 @@ async function main(): Promise<void> {
     profDir,
     keepData: options.keepData,
   });
+  let side: SideTraffic | null = null;
   try {
     log(`load generator pid ${session.runner.pid}`);
     if (options.loadgenNice !== null) setPriority(session.runner.pid, options.loadgenNice);
+    if (options.sideTraffic !== null) side = await startSideTraffic(options.sideTraffic);
     if (options.warmup > 0) await session.warmup(options.warmup);
     const reports: RunReport[] = [];
     for (let i = 1; i <= options.runs; i++) {
@@ -344,7 +355,10 @@ async function main(): Promise<void> {
         const connections = sink.connections();
         log(`webhook deliveries received so far: ${f0(sink.received())}${connections === null ? '' : ` over ${f0(connections)} connections`} (${options.sink} receiver)`);
       }
+      if (side !== null) log(`side traffic answered so far: ${f0(await side.answered())}`);
     }
+    await side?.close();
+    side = null;
     const stop = await session.stop();
     process.stdout.write(
       `server memory after the runs: ${describeMemory(stop.finalMemory)}; ` +
@@ -380,6 +394,7 @@ async function main(): Promise<void> {
       process.exitCode = 1;
     }
   } finally {
+    await side?.close();
     await session.dispose();
     await sink?.close();
     if (profDir !== null) log(`profiles in ${profDir}`);
