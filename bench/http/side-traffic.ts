@@ -30,6 +30,8 @@ const TICKS_PER_S = 10;
 const IN_FLIGHT_MAX = 16;
 
 export interface SideTraffic {
+  /** The receiver's and the sender's process ids. */
+  pids: number[];
   /** Posts answered so far, as the receiver counts them. */
   answered(): Promise<number>;
   /** Stops both processes. */
@@ -42,11 +44,13 @@ type Reply = { url: string } | { count: number };
 /** Starts the receiver, then the sender at `rate` posts a second. */
 export async function startSideTraffic(rate: number): Promise<SideTraffic> {
   if (!Number.isInteger(rate) || rate < 1) throw new Error(`side traffic needs a whole number of posts a second, at least 1; got ${rate}`);
-  const receiver = fork(script(), ['receive'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  // No inherited node flags: the children are plain scripts, whatever ran the bench.
+  const receiver = fork(script(), ['receive'], { execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const [ready] = (await once(receiver, 'message')) as [Reply];
   if (!('url' in ready)) throw new Error('side traffic: the receiver did not say where it listens');
-  const sender = fork(script(), ['send', ready.url, String(rate)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const sender = fork(script(), ['send', ready.url, String(rate)], { execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   return {
+    pids: [receiver.pid!, sender.pid!],
     async answered() {
       receiver.send({ ask: 'count' } satisfies Command);
       for (;;) {
@@ -107,19 +111,28 @@ function send(url: string, rate: number): void {
     // What could not start waits for the next burst, but never piles up beyond one second's worth.
     owed = Math.min(owed, rate);
   }, 1000 / TICKS_PER_S);
-  process.on('SIGTERM', () => {
+  const stop = (): void => {
     clearInterval(timer);
     sender.close();
     process.exit(0);
+  };
+  process.on('SIGTERM', stop);
+  // Listening on the IPC channel is also what lets this process see it close when the bench dies (below).
+  process.on('message', (command: Command) => {
+    if (command.ask === 'stop') stop();
   });
 }
 
 const [role, ...rest] = process.argv.slice(2);
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  // A bench that dies without stopping its children leaves none behind: they go with its IPC channel
+  // (also when it closed while this process was still starting, before anyone listened for that).
+  process.on('disconnect', () => process.exit(0));
   if (role === 'receive') void receive();
   else if (role === 'send') send(rest[0]!, Number(rest[1]));
   else {
     process.stderr.write('usage: side-traffic.js receive | send URL RATE\n');
     process.exit(2);
   }
+  if (!process.connected) process.exit(0);
 }

@@ -1,9 +1,15 @@
 /**
  * The webhooks benchmark's reference traffic (`bench:http --side-traffic
  * N`): two processes of their own post signed messages to each other until
- * stopped, and stopping leaves neither behind. A reference that silently
- * sent nothing would make the machine look free.
+ * stopped, and neither outlives the bench, even one killed without stopping
+ * them. A reference that silently sent nothing would make the machine look
+ * free; one left running would slow every later run.
  */
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { once } from 'node:events';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { startSideTraffic } from '../../bench/http/side-traffic.js';
 
@@ -12,6 +18,16 @@ async function until(check: () => Promise<boolean>, what: string): Promise<void>
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`not within 20 s: ${what}`);
     await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** Running, not gone and not a zombie waiting for whoever adopted it to reap it. */
+function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
   }
 }
 
@@ -25,6 +41,16 @@ describe('side traffic for the webhooks benchmark', () => {
     } finally {
       await side.close();
     }
+  });
+
+  it('leaves nothing behind when the bench that started it dies without stopping it', async () => {
+    const script = `import('${pathToFileURL(resolve('dist/bench/http/side-traffic.js')).href}').then(async ({ startSideTraffic }) => process.send((await startSideTraffic(50)).pids))`;
+    const bench = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const [pids] = (await Promise.race([once(bench, 'message'), once(bench, 'exit').then(() => Promise.reject(new Error('the bench process ended before starting side traffic')))])) as [number[]];
+    expect(pids).toHaveLength(2);
+    expect(pids.every(alive)).toBe(true);
+    bench.kill('SIGKILL');
+    await until(async () => !pids.some(alive), 'both side-traffic processes gone');
   });
 
   it('refuses a rate that is not a whole number of posts a second', async () => {
