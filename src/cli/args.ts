@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { ORDER_ID_PATTERN } from '../order-ids.js';
 import { UsageError } from './errors.js';
 
 /**
@@ -79,6 +80,23 @@ function joinNegativeNumbers(argv: readonly string[], specs: OptionSpecs): strin
 }
 
 /**
+ * Order ids are random base64url, so one in 64 starts with a dash, which
+ * parseArgs would read as options ("Unknown option '-L'"). A word that is
+ * an order id and not one of the command's options is marked as an
+ * argument for the parse (a prefix no option starts with) and unmarked
+ * after it.
+ */
+const ID_MARK = '\u0000';
+
+function markDashedIds(argv: readonly string[], specs: OptionSpecs): string[] {
+  return argv.map((arg) => (arg.startsWith('-') && ORDER_ID_PATTERN.test(arg) && !(arg.slice(2) in specs && arg.startsWith('--')) ? ID_MARK + arg : arg));
+}
+
+function unmark(value: string): string {
+  return value.startsWith(ID_MARK) ? value.slice(ID_MARK.length) : value;
+}
+
+/**
  * Parses the whole line. With `strict: false` unknown options are tolerated;
  * the runner uses that first pass only to find the command words, then parses
  * again strictly with exactly that command's options.
@@ -86,7 +104,7 @@ function joinNegativeNumbers(argv: readonly string[], specs: OptionSpecs): strin
 export function parseLine(argv: readonly string[], specs: OptionSpecs, strict: boolean): ParsedLine {
   try {
     const { values, positionals } = parseArgs({
-      args: joinNegativeNumbers(argv, specs),
+      args: markDashedIds(joinNegativeNumbers(argv, specs), specs),
       options: toParseArgsOptions(specs),
       allowPositionals: true,
       strict,
@@ -94,9 +112,10 @@ export function parseLine(argv: readonly string[], specs: OptionSpecs, strict: b
     const flat: Record<string, string | boolean | undefined> = {};
     for (const [name, value] of Object.entries(values)) {
       // Options are never declared `multiple`, so arrays cannot occur; keep the last value if they somehow do.
-      flat[name] = Array.isArray(value) ? value[value.length - 1] : value;
+      const last = Array.isArray(value) ? value[value.length - 1] : value;
+      flat[name] = typeof last === 'string' ? unmark(last) : last;
     }
-    return { positionals, values: flat };
+    return { positionals: positionals.map(unmark), values: flat };
   } catch (err) {
     // parseArgs explains itself well ("Unknown option '--foo'"); only its error type needs changing.
     // Its long "To specify a positional argument..." hint is noise for this CLI.
