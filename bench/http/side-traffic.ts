@@ -46,15 +46,16 @@ export async function startSideTraffic(rate: number): Promise<SideTraffic> {
   if (!Number.isInteger(rate) || rate < 1) throw new Error(`side traffic needs a whole number of posts a second, at least 1; got ${rate}`);
   // No inherited node flags: the children are plain scripts, whatever ran the bench.
   const receiver = fork(script(), ['receive'], { execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const [ready] = (await once(receiver, 'message')) as [Reply];
+  const ready = await nextReply(receiver);
   if (!('url' in ready)) throw new Error('side traffic: the receiver did not say where it listens');
   const sender = fork(script(), ['send', ready.url, String(rate)], { execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   return {
     pids: [receiver.pid!, sender.pid!],
     async answered() {
-      receiver.send({ ask: 'count' } satisfies Command);
+      // A send to a process that has just died fails here, not as an 'error' event; nextReply says it ended.
+      receiver.send({ ask: 'count' } satisfies Command, () => {});
       for (;;) {
-        const [reply] = (await once(receiver, 'message')) as [Reply];
+        const reply = await nextReply(receiver);
         if ('count' in reply) return reply.count;
       }
     },
@@ -62,6 +63,19 @@ export async function startSideTraffic(rate: number): Promise<SideTraffic> {
       await Promise.all([stop(sender), stop(receiver)]);
     },
   };
+}
+
+/** The child's next message; a child that ends first is an error, not a wait for ever. */
+async function nextReply(child: ChildProcess): Promise<Reply> {
+  const ended = (): Error => new Error(`side traffic: its ${child.spawnargs[2] ?? ''} process ended (exit code ${String(child.exitCode)}, signal ${String(child.signalCode)})`);
+  if (child.exitCode !== null || child.signalCode !== null) throw ended();
+  const ac = new AbortController();
+  try {
+    const [reply] = (await Promise.race([once(child, 'message', { signal: ac.signal }), once(child, 'exit', { signal: ac.signal }).then(() => Promise.reject(ended()))])) as [Reply];
+    return reply;
+  } finally {
+    ac.abort();
+  }
 }
 
 async function stop(child: ChildProcess): Promise<void> {

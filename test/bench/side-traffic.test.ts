@@ -53,6 +53,16 @@ describe('side traffic for the webhooks benchmark', () => {
     await until(async () => !pids.some(alive), 'both side-traffic processes gone');
   });
 
+  it('says so, rather than waiting for ever, when its receiver has died', async () => {
+    const side = await startSideTraffic(50);
+    try {
+      process.kill(side.pids[0]!, 'SIGKILL');
+      await expect(side.answered()).rejects.toThrow(/its receive process ended/);
+    } finally {
+      await side.close();
+    }
+  });
+
   it('refuses a rate that is not a whole number of posts a second', async () => {
     await expect(startSideTraffic(0)).rejects.toThrow(/whole number of posts a second/);
     await expect(startSideTraffic(2.5)).rejects.toThrow(/whole number of posts a second/);
