@@ -15,7 +15,10 @@
  * webhooks benchmark's own node:http sink.
  *
  *   node dist/bench/http/side-traffic.js receive          (its port on the IPC channel)
- *   node dist/bench/http/side-traffic.js send URL RATE    (posts until told to stop)
+ *   node dist/bench/http/side-traffic.js send URL RATE    (posts until stopped)
+ *
+ * Both are stopped by SIGTERM (Node's default: they hold nothing to save)
+ * or by the bench's IPC channel closing.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -38,7 +41,7 @@ export interface SideTraffic {
   close(): Promise<void>;
 }
 
-type Command = { ask: 'count' } | { ask: 'stop' };
+type Command = { ask: 'count' };
 type Reply = { url: string } | { count: number };
 
 /** Starts the receiver, then the sender at `rate` posts a second. */
@@ -97,7 +100,6 @@ async function receive(): Promise<void> {
   process.on('message', (command: Command) => {
     if (command.ask === 'count') process.send!({ count: sink.received() } satisfies Reply);
   });
-  process.on('SIGTERM', () => void sink.close().then(() => process.exit(0)));
   process.send!({ url: sink.url } satisfies Reply);
 }
 
@@ -107,7 +109,7 @@ function send(url: string, rate: number): void {
   let inFlight = 0;
   let n = 0;
   let owed = 0;
-  const timer = setInterval(() => {
+  setInterval(() => {
     owed += rate / TICKS_PER_S;
     for (; owed >= 1 && inFlight < IN_FLIGHT_MAX; owed--) {
       const now = Date.now();
@@ -125,20 +127,10 @@ function send(url: string, rate: number): void {
     // What could not start waits for the next burst, but never piles up beyond one second's worth.
     owed = Math.min(owed, rate);
   }, 1000 / TICKS_PER_S);
-  const stop = (): void => {
-    clearInterval(timer);
-    sender.close();
-    process.exit(0);
-  };
-  process.on('SIGTERM', stop);
-  // Listening on the IPC channel is also what lets this process see it close when the bench dies (below).
-  process.on('message', (command: Command) => {
-    if (command.ask === 'stop') stop();
-  });
 }
 
-const [role, ...rest] = process.argv.slice(2);
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const [role, ...rest] = process.argv.slice(2);
   // A bench that dies without stopping its children leaves none behind: they go with its IPC channel
   // (also when it closed while this process was still starting, before anyone listened for that).
   process.on('disconnect', () => process.exit(0));

@@ -89,7 +89,7 @@ function joinNegativeNumbers(argv: readonly string[], specs: OptionSpecs): strin
 const ID_MARK = '\u0000';
 
 function markDashedIds(argv: readonly string[], specs: OptionSpecs): string[] {
-  return argv.map((arg) => (arg.startsWith('-') && ORDER_ID_PATTERN.test(arg) && !(arg.slice(2) in specs && arg.startsWith('--')) ? ID_MARK + arg : arg));
+  return argv.map((arg) => (arg.startsWith('-') && ORDER_ID_PATTERN.test(arg) && !(arg.startsWith('--') && Object.hasOwn(specs, arg.slice(2))) ? ID_MARK + arg : arg));
 }
 
 function unmark(value: string): string {
