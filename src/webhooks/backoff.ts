@@ -1,11 +1,12 @@
 /**
- * When to try an endpoint again after `failures` failed attempts in a row:
+ * When to try an endpoint again after `failures` rounds of failed attempts
+ * in a row (attempts in flight together that fail together are one round):
  * exponential from 1 s, capped at one hour, with jitter (a random point in
  * the upper half of the step) so that many endpoints failing together do not
  * retry together. The first retry comes within 0.5–1 s, so within the 5 s
  * promised; at the cap an endpoint is tried about once an hour until its
- * oldest message has waited WEBHOOKS_RETRY_HOURS (24), when it is marked
- * failing.
+ * deliveries have failed, without a success, for WEBHOOKS_RETRY_HOURS (24),
+ * when it is marked failing.
  */
 export const RETRY_BASE_MS = 1_000;
 export const RETRY_CAP_MS = 3_600_000;

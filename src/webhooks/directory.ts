@@ -66,7 +66,7 @@ export class WebhookDirectory {
     // Opened once per version of the endpoint (a change makes a new object), not once per message.
     let opened = this.opened.get(endpoint);
     if (opened === undefined) {
-      opened = { current: openSecret(this.sealingKey, endpoint.secret), previous: endpoint.previous === null ? null : openSecret(this.sealingKey, endpoint.previous.secret) };
+      opened = { current: openSecret(this.sealingKey, endpoint.secret), previous: endpoint.previous === null ? null : openPrevious(this.sealingKey, endpoint.previous.secret) };
       this.opened.set(endpoint, opened);
     }
     return opened.previous !== null && nowMs < endpoint.previous!.untilMs ? [opened.current, opened.previous] : [opened.current];
@@ -164,5 +164,18 @@ export class WebhookDirectory {
     list.push(endpoint);
     list.sort((a, b) => a.id - b.id);
     this.byAccount.set(endpoint.account, list);
+  }
+}
+
+/**
+ * A rotated-out secret, or null when this server's key cannot open it (it was
+ * sealed under a key since lost, which is why the operator rotated): the new
+ * secret signs alone rather than no message being signed for a day.
+ */
+function openPrevious(key: Buffer, sealed: WebhookEndpoint['secret']): string | null {
+  try {
+    return openSecret(key, sealed);
+  } catch {
+    return null;
   }
 }

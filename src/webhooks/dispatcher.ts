@@ -55,6 +55,7 @@ import { startCursor } from './legacy-queue.js';
 import { messageBody, messageHeaders } from './message.js';
 import { messageCount, messagesIn } from './outbox.js';
 import { endpointKey, heldEndpoints, type AttemptOutcome, type DeliveryAttempt, type OutboxMessage, type QueuedMessage, type WebhookEndpoint } from './records.js';
+import { SECRET_KEY_FILE } from './secret-box.js';
 import type { AttemptResult } from './sender.js';
 
 export interface DispatcherOptions {
@@ -117,7 +118,14 @@ export interface Poster {
 }
 
 interface EndpointState {
+  /**
+   * Backoff steps taken since the last success: attempts that fail together
+   * (up to `perEndpointMax` in flight when a receiver goes down) are one
+   * step, so the first retry still comes within the first step's delay.
+   */
   failures: number;
+  /** Wall ms (injected clock) of the first failure since the last success (or wake, or this process's start); null while healthy. */
+  failingFromMs: number | null;
   /** Wall ms (injected clock) before which the endpoint is not tried again. */
   nextAttemptAtMs: number;
   /** Sequence → subject of messages in flight (or delivered and awaiting their removal), from either source. */
@@ -296,6 +304,7 @@ export class Dispatcher {
     const state = this.states.get(endpoint);
     if (state !== undefined) {
       state.failures = 0;
+      state.failingFromMs = null;
       state.nextAttemptAtMs = 0;
     }
     this.pass();
@@ -401,7 +410,7 @@ export class Dispatcher {
       for (const key of this.store.tables.webhookLog.getKeys({ start: [id + 1], end: [id], reverse: true, limit: 1 })) nextLogSeq = (key as [number, number])[1] + 1;
       // Counted once per endpoint and process (at start-up for every endpoint that holds rows); kept up to date from here on.
       const held = this.store.tables.webhookOutbox.getCount({ start: [id], end: [id + 1] });
-      state = { failures: 0, nextAttemptAtMs: 0, inFlight: new Map(), windowed: new Map(), holding: false, moving: 0, held, attempts: new Map(), nextLogSeq };
+      state = { failures: 0, failingFromMs: null, nextAttemptAtMs: 0, inFlight: new Map(), windowed: new Map(), holding: false, moving: 0, held, attempts: new Map(), nextLogSeq };
       this.states.set(id, state);
     }
     return state;
@@ -586,22 +595,31 @@ export class Dispatcher {
     this.active++;
     this.budget--;
     const attempt = (state.attempts.get(message.id) ?? 0) + 1;
+    const round = state.failures;
     const now = this.clock.wallMs();
     const body = messageBody(message);
-    const headers = messageHeaders(message, body, this.directory.signingSecrets(endpoint, now), now);
     const started = performance.now();
-    // In overlapping-sync mode a row can be read once committed, before it is
-    // synced: nothing is sent about a change until it is on disk.
-    const synced = this.store.syncMode === 'overlapping' ? Promise.resolve(this.store.root.flushed) : null;
-    const posted = synced === null ? this.poster.post(endpoint.url, headers, body) : synced.then(() => this.poster.post(endpoint.url, headers, body));
+    let posted: Promise<AttemptResult>;
+    try {
+      const headers = messageHeaders(message, body, this.directory.signingSecrets(endpoint, now), now);
+      // In overlapping-sync mode a row can be read once committed, before it is
+      // synced: nothing is sent about a change until it is on disk.
+      const synced = this.store.syncMode === 'overlapping' ? Promise.resolve(this.store.root.flushed) : null;
+      posted = synced === null ? this.poster.post(endpoint.url, headers, body) : synced.then(() => this.poster.post(endpoint.url, headers, body));
+    } catch (error) {
+      // Its secret cannot be opened (a database restored without its sealing key): a failed attempt like any
+      // other, logged for the operator and retried with backoff, never a slot or a window message lost for good.
+      posted = Promise.resolve({ outcome: 'failed', status: null, error: `the endpoint's secret cannot be opened with this server's sealing key (WEBHOOKS_SECRET_KEY or ${SECRET_KEY_FILE}); rotate its secret (${error instanceof Error ? error.message : String(error)})` });
+    }
     const done = posted.then(
-      (result) => this.settle(endpoint.id, state, seq, message, w, attempt, result, Math.round(performance.now() - started)),
-      (error: unknown) => this.settle(endpoint.id, state, seq, message, w, attempt, { outcome: 'failed', status: null, error: String(error) }, 0),
+      (result) => this.settle(endpoint.id, state, seq, message, w, attempt, round, result, Math.round(performance.now() - started)),
+      (error: unknown) => this.settle(endpoint.id, state, seq, message, w, attempt, round, { outcome: 'failed', status: null, error: String(error) }, 0),
     );
     this.track(done);
   }
 
-  private settle(id: number, state: EndpointState, seq: number, message: OutboxMessage, w: Windowed | null, attempt: number, result: AttemptResult, durationMs: number): void {
+  /** `round` is the endpoint's backoff step when the attempt started. */
+  private settle(id: number, state: EndpointState, seq: number, message: OutboxMessage, w: Windowed | null, attempt: number, round: number, result: AttemptResult, durationMs: number): void {
     this.active--;
     this.counts[result.outcome]++;
     const now = this.clock.wallMs();
@@ -612,6 +630,7 @@ export class Dispatcher {
     if (logSeq > this.options.logKeep) pending.entry.removes!.push({ table: 'webhookLog', key: endpointKey(id, logSeq - this.options.logKeep) });
     if (result.outcome === 'delivered') {
       state.failures = 0;
+      state.failingFromMs = null;
       state.nextAttemptAtMs = 0;
       state.attempts.delete(message.id);
       if (w === null) {
@@ -626,21 +645,26 @@ export class Dispatcher {
       return;
     }
     state.attempts.set(message.id, attempt);
-    state.failures++;
-    state.nextAttemptAtMs = now + retryDelayMs(state.failures, this.options.random());
+    // One step per round of retries: an attempt started before another's failure was counted is part of that
+    // step (a success since then, which reset the count, makes it the first step of a new run of failures).
+    if (round >= state.failures) {
+      state.failures++;
+      state.nextAttemptAtMs = now + retryDelayMs(state.failures, this.options.random());
+    }
+    state.failingFromMs ??= now;
     // A queue message that failed waits among the held rows; it blocks its order until it is there.
     if (w === null) state.inFlight.delete(seq);
     else {
       this.moveToHeld(w, state);
       pending.after.push(() => state.inFlight.delete(seq));
     }
-    if (now - message.atMs >= this.options.retryMs) this.markFailing(id, message, result);
+    if (now - state.failingFromMs >= this.options.retryMs) this.markFailing(id, state.failingFromMs, result);
     else this.pass();
   }
 
-  private markFailing(id: number, message: OutboxMessage, result: AttemptResult): void {
-    const hours = Math.floor((this.clock.wallMs() - message.atMs) / 3_600_000);
-    this.markFailingFor(id, `message ${message.id} has failed for ${hours} hours (last: ${result.error ?? result.outcome})`);
+  private markFailing(id: number, sinceMs: number, result: AttemptResult): void {
+    const hours = Math.floor((this.clock.wallMs() - sinceMs) / 3_600_000);
+    this.markFailingFor(id, `its deliveries have failed for ${hours} hours without a success (last: ${result.error ?? result.outcome})`);
   }
 
   private markFailingFor(id: number, reason: string): void {

@@ -5,6 +5,7 @@
  * redirect is not followed, and after WEBHOOKS_RETRY_HOURS of failures the
  * endpoint is marked failing, shown to the operator and replayed by them.
  */
+import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ManualClock } from '../../src/clock.js';
 import { Sender } from '../../src/webhooks/index.js';
@@ -145,5 +146,66 @@ describe('webhook safety', () => {
     expect(receiver.received.every((r) => r.verified)).toBe(true);
     await t.server.webhooks.dispatcher.idle();
     expect((await t.admin('GET', '/admin/v1/webhooks')).body.webhooks[0]).toMatchObject({ held: 0, failing: false });
+  });
+
+  it('counts the 24 hours from the first failure since the last success: after a replay, messages older than that are retried again for 24 hours', async () => {
+    const id = await register();
+    receiver.behave('fail');
+    await t.api('POST', '/api/v1/order', creds, order(service, 2));
+    await receiver.waitFor((r) => r.length === 1);
+    await t.server.webhooks.dispatcher.idle();
+    for (const step of [3_600_000, 23 * 3_600_000]) {
+      clock.advance(step);
+      t.server.webhooks.dispatcher.pass();
+      await t.server.webhooks.dispatcher.idle();
+    }
+    await t.server.context.wal.flushed();
+    expect((await t.admin('GET', '/admin/v1/webhooks?failing=true')).body.webhooks).toHaveLength(1);
+    // Replayed while the receiver still fails: the message is now a day old, but the endpoint's retries start over.
+    const attempts = receiver.received.length;
+    expect((await t.admin('POST', `/admin/v1/webhooks/${id}/replay`)).body.webhook).toMatchObject({ failing: false });
+    await receiver.waitFor((r) => r.length === attempts + 1);
+    for (const step of [1_000, 3_600_000, 20 * 3_600_000]) {
+      await t.server.webhooks.dispatcher.idle();
+      await t.server.context.wal.flushed();
+      expect((await t.admin('GET', '/admin/v1/webhooks?failing=true')).body.webhooks).toEqual([]);
+      clock.advance(step);
+      t.server.webhooks.dispatcher.pass();
+    }
+    await t.server.webhooks.dispatcher.idle();
+    expect(receiver.received.length).toBeGreaterThanOrEqual(attempts + 4);
+    clock.advance(3 * 3_600_000);
+    t.server.webhooks.dispatcher.pass();
+    await t.server.webhooks.dispatcher.idle();
+    await t.server.context.wal.flushed();
+    const failing = (await t.admin('GET', '/admin/v1/webhooks?failing=true')).body.webhooks;
+    expect(failing).toHaveLength(1);
+    expect(failing[0]).toMatchObject({ id, held: 1 });
+  });
+
+  it('logs a failed attempt with a sentence when the secret cannot be opened (restored without its key), keeps the message, and delivers it once the secret is rotated', async () => {
+    const id = await register();
+    // The data directory comes back with another sealing key than the one that sealed the secret.
+    await t.restart({ webhooksSecretKey: randomBytes(32).toString('base64') });
+    const placed = await t.api('POST', '/api/v1/order', creds, order(service, 2));
+    expect(placed.status).toBe(201);
+    await t.server.webhooks.dispatcher.idle();
+    await t.server.context.wal.flushed();
+    expect(receiver.connections()).toBe(0);
+    const log = await t.admin('GET', `/admin/v1/webhooks/${id}/deliveries`);
+    expect(log.body.deliveries[0]).toMatchObject({ outcome: 'failed', status: null, error: expect.stringMatching(/secret cannot be opened .*WEBHOOKS_SECRET_KEY.*rotate its secret/) });
+    // The attempt gave its slot back: other messages are not held up behind it.
+    expect((await t.admin('GET', '/metrics')).text).toMatch(/^coa_webhook_in_flight 0$/m);
+    const rotated = await t.api('POST', `/api/v1/webhooks/${id}/rotate`, creds);
+    expect(rotated.status, rotated.text).toBe(200);
+    receiver.setSecret('/hook', rotated.body.webhook.secret);
+    clock.advance(1_000);
+    t.server.webhooks.dispatcher.pass();
+    await receiver.waitFor((r) => r.length === 1);
+    const got = receiver.received[0]!;
+    expect(got.verified).toBe(true);
+    // Only the new secret signs: the rotated-out one cannot be opened with this key.
+    expect(got.signature.split(' ')).toHaveLength(1);
+    expect(got.json.data['order']).toBe(placed.body.order);
   });
 });
