@@ -63,7 +63,7 @@ const STATUS_FIELDS = {
   quantity: Type.Integer(),
   charge: Money('Credits charged.'),
   start_count: Type.Union([Type.Integer(), Type.Null()], { description: "The target's count when delivery started, or null until the operator records it." }),
-  remains: Type.Integer({ description: 'Units not (yet) delivered: quantity until in progress, then as recorded; 0 when completed.' }),
+  remains: Type.Integer({ description: 'Units not (yet) delivered: quantity (× runs for a drip-feed order) until in progress, then as recorded; 0 when completed.' }),
   runs: Type.Optional(Type.Integer({ description: 'Drip-feed orders: number of runs.' })),
   interval: Type.Optional(Type.Integer({ description: 'Drip-feed orders: minutes between runs.' })),
 };

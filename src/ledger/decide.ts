@@ -12,7 +12,7 @@
  */
 import { errorOutcome, type ErrorOutcome } from '../errors.js';
 import { formatMicro, addMicro, MICRO_MAX } from '../money/index.js';
-import { chargeFor, FINAL_STATUSES, isUnlimited, planPriceInr, PLAN_MONTHS_MAX, refundFor, remainsRefusal, statusMoveRefusal } from './rules.js';
+import { chargeFor, FINAL_STATUSES, isUnlimited, planPriceInr, PLAN_MONTHS_MAX, refundFor, remainsRefusal, statusMoveRefusal, unitsOrdered } from './rules.js';
 import {
   cancelRefusalMessage,
   cancelVerdict,
@@ -421,9 +421,11 @@ function decideStatus(state: WalletState, command: Extract<Command, { kind: 'set
   if (moveRefusal === 'backwards') {
     return refused(state, errorOutcome('CONFLICT', `Order ${order.id} is ${order.status}; it can only move forward, not to ${to}.`));
   }
-  const remainsProblem = remainsRefusal(order.quantity, to, command.remains);
+  const units = unitsOrdered(order.quantity, order.extras?.runs);
+  const remainsProblem = remainsRefusal(units, to, command.remains);
   if (remainsProblem === 'partial-needs-remains') {
-    return refused(state, errorOutcome('VALIDATION', `A partial order needs remains, an integer from 1 to ${order.quantity - 1} (units not delivered).`));
+    const of = units === order.quantity ? '' : `, of the ${units} ordered over its runs`;
+    return refused(state, errorOutcome('VALIDATION', `A partial order needs remains, an integer from 1 to ${units - 1} (units not delivered${of}).`));
   }
   if (remainsProblem === 'remains-only-on-partial') {
     return refused(state, errorOutcome('VALIDATION', 'remains is only accepted when the status is partial.'));
@@ -480,7 +482,7 @@ function decideProgress(state: WalletState, command: Extract<Command, { kind: 'p
     return refused(state, errorOutcome('CONFLICT', `Order ${order.id} is ${order.status}; progress is recorded only while it is in_progress.`));
   }
   if (refusal === 'start-count-range') return refused(state, errorOutcome('VALIDATION', 'start_count must be a non-negative integer or null.'));
-  if (refusal === 'remains-range') return refused(state, errorOutcome('VALIDATION', `remains must be an integer from 0 to ${order.quantity} or null.`));
+  if (refusal === 'remains-range') return refused(state, errorOutcome('VALIDATION', `remains must be an integer from 0 to ${unitsOrdered(order.quantity, order.extras?.runs)} (units not delivered) or null.`));
   const startCount = command.startCount === undefined ? (order.startCount ?? null) : command.startCount;
   const remains = command.remains === undefined ? (order.progressRemains ?? null) : command.remains;
   const updated: OrderRecord = { ...order, startCount, progressRemains: remains };

@@ -4,7 +4,7 @@
  * a pure function of the records it is given; the wallet actor's decision,
  * verify and the API front ends (v1 and v2) call them.
  */
-import { FINAL_STATUSES } from './rules.js';
+import { FINAL_STATUSES, unitsOrdered } from './rules.js';
 import type { OrderExtras } from './order-types.js';
 import type { LogEvent, OrderRecord, OrderStatus, OrderStatusView, RefillStatus, ServiceRecord } from './records.js';
 
@@ -25,7 +25,7 @@ export function statusView(order: OrderRecord): OrderStatusView {
  */
 export function placedStatusView(placed: Extract<LogEvent, { type: 'order.placed' }>): OrderStatusView {
   const status: OrderStatus = 'pending';
-  return withDripFeed({ id: placed.order, number: placed.number ?? null, status, quantity: placed.quantity, charge: placed.charge, startCount: null, remains: remainsShown({ status, quantity: placed.quantity, remains: null }) }, placed.extras);
+  return withDripFeed({ id: placed.order, number: placed.number ?? null, status, quantity: placed.quantity, charge: placed.charge, startCount: null, remains: remainsShown({ status, quantity: placed.quantity, remains: null, extras: placed.extras }) }, placed.extras);
 }
 
 /** `runs` and `interval` are shown for a drip-feed order only. */
@@ -38,28 +38,28 @@ function withDripFeed(view: OrderStatusView, extras: OrderExtras | undefined): O
   return view;
 }
 
-/** What `remains` a status read shows: what was not (yet) delivered. */
-export function remainsShown(order: Pick<OrderRecord, 'status' | 'quantity' | 'remains' | 'progressRemains'>): number {
+/** What `remains` a status read shows: the units (see unitsOrdered) not (yet) delivered. */
+export function remainsShown(order: Pick<OrderRecord, 'status' | 'quantity' | 'remains' | 'progressRemains' | 'extras'>): number {
   switch (order.status) {
     case 'completed':
       return 0;
     case 'partial':
       return order.remains ?? 0;
     case 'in_progress':
-      return order.progressRemains ?? order.quantity;
+      return order.progressRemains ?? unitsOrdered(order.quantity, order.extras?.runs);
     default:
-      return order.quantity;
+      return unitsOrdered(order.quantity, order.extras?.runs);
   }
 }
 
 export type ProgressRefusal = 'not-in-progress' | 'remains-range' | 'start-count-range' | 'nothing';
 
-/** Why progress may not be recorded, or null: only while in_progress, remains 0..quantity, start_count ≥ 0. */
-export function progressRefusal(order: Pick<OrderRecord, 'status' | 'quantity'>, startCount: number | null | undefined, remains: number | null | undefined): ProgressRefusal | null {
+/** Why progress may not be recorded, or null: only while in_progress, remains 0..units (see unitsOrdered), start_count ≥ 0. */
+export function progressRefusal(order: Pick<OrderRecord, 'status' | 'quantity' | 'extras'>, startCount: number | null | undefined, remains: number | null | undefined): ProgressRefusal | null {
   if (startCount === undefined && remains === undefined) return 'nothing';
   if (order.status !== 'in_progress') return 'not-in-progress';
   if (startCount !== undefined && startCount !== null && (!Number.isSafeInteger(startCount) || startCount < 0)) return 'start-count-range';
-  if (remains !== undefined && remains !== null && (!Number.isSafeInteger(remains) || remains < 0 || remains > order.quantity)) return 'remains-range';
+  if (remains !== undefined && remains !== null && (!Number.isSafeInteger(remains) || remains < 0 || remains > unitsOrdered(order.quantity, order.extras?.runs))) return 'remains-range';
   return null;
 }
 

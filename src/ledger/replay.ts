@@ -58,7 +58,7 @@
  */
 import { formatBig, formatMicro } from '../money/index.js';
 import { ShardedMap } from './sharded-map.js';
-import { isOrderStatus, ORDER_STATUSES, refundFor, remainsRefusal, statusMoveRefusal } from './rules.js';
+import { isOrderStatus, ORDER_STATUSES, refundFor, remainsRefusal, statusMoveRefusal, unitsOrdered } from './rules.js';
 import { isRefillStatus, refillMoveRefusal } from './lifecycle.js';
 import type { LogEvent, OrderStatus } from './records.js';
 
@@ -152,7 +152,8 @@ const LIFECYCLE_STATUSES: Readonly<Record<'order.progress' | 'order.cancel_reque
 /** An order between its placement and the status its row ends in. */
 interface OpenOrder {
   account: number;
-  quantity: number;
+  /** Units ordered in all (unitsOrdered): what remains counts. */
+  units: number;
   rate: number;
   debit: number;
   status: OrderStatus;
@@ -458,7 +459,7 @@ class LedgerReplay {
     // Only an order whose row ends somewhere else than where it starts is
     // remembered; every other order is, from here on, what its row says.
     if (r.status !== 'pending' || r.remains !== null) {
-      this.setOpen(orderId, { account: id, quantity, rate, debit, status: 'pending', remains: null, final: { status: r.status, remains: r.remains } });
+      this.setOpen(orderId, { account: id, units: unitsOrdered(quantity, runs), rate, debit, status: 'pending', remains: null, final: { status: r.status, remains: r.remains } });
     }
   }
 
@@ -482,9 +483,9 @@ class LedgerReplay {
       fail('order-status', seq, id, orderId, `the order moves backwards or sideways, from ${order.status} to ${toStatus}.`);
     }
     const remains = e.remains;
-    const remainsProblem = remainsRefusal(order.quantity, toStatus, remains);
+    const remainsProblem = remainsRefusal(order.units, toStatus, remains);
     if (remainsProblem === 'partial-needs-remains') {
-      fail('order-status', seq, id, orderId, `a partial order needs remains from 1 to ${order.quantity - 1}, not ${String(remains)}.`);
+      fail('order-status', seq, id, orderId, `a partial order needs remains from 1 to ${order.units - 1}, not ${String(remains)}.`);
     }
     if (remainsProblem === 'remains-only-on-partial') {
       fail('order-status', seq, id, orderId, `remains is set (${String(remains)}) on a move to ${toStatus}; only partial carries it.`);
@@ -532,8 +533,8 @@ class LedgerReplay {
     }
     if (e.type === 'order.progress') {
       const bad = (v: unknown, max: number): boolean => v !== null && (!isInt(v) || v < 0 || v > max);
-      if (bad(e.startCount, Number.MAX_SAFE_INTEGER) || bad(e.remains, order.quantity)) {
-        fail('lifecycle', seq, id, orderId, `order.progress records start_count ${String(e.startCount)} and remains ${String(e.remains)}; remains must lie in 0..${order.quantity}.`);
+      if (bad(e.startCount, Number.MAX_SAFE_INTEGER) || bad(e.remains, order.units)) {
+        fail('lifecycle', seq, id, orderId, `order.progress records start_count ${String(e.startCount)} and remains ${String(e.remains)}; remains must lie in 0..${order.units}.`);
       }
     }
     if (e.type === 'refill.requested' && (!isInt(e.refill) || e.refill < 1)) fail('lifecycle', seq, id, orderId, `refill.requested carries an invalid refill id ${String(e.refill)}.`);
@@ -557,7 +558,7 @@ class LedgerReplay {
     if (!isOrderStatus(r.status)) return undefined;
     return {
       account: r.account as number,
-      quantity: r.quantity as number,
+      units: unitsOrdered(r.quantity as number, (r.extras as { runs?: number } | undefined)?.runs),
       rate: r.rate as number,
       debit: r.debit as number,
       status: r.status,

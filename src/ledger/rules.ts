@@ -27,13 +27,22 @@ export function statusMoveRefusal(from: OrderStatus, to: OrderStatus): 'final' |
 }
 
 /**
- * Why `remains` does not fit a move to `to`, or null when it does: a partial
- * order names the units not delivered (1 to quantity − 1), every other move
- * names none.
+ * The units an order asks for in all, which `remains` counts and a partial
+ * refund prices: its quantity, times its runs for a drip-feed order (whose
+ * quantity is per run, and whose charge is quantity × runs × rate).
  */
-export function remainsRefusal(quantity: number, to: OrderStatus, remains: unknown): 'partial-needs-remains' | 'remains-only-on-partial' | null {
+export function unitsOrdered(quantity: number, runs: number | undefined): number {
+  return quantity * (runs ?? 1);
+}
+
+/**
+ * Why `remains` does not fit a move to `to`, or null when it does: a partial
+ * order names the units not delivered (1 to units − 1, see unitsOrdered),
+ * every other move names none.
+ */
+export function remainsRefusal(units: number, to: OrderStatus, remains: unknown): 'partial-needs-remains' | 'remains-only-on-partial' | null {
   if (to === 'partial') {
-    return Number.isSafeInteger(remains) && (remains as number) >= 1 && (remains as number) < quantity ? null : 'partial-needs-remains';
+    return Number.isSafeInteger(remains) && (remains as number) >= 1 && (remains as number) < units ? null : 'partial-needs-remains';
   }
   return remains === null ? null : 'remains-only-on-partial';
 }

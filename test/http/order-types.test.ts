@@ -136,6 +136,32 @@ describe('drip-feed', () => {
     expect((await t.admin('GET', '/admin/v1/verify')).body.report.ok).toBe(true);
   });
 
+  it('counts remains over every run: status shows quantity × runs, progress records up to it, and a partial refund prices the undelivered units of all runs; verify agrees', async () => {
+    const r = await t.api('POST', '/api/v1/order', creds, { service: drip, target, quantity: 100, runs: 5, interval: 30 });
+    expect(r.body).toMatchObject({ charge: 50 });
+    const id = r.body.order as string;
+    const remains = async (): Promise<unknown> => (await t.api('GET', `/api/v1/status?order=${id}`, creds)).body.remains;
+    expect(await remains()).toBe(500);
+    for (const status of ['processing', 'in_progress']) expect((await t.admin('POST', `/admin/v1/orders/${id}/status`, { status })).status).toBe(200);
+    expect(await remains()).toBe(500);
+    const over = await t.admin('POST', `/admin/v1/orders/${id}/progress`, { remains: 501 });
+    expect(over.status).toBe(400);
+    expect(over.body.message).toBe('remains must be an integer from 0 to 500 (units not delivered) or null.');
+    expect((await t.admin('POST', `/admin/v1/orders/${id}/progress`, { remains: 300 })).status).toBe(200);
+    expect(await remains()).toBe(300);
+    const all = await t.admin('POST', `/admin/v1/orders/${id}/status`, { status: 'partial', remains: 500 });
+    expect(all.status).toBe(400);
+    expect(all.body.message).toBe('A partial order needs remains, an integer from 1 to 499 (units not delivered, of the 500 ordered over its runs).');
+    const before = (await t.api('GET', '/api/v1/balance', creds)).body.credits;
+    // 200 of the 500 units delivered: 300 × 0.1 back (under the old per-run count at most 99 × 0.1).
+    const partial = await t.admin('POST', `/admin/v1/orders/${id}/status`, { status: 'partial', remains: 300 });
+    expect(partial.status, partial.text).toBe(200);
+    expect(partial.body.refund).toBe(30);
+    expect((await t.api('GET', '/api/v1/balance', creds)).body.credits).toBe(before + 30);
+    expect(await remains()).toBe(300);
+    expect((await t.admin('GET', '/admin/v1/verify')).body.report.ok).toBe(true);
+  });
+
   it('refuses runs below 2, a missing interval, drip-feed on a service without it, and a charge beyond the balance', async () => {
     const one = await t.api('POST', '/api/v1/order', creds, { service: drip, target, quantity: 100, runs: 1, interval: 30 });
     expect(one.body.message).toMatch(/'runs' must be an integer from 2 to 1000/);

@@ -66,8 +66,8 @@ describe.skipIf(missing !== null)("API v2 through PHP's curl and the usual clien
     expect(r.status).toEqual({ charge: '0.2', start_count: '0', status: 'Pending', remains: '100', currency: 'USD' });
     expect(r.multiStatus).toEqual({
       [first]: { charge: '0.2', start_count: '0', status: 'Pending', remains: '100', currency: 'USD' },
-      // Drip-feed: 200 × 2 runs × 0.002.
-      [second]: { charge: '0.8', start_count: '0', status: 'Pending', remains: '200', currency: 'USD' },
+      // Drip-feed: 200 × 2 runs × 0.002; remains counts both runs' units.
+      [second]: { charge: '0.8', start_count: '0', status: 'Pending', remains: '400', currency: 'USD' },
       '999999': { error: 'Incorrect order ID' },
     });
     expect(r.cancel).toEqual([

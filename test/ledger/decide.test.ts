@@ -287,7 +287,8 @@ describe('accepted order', () => {
       expect(placedStatusView(placed)).toEqual(statusView(d.order!));
     }
     const d = run(initialState(makeWallet({ credits: micro('100') }), now.monotonicMs), drip, now);
-    expect(statusView(d.order!)).toMatchObject({ status: 'pending', remains: 30, startCount: null, runs: 4, interval: 15 });
+    // remains counts every run's units: 30 × 4.
+    expect(statusView(d.order!)).toMatchObject({ status: 'pending', remains: 120, startCount: null, runs: 4, interval: 15 });
   });
 
   it('debits exactly quantity × rate, emits one order.placed event and an order record with its rate', () => {

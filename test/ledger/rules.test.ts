@@ -11,6 +11,7 @@ import {
   planPriceInr,
   refundFor,
   remainsRefusal,
+  unitsOrdered,
   statusMoveRefusal,
 } from '../../src/ledger/index.js';
 
@@ -59,8 +60,15 @@ describe('statusMoveRefusal', () => {
   });
 });
 
+describe('unitsOrdered', () => {
+  it('is the quantity, times the runs of a drip-feed order', () => {
+    expect(unitsOrdered(100, undefined)).toBe(100);
+    expect(unitsOrdered(100, 5)).toBe(500);
+  });
+});
+
 describe('remainsRefusal', () => {
-  it('partial names 1 to quantity − 1 undelivered units; other moves name none', () => {
+  it('partial names 1 to units − 1 undelivered units; other moves name none', () => {
     expect(remainsRefusal(100, 'partial', 1)).toBeNull();
     expect(remainsRefusal(100, 'partial', 99)).toBeNull();
     for (const bad of [0, 100, -1, 1.5, null, '5']) expect(remainsRefusal(100, 'partial', bad)).toBe('partial-needs-remains');
