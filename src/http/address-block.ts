@@ -1,7 +1,8 @@
 /**
- * The per-address limit on failed authentications, checked before any key
- * look-up by both customer APIs (one limiter: a v1 failure and a v2
- * failure from one address count together).
+ * The per-address limit on failed authentications, checked by both
+ * customer APIs once a key or secret has failed (one limiter: a v1 failure
+ * and a v2 failure from one address count together). Valid credentials are
+ * served whatever their address's count.
  */
 import { errorOutcome } from '../errors.js';
 import type { AppContext } from './context.js';

@@ -96,11 +96,16 @@ function run(ctx: AppContext, ex: Exchange, ip: () => string, parsed: ReturnType
   }
 }
 
-/** AUTH, after the per-address failure limit (one limiter for v1 and v2 failures). */
+/**
+ * AUTH, as v1's: a valid key is served whatever its address's count of
+ * failures (one limiter for v1 and v2 failures), and an address past its
+ * limit gets RATE for each further failure (see DECISIONS, "blocks
+ * failures, not addresses").
+ */
 function authenticate(ex: Exchange, ctx: AppContext, ip: () => string, key: string): Account | null {
-  if (refuseBlockedAddress(ex, ctx, ip, false)) return null;
   const account = key === '' ? null : ctx.registry.authenticateV2(key);
   if (account !== null) return account;
+  if (refuseBlockedAddress(ex, ctx, ip, false)) return null;
   ctx.authFailures.recordFailure(ip());
   sendError(ex, errorOutcome('AUTH', 'Invalid API key'));
   return null;

@@ -253,6 +253,21 @@ describe('failed authentications per client IP', () => {
     expect((await t.api('GET', '/api/v1/balance', wrong())).status).toBe(429);
   });
 
+  it('API v2 shares the limit and serves a valid key from a blocked address (a reseller behind the same NAT)', async () => {
+    const v2 = async (key: string): Promise<{ status: number; body: Record<string, unknown> }> => {
+      const res = await fetch(`${t.url}/api/v2`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `key=${key}&action=balance` });
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    };
+    const issued = await t.admin('POST', `/admin/v1/accounts/${creds.id}/v2-key`);
+    expect(issued.status).toBe(200);
+    // 127.0.0.1 used up its failures on v1 above: a failed v2 key is refused as blocked.
+    const blocked = await v2('0'.repeat(32));
+    expect(blocked.body['error']).toMatch(/^Too many failed authentications from this address; retry in \d+ seconds\.$/);
+    const served = await v2(issued.body.v2_key);
+    expect(served.status).toBe(200);
+    expect(served.body).toMatchObject({ balance: expect.any(String), currency: expect.any(String) });
+  });
+
   it('the limit is per IP: another client address is not blocked and has its own count', async () => {
     expect((await fromOtherIp(wrong())).status).toBe(401);
     expect((await fromOtherIp(creds)).status).toBe(200);
