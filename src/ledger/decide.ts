@@ -538,8 +538,12 @@ function decideRefillStatus(state: WalletState, command: Extract<Command, { kind
   const order = command.order!;
   const { stored, to } = command;
   const latest = order.refill?.id === stored.id ? order.refill : null;
-  // Only the latest refill can be open; an earlier one is final as stored.
-  if (latest === null && isOpenRefill(stored.status)) throw new Error(`invariant: open refill ${stored.id} is not order ${order.id}'s latest`);
+  // Only the latest refill can be open, so an earlier one is final. Its row can
+  // still read open: a move that closed it, and the refill opened after that,
+  // may be decided here and not yet durable when the row was read.
+  if (latest === null && isOpenRefill(stored.status)) {
+    return refused(state, errorOutcome('CONFLICT', `Refill ${stored.id} is closed: order ${order.id} has a later refill; it cannot move again.`));
+  }
   const from = latest?.status ?? stored.status;
   const refusal = refillMoveRefusal(from, to);
   if (refusal === 'final') return refused(state, errorOutcome('CONFLICT', `Refill ${stored.id} is already ${from}, a final state; it cannot move again.`));

@@ -706,6 +706,20 @@ describe('update command', () => {
   });
 });
 
+describe('refill status', () => {
+  it('a refill superseded by a later one is refused as closed, even when its row was read before the move that closed it was durable', () => {
+    const clock = new ManualClock();
+    const now = nowOf(clock);
+    const placed = run(initialState(makeWallet(), clock.monotonicMs()), orderCommand(), now);
+    // In memory the order's latest refill is 2; the row of refill 1 was read while its move to completed was on its way.
+    const order: OrderRecord = { ...placed.order!, status: 'completed', refill: { id: 2, status: 'pending', createdAtMs: now.wallMs } };
+    const stale = { id: 1, order: order.id, account: 42, status: 'pending' as const, createdAtMs: now.wallMs, updatedAtMs: now.wallMs };
+    const d = run(placed.state, { kind: 'refill-status', stored: stale, orderId: order.id, order, to: 'rejected' }, now);
+    expect(errorOf(d)).toMatchObject({ code: 'CONFLICT', message: `Refill 1 is closed: order ${order.id} has a later refill; it cannot move again.` });
+    expect(d.events).toEqual([]);
+  });
+});
+
 describe('ledger and purity (property)', () => {
   const serviceArb = fc.oneof(
     {
