@@ -12,7 +12,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import { hashSecret, newApiKey, newApiSecret, newV2Key } from '../ids.js';
-import type { Store, TablePut, Wal } from '../wal/index.js';
+import type { Store, TablePut, Wal, WalEntry } from '../wal/index.js';
 import type { AccountProfile, LogEvent, WalletRecord } from '../ledger/index.js';
 import { STRUCTURES_KEY } from '../wal/index.js';
 import { checkWallet } from '../ledger/index.js';
@@ -26,6 +26,8 @@ export interface Account {
   actor: WalletActor;
   /** Monotonic time of the last look-up, for idle eviction. */
   usedMs: number;
+  /** The last profile change in flight (see changeProfile), which the next one waits for. */
+  profileWrites: Promise<void>;
 }
 
 /** What a listing shows of an account, loaded or not. */
@@ -176,17 +178,44 @@ export class Registry {
     await this.setV2Key(account, null, { type: 'v2key.revoked', atMs: this.clock.wallMs(), account: account.profile.id });
   }
 
-  private async setV2Key(account: Account, hash: Buffer | null, event: Extract<LogEvent, { type: 'v2key.issued' | 'v2key.revoked' }>): Promise<void> {
-    const old = account.profile.v2KeyHash ?? null;
+  private setV2Key(account: Account, hash: Buffer | null, event: Extract<LogEvent, { type: 'v2key.issued' | 'v2key.revoked' }>): Promise<void> {
     const hex = hash === null ? null : hash.toString('hex');
-    const profile: AccountProfile = { ...account.profile, v2KeyHash: hex };
-    const puts: TablePut[] = [{ table: 'profiles', key: profile.id, value: profile }];
-    if (hex !== null) puts.push({ table: 'v2keys', key: hex, value: profile.id });
-    await this.wal.append({ events: [event], puts, ...(old === null ? {} : { removes: [{ table: 'v2keys', key: old }] }) });
-    if (old !== null) this.activeByV2Hash.delete(old);
-    account.profile = profile;
-    account.v2KeyHash = hash;
-    if (hex !== null) this.activeByV2Hash.set(hex, account);
+    let old: string | null = null;
+    return this.changeProfile(
+      account,
+      (current) => {
+        old = current.v2KeyHash ?? null;
+        const profile: AccountProfile = { ...current, v2KeyHash: hex };
+        const puts: TablePut[] = [{ table: 'profiles', key: profile.id, value: profile }];
+        if (hex !== null) puts.push({ table: 'v2keys', key: hex, value: profile.id });
+        return { profile, entry: { events: [event], puts, ...(old === null ? {} : { removes: [{ table: 'v2keys', key: old }] }) } };
+      },
+      () => {
+        if (old !== null) this.activeByV2Hash.delete(old);
+        account.v2KeyHash = hash;
+        if (hex !== null) this.activeByV2Hash.set(hex, account);
+      },
+    );
+  }
+
+  /**
+   * One account's profile changes (secret, v2 key, force-join), one at a
+   * time. They do not pass through the wallet actor, and each writes the
+   * whole profile row: two at once would each copy the profile before the
+   * other landed, and the later commit would bring back what the earlier
+   * replaced (a rotated secret's old hash, a revoked v2 key). Each change
+   * builds on the profile the one before it left, once that one is durable.
+   */
+  private changeProfile(account: Account, change: (current: AccountProfile) => { profile: AccountProfile; entry: WalEntry }, applied?: () => void): Promise<void> {
+    const run = account.profileWrites.then(async () => {
+      const { profile, entry } = change(account.profile);
+      await this.wal.append(entry);
+      account.profile = profile;
+      applied?.();
+    });
+    // A failed commit stops the process (fail-stop); the chain itself never rejects.
+    account.profileWrites = run.catch(() => {});
+    return run;
   }
 
   async create(name: string): Promise<{ account: Account; apiSecret: string }> {
@@ -224,32 +253,31 @@ export class Registry {
   async rotateSecret(account: Account): Promise<string> {
     const apiSecret = newApiSecret();
     const hash = hashSecret(apiSecret);
-    const profile: AccountProfile = { ...account.profile, secretHash: hash.toString('hex') };
-    await this.wal.append({
-      events: [{ type: 'secret.rotated', atMs: this.clock.wallMs(), account: profile.id }],
-      puts: [{ table: 'profiles', key: profile.id, value: profile }],
-    });
-    account.profile = profile;
-    account.secretHash = hash;
+    await this.changeProfile(
+      account,
+      (current) => {
+        const profile: AccountProfile = { ...current, secretHash: hash.toString('hex') };
+        return { profile, entry: { events: [{ type: 'secret.rotated', atMs: this.clock.wallMs(), account: profile.id }], puts: [{ table: 'profiles', key: profile.id, value: profile }] } };
+      },
+      () => {
+        account.secretHash = hash;
+      },
+    );
     return apiSecret;
   }
 
-  /** The operator's force-join settings for an account, logged as an event. */
-  async updateForceJoin(
-    account: Account,
-    settings: { telegramUserId: number | null; verified: boolean; exempt: boolean; reason?: string },
-  ): Promise<void> {
-    const profile: AccountProfile = {
-      ...account.profile,
-      telegramUserId: settings.telegramUserId,
-      forceJoinVerified: settings.verified,
-      forceJoinExempt: settings.exempt,
-    };
-    await this.wal.append({
-      events: [{ type: 'forcejoin.updated', atMs: this.clock.wallMs(), account: profile.id, ...settings }],
-      puts: [{ table: 'profiles', key: profile.id, value: profile }],
+  /** The operator's force-join settings for an account, logged as an event; a field not given keeps its value. */
+  updateForceJoin(account: Account, settings: { telegramUserId?: number | null; verified?: boolean; exempt?: boolean; reason?: string }): Promise<void> {
+    return this.changeProfile(account, (current) => {
+      const resolved = {
+        telegramUserId: settings.telegramUserId === undefined ? (current.telegramUserId ?? null) : settings.telegramUserId,
+        verified: settings.verified ?? current.forceJoinVerified ?? false,
+        exempt: settings.exempt ?? current.forceJoinExempt ?? false,
+        ...(settings.reason === undefined ? {} : { reason: settings.reason }),
+      };
+      const profile: AccountProfile = { ...current, telegramUserId: resolved.telegramUserId, forceJoinVerified: resolved.verified, forceJoinExempt: resolved.exempt };
+      return { profile, entry: { events: [{ type: 'forcejoin.updated', atMs: this.clock.wallMs(), account: profile.id, ...resolved }], puts: [{ table: 'profiles', key: profile.id, value: profile }] } };
     });
-    account.profile = profile;
   }
 
   /** Drops accounts idle for longer than `idleMs` with nothing in flight. Returns how many. */
@@ -282,6 +310,7 @@ export class Registry {
       profile,
       secretHash: Buffer.from(profile.secretHash, 'hex'),
       v2KeyHash: profile.v2KeyHash ? Buffer.from(profile.v2KeyHash, 'hex') : null,
+      profileWrites: Promise.resolve(),
       actor: WalletActor.fresh(wallet, this.actorContext),
       usedMs: this.clock.monotonicMs(),
     };

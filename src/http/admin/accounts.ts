@@ -148,9 +148,9 @@ export const setForceJoin: AdminHandler = async (ex, ctx, [id], body) => {
     return sendError(ex, invalid('Send at least one of telegram_user_id, verified, exempt.'));
   }
   await ctx.registry.updateForceJoin(account, {
-    telegramUserId: user === undefined ? (account.profile.telegramUserId ?? null) : (user as number | null),
-    verified: (b['verified'] as boolean | undefined) ?? account.profile.forceJoinVerified ?? false,
-    exempt: (b['exempt'] as boolean | undefined) ?? account.profile.forceJoinExempt ?? false,
+    ...(user === undefined ? {} : { telegramUserId: user as number | null }),
+    ...(b['verified'] === undefined ? {} : { verified: b['verified'] as boolean }),
+    ...(b['exempt'] === undefined ? {} : { exempt: b['exempt'] as boolean }),
     ...(reason.reason === undefined ? {} : { reason: reason.reason }),
   });
   ctx.forceJoinChanged(account.profile.id);
