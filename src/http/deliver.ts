@@ -71,6 +71,8 @@ export function deliver(
       case 'pass': {
         const reply = onPass();
         if (reply === null) throw new Error('invariant: a passing command needs a pass handler');
+        // The pass handler read the store: the reply waits until all it could see is durable.
+        ex.barrier = () => ctx.wal.readBarrier();
         send(ex, reply.status, reply.body, [], close);
         return;
       }

@@ -46,6 +46,12 @@ export interface Exchange {
    * `{"error": "<sentence>"}`), whoever sends it.
    */
   v2: V2Exchange | null;
+  /**
+   * Set when the reply shows what a read saw in the store: the reply waits
+   * for it (see Wal.readBarrier) so that it never shows a change that is
+   * not durable yet.
+   */
+  barrier: (() => Promise<void> | null) | null;
 }
 
 export interface V2Exchange {
@@ -54,7 +60,7 @@ export interface V2Exchange {
 }
 
 export function newExchange(res: HttpResponse, requestId: string, metrics: Metrics | null = null): Exchange {
-  const exchange: Exchange = { res, requestId, aborted: false, done: false, headers: [], route: 'unknown', startedMs: performance.now(), metrics, head: false, v2: null };
+  const exchange: Exchange = { res, requestId, aborted: false, done: false, headers: [], route: 'unknown', startedMs: performance.now(), metrics, head: false, v2: null, barrier: null };
   res.onAborted(() => {
     exchange.aborted = true;
   });
@@ -68,6 +74,14 @@ export function newExchange(res: HttpResponse, requestId: string, metrics: Metri
 export function send(ex: Exchange, status: number, body: string, extraHeaders: string[] = [], close = false, code: string | null = null): void {
   if (ex.aborted || ex.done) return;
   ex.done = true;
+  const barrier = ex.barrier?.() ?? null;
+  if (barrier === null) write(ex, status, body, extraHeaders, close, code);
+  // A failed sync stops the process (fail-stop): nothing is answered then.
+  else barrier.then(() => write(ex, status, body, extraHeaders, close, code), () => {});
+}
+
+function write(ex: Exchange, status: number, body: string, extraHeaders: string[], close: boolean, code: string | null): void {
+  if (ex.aborted) return;
   ex.metrics?.countRequest(ex.route, status, code, (performance.now() - ex.startedMs) / 1000);
   const { res } = ex;
   res.cork(() => {

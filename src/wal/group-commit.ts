@@ -134,6 +134,14 @@ export class LmdbGroupCommit implements Wal {
     return last === undefined ? Promise.resolve() : last.promise;
   }
 
+  readBarrier(): Promise<void> | null {
+    // lmdb-js overlapping sync makes a commit visible before it is flushed:
+    // `flushed` resolves once every commit queued so far, so every one a read
+    // can have seen, is on disk.
+    if (this.store.syncMode !== 'overlapping') return null;
+    return Promise.resolve(this.store.root.flushed).then(() => undefined);
+  }
+
   overloaded(): boolean {
     return this.pendingEntries >= this.pendingEntriesMax;
   }

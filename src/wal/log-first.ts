@@ -147,6 +147,11 @@ export class LogFirstWal implements Wal {
     return this.last?.promise ?? Promise.resolve();
   }
 
+  /** A row reaches LMDB only once its commit-log record is synced. */
+  readBarrier(): null {
+    return null;
+  }
+
   overloaded(): boolean {
     return this.pendingEntries >= this.pendingEntriesMax;
   }

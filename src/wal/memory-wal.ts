@@ -120,6 +120,11 @@ export class MemoryWal implements Wal {
     return this.current.promise;
   }
 
+  /** Nothing is visible before its batch is acknowledged. */
+  readBarrier(): null {
+    return null;
+  }
+
   flushed(): Promise<void> {
     const last = this.current ?? this.sealed[this.sealed.length - 1];
     if (last !== undefined) return last.promise;

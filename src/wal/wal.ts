@@ -21,6 +21,13 @@ export interface Wal {
   append(entry: WalEntry): Promise<void>;
   /** Resolves when everything appended so far is durable. */
   flushed(): Promise<void>;
+  /**
+   * For a read that has just looked at the store: a promise that resolves
+   * once everything it could have seen is durable, or null when whatever a
+   * read sees is durable already (a commit becomes visible only once
+   * synced, or once its commit-log record is). A read's reply waits for it.
+   */
+  readBarrier(): Promise<void> | null;
   /** True when no more entries may be appended right now (global queue limit). */
   overloaded(): boolean;
   stats(): WalStats;

@@ -26,10 +26,19 @@ export class HeldWal implements Wal {
   release(): void {
     this.holding = false;
     for (const resolve of this.held.splice(0)) resolve();
+    for (const resolve of this.barriers.splice(0)) resolve();
   }
+
+  private readonly barriers: (() => void)[] = [];
 
   flushed(): Promise<void> {
     return this.inner.flushed();
+  }
+
+  /** What is held is visible in LMDB and not durable yet, as under overlapping sync: a read waits for the release. */
+  readBarrier(): Promise<void> | null {
+    if (this.held.length === 0) return this.inner.readBarrier();
+    return new Promise((resolve) => this.barriers.push(resolve));
   }
   overloaded(): boolean {
     return this.inner.overloaded();

@@ -85,6 +85,27 @@ describe('no reply before its sync (held WAL)', () => {
     expect((await reading).body.credits).toBe(99);
   });
 
+  it("an admin listing that sees a committed order whose sync is held (as under overlapping sync) answers only once it is durable", async () => {
+    held.holding = true;
+    const placing = t.api('POST', '/api/v1/order', creds, order(service, 1));
+    while (held.heldCount === 0) await new Promise((r) => setTimeout(r, 5));
+    const id = [...t.server.context.store.tables.orderIndex.getKeys({ start: ['pending'], end: ['pending', Infinity] })].map((k) => (k as string[])[3]).at(-1)!;
+    expect(id, 'the order is committed and visible in LMDB').toBeDefined();
+    let released = false;
+    const listing = t.admin('GET', '/admin/v1/orders?status=pending&limit=500').then((r) => ({ r, released }));
+    const shown = t.admin('GET', `/admin/v1/orders/${id}`).then((r) => ({ r, released }));
+    await new Promise((r) => setTimeout(r, 50));
+    released = true;
+    held.release();
+    const [list, one] = await Promise.all([listing, shown]);
+    // Both replies show the order, and neither left before its sync.
+    expect(list.released).toBe(true);
+    expect(list.r.body.orders.map((o: { id: string }) => o.id)).toContain(id);
+    expect(one.released).toBe(true);
+    expect(one.r.body.order.id).toBe(id);
+    expect((await placing).status).toBe(201);
+  });
+
   it('a full mailbox answers 503 UNAVAILABLE with Retry-After and changes nothing', async () => {
     held.holding = true;
     const pending = Array.from({ length: 4 }, () => t.api('POST', '/api/v1/order', creds, order(service, 1)));
@@ -95,6 +116,6 @@ describe('no reply before its sync (held WAL)', () => {
     expect(refused.headers.get('retry-after')).toBe('1');
     held.release();
     expect((await Promise.all(pending)).map((r) => r.status)).toEqual([201, 201, 201, 201]);
-    expect((await t.api('GET', '/api/v1/balance', creds)).body.credits).toBe(95);
+    expect((await t.api('GET', '/api/v1/balance', creds)).body.credits).toBe(94);
   });
 });

@@ -92,6 +92,10 @@ export function mountAdmin(app: TemplatedApp, ctx: AppContext): void {
   const tokenHash = sha256(`Bearer ${ctx.adminToken}`);
   app.any('/*', (res: HttpResponse, req: HttpRequest) => {
     const ex = newExchange(res, newRequestId(), ctx.metrics);
+    // Listings and reads look at the store after waiting for the WAL; a commit
+    // visible there may still be unsynced (overlapping sync): every admin reply
+    // waits for what it could have seen (the admin API is not the hot path).
+    ex.barrier = () => ctx.wal.readBarrier();
     guarded(ctx, ex, () => handleAdmin(ctx, ex, res, req, tokenHash));
   });
 }
