@@ -21,9 +21,11 @@ const TARGET_FORBIDDEN = /[\x00-\x20\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u
 /**
  * `targetCharsMax` is the operator's limit (TARGET_CHARS_MAX), at most the
  * contract's 2,048. `service` is the catalogue's record for the id sent, or
- * null: the inputs of a known, enabled service are read by its order type
- * (readOrderInputs); an unknown or disabled one is left to the actor, whose
- * SERVICE check refuses it.
+ * null: the inputs of a known service are read by its order type
+ * (readOrderInputs), also while it is disabled, so that a retried order
+ * keeps the Idempotency-Key fingerprint of its first attempt (the actor's
+ * SERVICE check refuses a new order, and replays a stored one); an unknown
+ * one is left to the actor.
  */
 export function checkOrderInput(
   value: unknown,
@@ -43,7 +45,7 @@ export function checkOrderInput(
     };
   }
   const service = lookup(serviceId);
-  if (service === null || !service.enabled) {
+  if (service === null) {
     return { ok: true, input: { serviceId, target, quantity: checked.value.quantity ?? 0 }, service };
   }
   const typed = readOrderInputs(service.type, service.dripfeed, checked.value);

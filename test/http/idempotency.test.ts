@@ -27,6 +27,36 @@ describe('Idempotency-Key on POST /order', () => {
     expect(await credits(creds)).toBe(95);
   });
 
+  it('a retry replays after the operator disabled the service, for every order type (the fingerprint does not follow the catalogue)', async () => {
+    const bob = await t.createAccount('retrier', '100');
+    const pack = await t.createService({ rate: '2', min: 1, max: 1, type: 'Package' });
+    const drip = await t.createService({ rate: '0.1', min: 10, max: 1000, dripfeed: true });
+    const comments = await t.createService({ rate: '0.5', min: 1, max: 10, type: 'Custom Comments' });
+    const bodies = [
+      { service: pack, target: 'https://t.me/x' },
+      { service: drip, target: 'https://t.me/x', quantity: 100, runs: 3, interval: 10 },
+      { service: comments, target: 'https://t.me/x', comments: 'nice\ngreat' },
+    ];
+    const first = [];
+    for (const [i, body] of bodies.entries()) {
+      const r = await t.api('POST', '/api/v1/order', bob, body, { 'idempotency-key': `disabled-${i}` });
+      expect(r.status, r.text).toBe(201);
+      first.push(r.text);
+    }
+    const before = await credits(bob);
+    for (const id of [pack, drip, comments]) expect((await t.admin('PATCH', `/admin/v1/services/${id}`, { enabled: false })).status).toBe(200);
+    for (const [i, body] of bodies.entries()) {
+      const again = await t.api('POST', '/api/v1/order', bob, body, { 'idempotency-key': `disabled-${i}` });
+      expect(again.status, again.text).toBe(201);
+      expect(again.text).toBe(first[i]);
+      expect(again.headers.get('idempotent-replayed')).toBe('true');
+    }
+    // A new order on a disabled service is still refused, and nothing was charged again.
+    const fresh = await t.api('POST', '/api/v1/order', bob, bodies[0], { 'idempotency-key': 'disabled-new' });
+    expect(fresh.body.error).toBe('SERVICE');
+    expect(await credits(bob)).toBe(before);
+  });
+
   it('a quoted structured-field key is the same key', async () => {
     const again = await t.api('POST', '/api/v1/order', creds, order(service, 5), { 'idempotency-key': '"k-1"' });
     expect(again.headers.get('idempotent-replayed')).toBe('true');
