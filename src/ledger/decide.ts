@@ -568,10 +568,19 @@ function decideRefillStatus(state: WalletState, command: Extract<Command, { kind
   return decision;
 }
 
-/** Adds calendar months in UTC (31 Jan + 1 month = 3 Mar, as Date does). */
-function addMonthsUtc(ms: number, months: number): number {
+/**
+ * Adds calendar months in UTC, the same time of day, on the same day of the
+ * month or that month's last day when it is shorter: 31 Jan + 1 month = 28
+ * (or 29) Feb, as a calendar (and PostgreSQL's interval) counts, not 3 Mar
+ * as Date's overflow would.
+ */
+export function addMonthsUtc(ms: number, months: number): number {
   const d = new Date(ms);
+  const day = d.getUTCDate();
+  d.setUTCDate(1);
   d.setUTCMonth(d.getUTCMonth() + months);
+  const lastDay = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 0)).getUTCDate();
+  d.setUTCDate(Math.min(day, lastDay));
   return d.getTime();
 }
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import {
+  addMonthsUtc,
   decide,
   initialState,
   type Command,
@@ -423,6 +424,21 @@ describe('BALANCE boundary', () => {
 });
 
 describe('unlimited plan', () => {
+  it('a month is a calendar month in UTC: a grant from the 31st ends on the last day of a shorter month, and grants add up', () => {
+    const at = (iso: string): number => Date.parse(iso);
+    expect(addMonthsUtc(at('2025-01-31T10:00:00Z'), 1)).toBe(at('2025-02-28T10:00:00Z'));
+    expect(addMonthsUtc(at('2024-01-31T10:00:00Z'), 1)).toBe(at('2024-02-29T10:00:00Z'));
+    expect(addMonthsUtc(at('2025-01-31T10:00:00Z'), 2)).toBe(at('2025-03-31T10:00:00Z'));
+    expect(addMonthsUtc(at('2025-12-15T23:59:59.999Z'), 1)).toBe(at('2026-01-15T23:59:59.999Z'));
+    expect(addMonthsUtc(at('2025-03-31T00:00:00Z'), 120)).toBe(at('2035-03-31T00:00:00Z'));
+    const now = { monotonicMs: 0, wallMs: at('2025-01-31T10:00:00Z') };
+    const granted = run(initialState(makeWallet(), 0), { kind: 'grant-plan', months: 1 }, now);
+    expect(granted.state.wallet.unlimitedExpiresMs).toBe(at('2025-02-28T10:00:00Z'));
+    // Extended from the expiry: 28 Feb + 1 month.
+    const extended = run(granted.state, { kind: 'grant-plan', months: 1 }, now);
+    expect(extended.state.wallet.unlimitedExpiresMs).toBe(at('2025-03-28T10:00:00Z'));
+  });
+
   it('while active: charge computed and shown, debit 0, balance unchanged, order marked unlimited', () => {
     const clock = new ManualClock();
     const now = nowOf(clock);
