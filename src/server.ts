@@ -68,6 +68,8 @@ export interface ServerOptions {
   webhookYield?: boolean;
   /** Queue messages the webhook dispatcher reads ahead (default QUEUE_WINDOW_MAX; tests make it small). */
   webhookWindowMax?: number;
+  /** Index entries one filtered admin listing examines (default SCAN_ENTRIES_MAX; tests make it small). */
+  adminScanEntriesMax?: number;
 }
 
 export interface Server {
@@ -238,7 +240,12 @@ function buildParts(config: Config, options: ServerOptions, storage: Storage, se
     wal,
     clock,
     log,
-    limits: { bodyBytesMax: config.bodyBytesMax, headerBytesMax: config.headerBytesMax, targetCharsMax: config.targetCharsMax },
+    limits: {
+      bodyBytesMax: config.bodyBytesMax,
+      headerBytesMax: config.headerBytesMax,
+      targetCharsMax: config.targetCharsMax,
+      ...(options.adminScanEntriesMax === undefined ? {} : { scanEntriesMax: options.adminScanEntriesMax }),
+    },
     authFailures: new AuthFailureLimiter(clock, config.authFailuresPerMinute),
     abuse: new AbuseLog(log, clock),
     adminToken: adminTokenValue,

@@ -36,6 +36,9 @@ export interface AccountView {
   wallet: WalletRecord;
 }
 
+/** The most accounts one list() call returns: a page (at most 500) and one to see whether more follow. */
+const ACCOUNT_LIST_MAX = 1_000;
+
 /** Issued keys are 36 characters; anything much longer is unknown without a look-up. */
 const API_KEY_CHARS_MAX = 128;
 
@@ -104,16 +107,23 @@ export class Registry {
   }
 
   /**
-   * Every account for a listing, in id order: loaded ones as their actor
-   * holds them, the others straight from the tables (without loading them).
+   * Up to `limit` accounts from id `startId` on, in id order, for a listing
+   * page: loaded ones as their actor holds them, the others straight from
+   * the tables (without loading them). Bounded, so one listing never walks
+   * every account in one turn of the event loop.
    */
-  *list(): Generator<AccountView> {
-    for (const { key, value } of this.store.tables.profiles.getRange()) {
+  list(startId: number, limit: number): AccountView[] {
+    if (!Number.isSafeInteger(startId) || !Number.isSafeInteger(limit) || limit < 1 || limit > ACCOUNT_LIST_MAX) {
+      throw new Error(`invariant: an account listing starts at a safe integer and takes 1 to ${ACCOUNT_LIST_MAX} (start ${startId}, limit ${limit})`);
+    }
+    const views: AccountView[] = [];
+    for (const { key, value } of this.store.tables.profiles.getRange({ start: startId, limit })) {
       const id = key as number;
       const loaded = this.active.get(id);
-      if (loaded !== undefined) yield { profile: loaded.profile, wallet: loaded.actor.state.wallet };
-      else yield { profile: value as AccountProfile, wallet: this.store.tables.wallets.get(id) as WalletRecord };
+      if (loaded !== undefined) views.push({ profile: loaded.profile, wallet: loaded.actor.state.wallet });
+      else views.push({ profile: value as AccountProfile, wallet: this.store.tables.wallets.get(id) as WalletRecord });
     }
+    return views;
   }
 
   /**

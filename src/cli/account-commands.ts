@@ -2,8 +2,9 @@ import type { Command, CommandInput, JsonObject } from './command.js';
 import { adminPath } from './command.js';
 import type { OptionSpecs } from './args.js';
 import { UsageError } from './errors.js';
-import { listAt, objectAt } from './response-shape.js';
-import { formatCell, formatFields, formatTable, type Column } from './table.js';
+import { pagedListCommand } from './paged-list.js';
+import { objectAt } from './response-shape.js';
+import { formatCell, formatFields, type Column } from './table.js';
 
 /** `account ...` commands: one entry per command; see command.ts for the fields. */
 
@@ -70,15 +71,15 @@ export const ACCOUNT_COMMANDS: readonly Command[] = [
       return `Account created.\n${withCredentials(body, Object.entries(account), account.id)}`;
     },
   },
-  {
+  pagedListCommand({
     words: ['account', 'list'],
-    summary: 'list all accounts',
-    request: () => ({ method: 'GET', path: adminPath('accounts') }),
-    render: (body) => {
-      const accounts = listAt(body, 'accounts');
-      return accounts.length === 0 ? 'No accounts yet.\n' : formatTable(accounts, ACCOUNT_COLUMNS);
-    },
-  },
+    summary: 'list accounts in id order, a page at a time (--all for every page)',
+    path: ['accounts'],
+    member: 'accounts',
+    noun: () => 'accounts',
+    none: 'No accounts yet.\n',
+    columns: ACCOUNT_COLUMNS,
+  }),
   {
     words: ['account', 'show'],
     summary: 'show one account',

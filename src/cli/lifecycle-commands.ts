@@ -1,7 +1,8 @@
 import type { Command, JsonObject } from './command.js';
 import { adminPath } from './command.js';
 import { listAt, objectAt } from './response-shape.js';
-import { formatFields, formatTable, type Column } from './table.js';
+import { pagedListCommand } from './paged-list.js';
+import { formatCell, formatFields, formatTable, type Column } from './table.js';
 
 /**
  * The processing workflow's commands: claim pending orders, record progress,
@@ -62,47 +63,24 @@ export const LIFECYCLE_COMMANDS: readonly Command[] = [
       return formatFields([['order', order.id], ['status', order.status], ['start_count', order.start_count], ['remains', order.progress_remains]]);
     },
   },
-  {
+  pagedListCommand({
     words: ['order', 'cancel-requests'],
     summary: 'list processing and in_progress orders whose customer asked to cancel (resolve with set-status canceled or partial)',
-    options: {
-      limit: { kind: 'integer', placeholder: 'N', help: 'page size (default 100, at most 500)' },
-      cursor: { kind: 'text', placeholder: 'CURSOR', help: 'next_cursor of the previous page' },
-    },
-    request: (input) => {
-      const query = new URLSearchParams({ cancel_requested: 'true' });
-      const limit = input.number('limit');
-      if (limit !== undefined) query.set('limit', limit.text);
-      const cursor = input.text('cursor');
-      if (cursor !== undefined) query.set('cursor', cursor);
-      return { method: 'GET', path: `${adminPath('orders')}?${query.toString()}` };
-    },
-    render: (body) => queueTable(body, 'No open cancel requests.\n'),
-  },
-  {
+    path: ['orders'],
+    fixedQuery: { cancel_requested: 'true' },
+    member: 'orders',
+    noun: () => 'open cancel requests',
+    columns: QUEUE_COLUMNS,
+  }),
+  pagedListCommand({
     words: ['refill', 'list'],
-    summary: 'list refills with one status, oldest first',
-    options: {
-      status: { kind: 'text', placeholder: 'STATUS', help: 'pending (default), in_progress, completed or rejected' },
-      limit: { kind: 'integer', placeholder: 'N', help: 'page size (default 100, at most 500)' },
-      cursor: { kind: 'text', placeholder: 'CURSOR', help: 'next_cursor of the previous page' },
-    },
-    request: (input) => {
-      const query = new URLSearchParams();
-      const status = input.text('status');
-      if (status !== undefined) query.set('status', status);
-      const limit = input.number('limit');
-      if (limit !== undefined) query.set('limit', limit.text);
-      const cursor = input.text('cursor');
-      if (cursor !== undefined) query.set('cursor', cursor);
-      const search = query.toString();
-      return { method: 'GET', path: adminPath('refills') + (search === '' ? '' : `?${search}`) };
-    },
-    render: (body) => {
-      const refills = listAt(body, 'refills');
-      return refills.length === 0 ? 'No refills with that status.\n' : formatTable(refills, REFILL_COLUMNS);
-    },
-  },
+    summary: 'list refills with one status, oldest first, a page at a time (--all for every page)',
+    path: ['refills'],
+    member: 'refills',
+    status: { default: 'pending', help: 'pending (default), in_progress, completed or rejected' },
+    noun: (input) => `${formatCell(input.text('status') ?? 'pending')} refills`,
+    columns: REFILL_COLUMNS,
+  }),
   {
     words: ['refill', 'set-status'],
     summary: 'move a refill: pending → in_progress → completed | rejected (no money moves)',

@@ -1,19 +1,14 @@
-import type { AdminResponse } from './admin-client.js';
-import type { AdminRequest, Command, CommandInput, JsonObject, Send } from './command.js';
+import type { Command, JsonObject } from './command.js';
 import { adminPath } from './command.js';
-import { CliError } from './errors.js';
-import { PROGRAM } from './help.js';
-import { rawArrayItems, rawMember } from './raw-json.js';
-import { listAt, objectAt } from './response-shape.js';
-import { formatCell, formatFields, formatTable, type Column } from './table.js';
+import { pagedListCommand } from './paged-list.js';
+import { objectAt } from './response-shape.js';
+import { formatCell, formatFields, type Column } from './table.js';
 
 /** `order ...` commands (`orders ...` works too): one entry per command; see command.ts for the fields. */
 
 /** The statuses the server knows, for help text only: the server checks them, so a new one needs no CLI change. */
 const STATUSES = 'pending, processing, in_progress, completed, partial, canceled';
 const DEFAULT_STATUS = 'pending';
-/** The server's largest page; `--all` uses it when no --limit is given, to make fewer round trips. */
-const PAGE_MAX = 500;
 
 const ORDER_COLUMNS: readonly Column<JsonObject>[] = [
   { header: 'ID', value: (o) => o.id },
@@ -31,85 +26,16 @@ const ORDER_COLUMNS: readonly Column<JsonObject>[] = [
   { header: 'TARGET', value: (o) => o.target },
 ];
 
-function listRequest(input: CommandInput, cursor: string | undefined, limit: string | undefined): AdminRequest {
-  const query = new URLSearchParams();
-  const status = input.text('status');
-  if (status !== undefined) query.set('status', status);
-  if (limit !== undefined) query.set('limit', limit);
-  if (cursor !== undefined) query.set('cursor', cursor);
-  const search = query.toString();
-  return { method: 'GET', path: adminPath('orders') + (search === '' ? '' : `?${search}`) };
-}
-
-function nextCursor(body: JsonObject): string | null {
-  return typeof body.next_cursor === 'string' && body.next_cursor !== '' ? body.next_cursor : null;
-}
-
-/**
- * `--all`: follows next_cursor until it is null and answers as if the server
- * had sent one page holding every order. The `--json` text is spliced from
- * the pages' own text, so no number is re-rounded.
- */
-async function followCursors(first: AdminRequest, input: CommandInput, send: Send): Promise<AdminResponse> {
-  if (!input.flag('all')) return send(first);
-  const limit = input.number('limit')?.text ?? String(PAGE_MAX);
-  const orders: JsonObject[] = [];
-  const rawItems: string[] = [];
-  const seen = new Set<string>();
-  let cursor = input.text('cursor');
-  for (;;) {
-    const page = await send(listRequest(input, cursor, limit));
-    orders.push(...listAt(page.body, 'orders'));
-    const rawOrders = rawMember(page.raw, 'orders');
-    const items = rawOrders === undefined ? JSON.stringify(listAt(page.body, 'orders')).slice(1, -1) : rawArrayItems(rawOrders);
-    if (items !== '') rawItems.push(items);
-    const next = nextCursor(page.body);
-    if (next === null) break;
-    if (seen.has(next)) throw new CliError(`the server returned the cursor ${next} twice; stopping rather than looping forever.`);
-    seen.add(next);
-    cursor = next;
-  }
-  return {
-    status: 200,
-    body: { ok: true, orders, next_cursor: null },
-    raw: `{"ok":true,"orders":[${rawItems.join(',')}],"next_cursor":null}`,
-  };
-}
-
-/** The command that fetches the next page: the same options, plus the cursor. */
-function nextPageCommand(input: CommandInput, cursor: string): string {
-  const parts = [PROGRAM, 'order', 'list', '--status', input.text('status') ?? DEFAULT_STATUS];
-  const limit = input.number('limit');
-  if (limit !== undefined) parts.push('--limit', limit.text);
-  parts.push('--cursor', cursor);
-  return parts.join(' ');
-}
-
-function renderList(body: JsonObject, input: CommandInput): string {
-  const orders = listAt(body, 'orders');
-  const status = formatCell(input.text('status') ?? DEFAULT_STATUS);
-  const cursor = nextCursor(body);
-  let out = orders.length === 0 ? `No ${status} orders${input.text('cursor') === undefined ? '' : ' after this cursor'}.\n` : formatTable(orders, ORDER_COLUMNS);
-  if (cursor !== null) {
-    out += `\nMore ${status} orders follow. Next page: \`${nextPageCommand(input, formatCell(cursor))}\` (or add --all for every page).\n`;
-  }
-  return out;
-}
-
 export const ORDER_COMMANDS: readonly Command[] = [
-  {
+  pagedListCommand({
     words: ['order', 'list'],
     summary: 'list orders with one status, oldest first, a page at a time (--all for every page)',
-    options: {
-      status: { kind: 'text', placeholder: 'STATUS', help: `one of ${STATUSES} (default ${DEFAULT_STATUS})` },
-      limit: { kind: 'integer', placeholder: 'N', help: `orders per page, 1 to ${PAGE_MAX} (default 100; ${PAGE_MAX} with --all)` },
-      cursor: { kind: 'text', placeholder: 'CURSOR', help: 'start after this point: the cursor a previous page printed' },
-      all: { kind: 'flag', help: 'follow the cursors and list every page' },
-    },
-    request: (input) => listRequest(input, input.text('cursor'), input.number('limit')?.text),
-    exchange: followCursors,
-    render: renderList,
-  },
+    path: ['orders'],
+    member: 'orders',
+    status: { default: DEFAULT_STATUS, help: `one of ${STATUSES} (default ${DEFAULT_STATUS})` },
+    noun: (input) => `${formatCell(input.text('status') ?? DEFAULT_STATUS)} orders`,
+    columns: ORDER_COLUMNS,
+  }),
   {
     words: ['order', 'show'],
     summary: 'show one order, with its rate, debit, channel and plan flag',

@@ -15,6 +15,12 @@ export interface HttpLimits {
   bodyBytesMax: number;
   headerBytesMax: number;
   targetCharsMax: number;
+  /**
+   * Index entries one filtered admin listing may examine (src/http/admin/
+   * scan.ts); SCAN_ENTRIES_MAX when absent. Tests make it small
+   * (the server option adminScanEntriesMax).
+   */
+  scanEntriesMax?: number;
 }
 
 export interface AppContext {

@@ -4,7 +4,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ACCOUNT, onlyRequest, runAgainst, useFakeAdmin } from './fake-admin.js';
+import { ACCOUNT, ACCOUNTS, onlyRequest, runAgainst, useFakeAdmin } from './fake-admin.js';
 
 /*
  * Drives the CLI in-process against a real HTTP server on a loopback port:
@@ -76,6 +76,35 @@ describe('account commands', () => {
     fake.reply = () => ({ status: 200, body: raw });
     const r = await cli(['account', 'list', '--json']);
     expect(r).toEqual({ code: 0, out: raw + '\n', err: '' });
+  });
+
+  it('account list sends --limit and --cursor and prints the command for the next page', async () => {
+    const r = await cli(['account', 'list', '--limit', '1']);
+    expect(only().url).toBe('/admin/v1/accounts?limit=1');
+    expect(r.out).toContain('alice');
+    expect(r.out).not.toContain('bob');
+    expect(r.out).toContain(
+      '\nMore accounts follow. Next page: `credit-order-api account list --limit 1 --cursor acc_1` (or add --all for every page).\n',
+    );
+    fake.requests = [];
+    const next = await cli(['account', 'list', '--limit', '1', '--cursor', 'acc_1']);
+    expect(only().url).toBe('/admin/v1/accounts?limit=1&cursor=acc_1');
+    expect(next.out).toContain('bob');
+    expect(next.out).not.toContain('Next page');
+  });
+
+  it('account list --all follows the cursors until null, in pages of 500 unless --limit says otherwise', async () => {
+    const all = await cli(['account', 'list', '--all', '--limit', '1', '--json']);
+    expect(fake.requests.map((q) => q.url)).toEqual(['/admin/v1/accounts?limit=1', '/admin/v1/accounts?limit=1&cursor=acc_1']);
+    expect(JSON.parse(all.out)).toEqual({ ok: true, accounts: ACCOUNTS, next_cursor: null });
+    fake.requests = [];
+    await cli(['account', 'list', '--all']);
+    expect(only().url).toBe('/admin/v1/accounts?limit=500');
+  });
+
+  it('account list after the last account says so', async () => {
+    fake.reply = () => ({ status: 200, body: { ok: true, accounts: [], next_cursor: null } });
+    expect((await cli(['account', 'list', '--cursor', 'acc_22'])).out).toBe('No accounts after this cursor.\n');
   });
 
   it('account show prints key/value lines', async () => {

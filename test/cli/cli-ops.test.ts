@@ -164,6 +164,55 @@ describe('order list', () => {
   });
 });
 
+describe('filtered listings (cancel requests, refills): a short or empty page with a cursor is not the end', () => {
+  /** The server examines a bounded number of entries per request: here a page with nothing, then one with an order. */
+  const pages: Record<string, string> = {
+    none: '{"ok":true,"orders":[],"next_cursor":"k1"}',
+    k1: `{"ok":true,"orders":[{"id":"${ORDER_ID}","account":7,"charge":0.30}],"next_cursor":"k2"}`,
+    k2: '{"ok":true,"orders":[],"next_cursor":null}',
+  };
+  const paged = (req: { url: string }) => ({ status: 200, body: pages[new URL(req.url, 'http://x').searchParams.get('cursor') ?? 'none']! });
+
+  it('order cancel-requests prints an empty page as a page, with the next-page command, not as "none"', async () => {
+    fake.reply = paged;
+    const r = await cli('order', 'cancel-requests');
+    expect(only().url).toBe('/admin/v1/orders?cancel_requested=true');
+    expect(r.out).toBe(
+      'No open cancel requests on this page.\n\nThe server stopped at its scan limit before the page was full; more open cancel requests may follow. ' +
+        'Next page: `credit-order-api order cancel-requests --cursor k1` (or add --all for every page).\n',
+    );
+    fake.requests = [];
+    const last = await cli('order', 'cancel-requests', '--cursor', 'k2');
+    expect(last.out).toBe('No open cancel requests after this cursor.\n');
+  });
+
+  it('order cancel-requests --all follows the cursors through empty pages', async () => {
+    fake.reply = paged;
+    const r = await cli('order', 'cancel-requests', '--all', '--json');
+    expect(fake.requests.map((q) => q.url)).toEqual([
+      '/admin/v1/orders?cancel_requested=true&limit=500',
+      '/admin/v1/orders?cancel_requested=true&limit=500&cursor=k1',
+      '/admin/v1/orders?cancel_requested=true&limit=500&cursor=k2',
+    ]);
+    expect(r.out).toBe(`{"ok":true,"orders":[{"id":"${ORDER_ID}","account":7,"charge":0.30}],"next_cursor":null}\n`);
+  });
+
+  it('refill list --all follows the cursors, keeping --status on every page', async () => {
+    const refills: Record<string, unknown> = {
+      none: { ok: true, refills: [], next_cursor: '4' },
+      '4': { ok: true, refills: [{ refill: 9, order: ORDER_ID, account: 7, status: 'in_progress', created_at: '2025-01-02T03:04:05.000Z' }], next_cursor: null },
+    };
+    fake.reply = (req) => ({ status: 200, body: refills[new URL(req.url, 'http://x').searchParams.get('cursor') ?? 'none'] });
+    const r = await cli('refill', 'list', '--status', 'in_progress', '--all');
+    expect(fake.requests.map((q) => q.url)).toEqual(['/admin/v1/refills?status=in_progress&limit=500', '/admin/v1/refills?status=in_progress&limit=500&cursor=4']);
+    expect(r.out).toMatch(/^REFILL\s+ORDER\s+ACCOUNT\s+STATUS\s+CREATED\n\s*9\s/);
+    fake.requests = [];
+    const page = await cli('refill', 'list', '--status', 'in_progress', '--limit', '20');
+    expect(page.out).toContain('No in_progress refills on this page.\n');
+    expect(page.out).toContain('Next page: `credit-order-api refill list --status in_progress --limit 20 --cursor 4`');
+  });
+});
+
 describe('order show', () => {
   it('gets the order and prints every field', async () => {
     const r = await cli('order', 'show', ORDER_ID);

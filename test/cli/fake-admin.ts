@@ -33,6 +33,11 @@ export const ACCOUNT = {
   unlimited_expires: null,
   created_at: '2025-01-01T00:00:00.000Z',
 };
+/** Two accounts; the fake pages through them with the cursor "acc_1" (the last id of a page of one). */
+export const ACCOUNTS = [
+  ACCOUNT,
+  { ...ACCOUNT, id: 'acc_22', name: 'bob', credits: 1000000000.123456, banned: true, rate_limit_per_minute: 100000000, unlimited: true, unlimited_expires: '2026-02-01T00:00:00.000Z' },
+];
 export const SERVICE = { id: 3, platform: 'telegram', name: 'Members', rate: 0.5, min: 10, max: 1000, enabled: true };
 
 /** Order ids are 22 base64url characters. */
@@ -85,6 +90,15 @@ function ordersPage(url: URL): Reply {
   return { status: 200, body: { ok: true, orders: page, next_cursor: end < ORDERS.length ? `c${end}` : null } };
 }
 
+function accountsPage(url: URL): Reply {
+  const limit = Number(url.searchParams.get('limit') ?? '100');
+  const cursor = url.searchParams.get('cursor');
+  const start = cursor === null ? 0 : ACCOUNTS.findIndex((a) => a.id === cursor) + 1;
+  const page = ACCOUNTS.slice(start, start + limit);
+  const more = start + page.length < ACCOUNTS.length;
+  return { status: 200, body: { ok: true, accounts: page, next_cursor: more ? page[page.length - 1]!.id : null } };
+}
+
 /** The contract's happy path; individual tests override with `fake.reply`. */
 export function contractReply(req: Recorded): Reply {
   const url = new URL(req.url, 'http://fake');
@@ -94,18 +108,7 @@ export function contractReply(req: Recorded): Reply {
   if (route === 'POST /admin/v1/accounts') {
     return { status: 201, body: { ok: true, account: { ...ACCOUNT, name: json.name }, api_key: 'ak_123', api_secret: 'sk_secret' } };
   }
-  if (route === 'GET /admin/v1/accounts') {
-    return {
-      status: 200,
-      body: {
-        ok: true,
-        accounts: [
-          ACCOUNT,
-          { ...ACCOUNT, id: 'acc_22', name: 'bob', credits: 1000000000.123456, banned: true, rate_limit_per_minute: 100000000, unlimited: true, unlimited_expires: '2026-02-01T00:00:00.000Z' },
-        ],
-      },
-    };
-  }
+  if (route === 'GET /admin/v1/accounts') return accountsPage(url);
   if (route === 'GET /admin/v1/accounts/acc_1') return { status: 200, body: { ok: true, account: ACCOUNT } };
   if (route === 'POST /admin/v1/accounts/acc_1/credits') return { status: 200, body: { ok: true, credits: 12.8 } };
   if (route === 'PATCH /admin/v1/accounts/acc_1') {

@@ -7,7 +7,7 @@
 import { PLAN_MONTHS_MAX, RATE_LIMIT_MAX } from '../../ledger/index.js';
 import { microFromJson } from '../../money/index.js';
 import { renderAccount, renderAccountView } from '../../render.js';
-import { applied, findAccount, invalid, optionalReason, unknownField, type AdminHandler } from './common.js';
+import { applied, findAccount, idCursor, invalid, optionalReason, pageLimit, unknownField, type AdminHandler } from './common.js';
 import { renderAnswer } from '../answer.js';
 import { send, sendError } from '../reply.js';
 
@@ -26,12 +26,25 @@ export const createAccount: AdminHandler = async (ex, ctx, _params, body) => {
   );
 };
 
-export const listAccounts: AdminHandler = async (ex, ctx) => {
+/**
+ * GET /admin/v1/accounts?limit=100&cursor=ID — in id order, a page at a
+ * time; the cursor is the last id of the previous page. One page is
+ * bounded work on the event loop, however many accounts there are.
+ */
+export const listAccounts: AdminHandler = async (ex, ctx, _params, _body, query) => {
+  const limit = pageLimit(query);
+  if (!limit.ok) return sendError(ex, limit.error);
+  const cursor = idCursor(query);
+  if (!cursor.ok) return sendError(ex, cursor.error);
   await ctx.wal.flushed();
   const now = ctx.clock.wallMs();
-  const parts: string[] = [];
-  for (const view of ctx.registry.list()) parts.push(renderAccountView(view.profile, view.wallet, now));
-  send(ex, 200, `{"ok":true,"accounts":[${parts.join(',')}]}`);
+  // One more than the page, to know whether another page follows.
+  const views = ctx.registry.list((cursor.after ?? 0) + 1, limit.limit + 1);
+  const more = views.length > limit.limit;
+  if (more) views.pop();
+  const parts = views.map((view) => renderAccountView(view.profile, view.wallet, now));
+  const next = more ? `"${views[views.length - 1]!.profile.id}"` : 'null';
+  send(ex, 200, `{"ok":true,"accounts":[${parts.join(',')}],"next_cursor":${next}}`);
 };
 
 export const showAccount: AdminHandler = async (ex, ctx, [id]) => {

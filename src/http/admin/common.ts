@@ -11,6 +11,25 @@ export function invalid(message: string): ErrorOutcome {
   return errorOutcome('VALIDATION', message);
 }
 
+/** The largest page an admin listing answers. */
+export const PAGE_MAX = 500;
+
+/** A listing's `limit` query parameter: 100 when absent, an integer from 1 to PAGE_MAX otherwise. */
+export function pageLimit(query: URLSearchParams): { ok: true; limit: number } | { ok: false; error: ErrorOutcome } {
+  const text = query.get('limit') ?? '100';
+  const limit = Number(text);
+  if (!/^\d+$/.test(text) || limit < 1 || limit > PAGE_MAX) return { ok: false, error: invalid(`limit must be an integer from 1 to ${PAGE_MAX}.`) };
+  return { ok: true, limit };
+}
+
+/** A cursor that is the last id of an earlier page (accounts, refills): a positive safe integer, or null when absent. */
+export function idCursor(query: URLSearchParams): { ok: true; after: number | null } | { ok: false; error: ErrorOutcome } {
+  const text = query.get('cursor');
+  if (text === null) return { ok: true, after: null };
+  if (!/^[1-9][0-9]{0,15}$/.test(text) || !Number.isSafeInteger(Number(text))) return { ok: false, error: invalid('cursor must be the next_cursor of an earlier page.') };
+  return { ok: true, after: Number(text) };
+}
+
 /** Rejects fields the endpoint does not know, so typos do not pass silently. */
 export function unknownField(body: Record<string, unknown>, allowed: string[]): ErrorOutcome | null {
   for (const key of Object.keys(body)) {

@@ -17,12 +17,11 @@ import type { AppContext } from '../context.js';
 import { deliver } from '../deliver.js';
 import { checkOrderInput } from '../order-input.js';
 import { send, sendError } from '../reply.js';
-import { applied, findAccount, invalid, orderAccount, optionalReason, unknownField, type AdminHandler } from './common.js';
+import { applied, findAccount, invalid, orderAccount, optionalReason, pageLimit, unknownField, type AdminHandler } from './common.js';
+import { scanBudget, scanPage } from './scan.js';
 
 /** Any path segment: a malformed id is answered "no such order", not "no such endpoint". */
 export const ORDER_PARAM = '([^/]{1,200})';
-
-const PAGE_MAX = 500;
 
 /** A cursor names its status too, so it cannot be reused for another list. */
 function encodeCursor(o: OrderRecord): string {
@@ -52,9 +51,9 @@ function decodeCursor(cursor: string, status: OrderStatus): [number, number, str
 export const listOrders: AdminHandler = async (ex, ctx, _params, _body, query) => {
   const status = (query.get('status') ?? 'pending') as OrderStatus;
   if (!ORDER_STATUSES.includes(status)) return sendError(ex, invalid(`status must be one of ${ORDER_STATUSES.join(', ')}.`));
-  const limitText = query.get('limit') ?? '100';
-  const limit = Number(limitText);
-  if (!/^\d+$/.test(limitText) || limit < 1 || limit > PAGE_MAX) return sendError(ex, invalid(`limit must be an integer from 1 to ${PAGE_MAX}.`));
+  const page = pageLimit(query);
+  if (!page.ok) return sendError(ex, page.error);
+  const limit = page.limit;
   const cancelRequested = query.get('cancel_requested');
   if (cancelRequested !== null) {
     if (cancelRequested !== 'true') return sendError(ex, invalid('cancel_requested takes only the value true.'));
@@ -229,32 +228,37 @@ function decodeIndexCursor(text: string): IndexKey | null {
 /**
  * GET /admin/v1/orders?cancel_requested=true&limit=&cursor=: processing,
  * then in_progress orders with an open cancel request, each oldest first, a
- * page at a time. It walks those two statuses' index (bounded memory: one
- * page).
+ * page at a time. It walks those two statuses' index and keeps the flagged
+ * orders, examining at most the scan budget of entries per request
+ * (scan.ts): with large backlogs and few requests a page may hold fewer
+ * than `limit` orders, even none, while next_cursor is not null.
  */
 export async function listCancelRequested(ex: Parameters<AdminHandler>[0], ctx: AppContext, limit: number, cursorText: string | null): Promise<void> {
   const after = cursorText === null ? null : decodeIndexCursor(cursorText);
   if (cursorText !== null && after === null) return sendError(ex, invalid('cursor is not one this server returned for cancel_requested=true; start without it.'));
   await ctx.wal.flushed();
-  const orders: OrderRecord[] = [];
-  let next: IndexKey | null = null;
-  let last: IndexKey | null = null;
+  const page = scanPage(cancelIndexAfter(ctx, after), (k) => {
+    const order = ctx.readOrder(k[3]);
+    return order?.cancelRequested === true ? order : undefined;
+  }, limit, scanBudget(ctx));
+  const cursor = page.resumeAfter === null ? 'null' : `"${Buffer.from(JSON.stringify(page.resumeAfter)).toString('base64url')}"`;
+  send(ex, 200, `{"ok":true,"orders":[${page.items.map(renderAdminOrder).join(',')}],"next_cursor":${cursor}}`);
+}
+
+/**
+ * The processing, then the in_progress index keys, from just after `after`
+ * (a key that may since have left the index: the walk starts where it
+ * would sort). The cursor's own entry is skipped, not examined, so even a
+ * budget of one moves forward.
+ */
+function* cancelIndexAfter(ctx: AppContext, after: IndexKey | null): Generator<IndexKey> {
   const from = after === null ? 0 : CANCEL_STATUSES.indexOf(after[0] as (typeof CANCEL_STATUSES)[number]);
-  walk: for (const status of CANCEL_STATUSES.slice(from)) {
+  for (const status of CANCEL_STATUSES.slice(from)) {
     const start = after !== null && after[0] === status ? after : [status];
     for (const { key } of ctx.store.tables.orderIndex.getRange({ start, end: [status, Infinity] })) {
       const k = key as IndexKey;
-      if (after !== null && k[3] === after[3]) continue;
-      const order = ctx.readOrder(k[3]);
-      if (order?.cancelRequested !== true) continue;
-      if (orders.length === limit) {
-        next = last;
-        break walk;
-      }
-      orders.push(order);
-      last = k;
+      if (after !== null && k[0] === after[0] && k[3] === after[3]) continue;
+      yield k;
     }
   }
-  const cursor = next === null ? 'null' : `"${Buffer.from(JSON.stringify(next)).toString('base64url')}"`;
-  send(ex, 200, `{"ok":true,"orders":[${orders.map(renderAdminOrder).join(',')}],"next_cursor":${cursor}}`);
 }

@@ -8,35 +8,30 @@
 import { errorOutcome } from '../../errors.js';
 import { isRefillStatus, REFILL_STATUSES, type RefillRecord, type RefillStatus } from '../../ledger/index.js';
 import { renderRefill } from '../../render.js';
-import { applied, invalid, optionalReason, unknownField, type AdminHandler } from './common.js';
+import { applied, idCursor, invalid, optionalReason, pageLimit, unknownField, type AdminHandler } from './common.js';
+import { scanBudget, scanPage } from './scan.js';
 import { send, sendError } from '../reply.js';
 
-const PAGE_MAX = 500;
-
-/** GET /admin/v1/refills?status=pending&limit=100&cursor=ID — oldest first; the cursor is the last id seen. */
+/**
+ * GET /admin/v1/refills?status=pending&limit=100&cursor=ID — oldest first;
+ * the cursor is the last id examined. Refills of every status share one
+ * table, so a request examines at most the scan budget of them (scan.ts):
+ * a page may hold fewer than `limit` refills while next_cursor is not null.
+ */
 export const listRefills: AdminHandler = async (ex, ctx, _params, _body, query) => {
   const status = query.get('status') ?? 'pending';
   if (!isRefillStatus(status)) return sendError(ex, invalid(`status must be one of ${REFILL_STATUSES.join(', ')}.`));
-  const limitText = query.get('limit') ?? '100';
-  const limit = Number(limitText);
-  if (!/^\d+$/.test(limitText) || limit < 1 || limit > PAGE_MAX) return sendError(ex, invalid(`limit must be an integer from 1 to ${PAGE_MAX}.`));
-  const cursorText = query.get('cursor');
-  if (cursorText !== null && !/^[1-9][0-9]{0,15}$/.test(cursorText)) return sendError(ex, invalid('cursor must be the next_cursor of an earlier page.'));
+  const limit = pageLimit(query);
+  if (!limit.ok) return sendError(ex, limit.error);
+  const cursor = idCursor(query);
+  if (!cursor.ok) return sendError(ex, cursor.error);
   await ctx.wal.flushed();
-  const refills: RefillRecord[] = [];
-  let next: number | null = null;
   // Refill ids grow with time, so id order is age order; the walk skips other statuses.
-  for (const { value } of ctx.store.tables.refills.getRange({ start: cursorText === null ? 1 : Number(cursorText) + 1 })) {
-    const refill = value as RefillRecord;
-    if (refill.status !== status) continue;
-    if (refills.length === limit) {
-      next = refills[refills.length - 1]!.id;
-      break;
-    }
-    refills.push(refill);
-  }
-  const items = refills.map((r) => renderRefill(r).slice(0, -1) + `,"account":${r.account}}`);
-  send(ex, 200, `{"ok":true,"refills":[${items.join(',')}],"next_cursor":${next === null ? 'null' : `"${next}"`}}`);
+  const entries = ctx.store.tables.refills.getRange({ start: (cursor.after ?? 0) + 1 });
+  const page = scanPage(entries, ({ value }) => ((value as RefillRecord).status === status ? (value as RefillRecord) : undefined), limit.limit, scanBudget(ctx));
+  const items = page.items.map((r) => renderRefill(r).slice(0, -1) + `,"account":${r.account}}`);
+  const next = page.resumeAfter === null ? 'null' : `"${page.resumeAfter.key as number}"`;
+  send(ex, 200, `{"ok":true,"refills":[${items.join(',')}],"next_cursor":${next}}`);
 };
 
 /** POST /admin/v1/refills/{id}/status {status, reason?} */
