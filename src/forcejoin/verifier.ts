@@ -14,6 +14,10 @@
  *   once instead of a queue that grows while Telegram is slow.
  * - Fail closed: no answer from Telegram means no order, with a message
  *   that says why and gives the join link.
+ * - A 429 from Telegram is obeyed: no request is made until its
+ *   retry_after has passed (at most RETRY_AFTER_MAX_S); checks meanwhile
+ *   are answered 'unavailable' at once (cached answers still count), so
+ *   a rate-limited bot does not keep asking for every order.
  *
  * There is no lock: each account waits only for its own request, so one
  * slow answer never delays another account.
@@ -54,6 +58,10 @@ export interface ForceJoinVerifierOptions {
 
 export const CACHE_MAX_DEFAULT = 100_000;
 export const CONCURRENT_MAX_DEFAULT = 64;
+/** The longest a 429's retry_after holds requests back (a longer one is asked again after this). */
+export const RETRY_AFTER_MAX_S = 3_600;
+/** The hold when a 429 names no retry_after. */
+const RETRY_AFTER_DEFAULT_S = 1;
 
 interface CacheEntry {
   /** The answer is about this Telegram user: a relinked account does not reuse it even if nobody invalidated it. */
@@ -83,6 +91,8 @@ export class ForceJoinVerifier {
    * costs nothing worth a per-account table.
    */
   private generation = 0;
+  /** Monotonic ms before which Telegram asked the bot not to call (a 429's retry_after). */
+  private heldUntilMs = 0;
   private readonly cacheMax: number;
   private readonly concurrentMax: number;
   private readonly onUnavailable: ((error: TelegramUnavailable, telegramUserId: number) => void) | undefined;
@@ -132,6 +142,11 @@ export class ForceJoinVerifier {
   private ask(userId: number): Promise<Membership | TelegramUnavailable> {
     const existing = this.flights.get(userId);
     if (existing !== undefined && existing.generation === this.generation) return existing.promise;
+    const heldMs = this.heldUntilMs - this.clock.monotonicMs();
+    if (heldMs > 0) {
+      // Not reported: the 429 that set the hold was, and a report per order would flood the log.
+      return Promise.resolve(new TelegramUnavailable(`Telegram asked the bot to wait ${Math.ceil(heldMs / 1000)} s more (HTTP 429); refused without asking.`, 'rate-limited'));
+    }
     if (this.active >= this.concurrentMax) {
       const refused = new TelegramUnavailable(
         `${this.active} Telegram membership checks are already in flight (the limit); refused without asking.`,
@@ -159,6 +174,10 @@ export class ForceJoinVerifier {
         error instanceof TelegramUnavailable
           ? error
           : new TelegramUnavailable('Unexpected error while checking Telegram membership.', 'internal');
+      if (unavailable.reason === 'rate-limited') {
+        const waitS = Math.min(RETRY_AFTER_MAX_S, Math.max(0, unavailable.retryAfterS ?? RETRY_AFTER_DEFAULT_S));
+        this.heldUntilMs = Math.max(this.heldUntilMs, this.clock.monotonicMs() + waitS * 1000);
+      }
       this.report(unavailable, userId);
       return unavailable;
     }

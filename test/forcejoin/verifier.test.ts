@@ -168,6 +168,25 @@ describe('ForceJoinVerifier', () => {
     expect((await verifier.status(account(14))).kind).toBe('unavailable');
   });
 
+  it("obeys a 429's retry_after: no request until it has passed, every check meanwhile unavailable at once, cached answers still served", async () => {
+    const { verifier, clock, reported } = setup();
+    bot.resetCalls();
+    for (const id of [30, 31, 32]) bot.setMember(id + 1000, 'member');
+    expect((await verifier.status(account(30))).kind).toBe('joined');
+    bot.failWith(429); // retry_after 5
+    expect((await verifier.status(account(31))).kind).toBe('unavailable');
+    bot.failWith(null);
+    expect(bot.calls.count).toBe(2);
+    clock.advance(4_999);
+    expect(await verifier.status(account(32))).toEqual({ kind: 'unavailable', message: UNAVAILABLE_MESSAGE, joinLink: 'https://t.me/fakechannel' });
+    expect((await verifier.status(account(30))).kind).toBe('joined');
+    expect(bot.calls.count).toBe(2);
+    expect(reported.map((e) => e.reason)).toEqual(['rate-limited']);
+    clock.advance(1);
+    expect((await verifier.status(account(32))).kind).toBe('joined');
+    expect(bot.calls.count).toBe(3);
+  });
+
   it('fails closed when Telegram is slower than timeoutMs (real timer)', async () => {
     const { verifier, reported } = setup({ timeoutMs: 100 });
     bot.setMember(1015, 'member');
