@@ -14,17 +14,23 @@ export function microOf(text: string): bigint {
   return m[1] === undefined ? micro : -micro;
 }
 
-/** Every wallet's durable balance (the admin listing waits for pending syncs). */
+/** Every wallet's durable balance (the admin listing waits for pending syncs), a page of 500 at a time. */
 export async function balances(server: ServerProcess): Promise<Map<number, bigint>> {
-  const text = await admin(server, 'GET', '/admin/v1/accounts');
   const out = new Map<number, bigint>();
   const pattern = /\{"id":(\d+),"name":"(?:[^"\\]|\\.)*","credits":(-?[0-9.]+)/g;
-  for (const m of text.matchAll(pattern)) out.set(Number(m[1]), microOf(m[2]!));
-  // Credits are read from the text (exact decimals, never through a float);
-  // make sure that saw every account the JSON holds.
-  const listed = (JSON.parse(text) as { accounts?: unknown[] }).accounts?.length;
-  if (listed !== out.size) throw new Error(`could not read the credits of every account from GET /admin/v1/accounts (${out.size} of ${listed}); did its format change?`);
-  return out;
+  for (let cursor: string | null = null; ; ) {
+    const text = await admin(server, 'GET', `/admin/v1/accounts?limit=500${cursor === null ? '' : `&cursor=${cursor}`}`);
+    const before = out.size;
+    for (const m of text.matchAll(pattern)) out.set(Number(m[1]), microOf(m[2]!));
+    // Credits are read from the text (exact decimals, never through a float);
+    // make sure that saw every account the JSON holds.
+    const page = JSON.parse(text) as { accounts?: unknown[]; next_cursor?: string | null };
+    if (page.accounts?.length !== out.size - before) {
+      throw new Error(`could not read the credits of every account from GET /admin/v1/accounts (${out.size - before} of ${String(page.accounts?.length)}); did its format change?`);
+    }
+    if (typeof page.next_cursor !== 'string') return out;
+    cursor = page.next_cursor;
+  }
 }
 
 export interface LedgerCheck {

@@ -9,3 +9,4 @@ export { messageBody, messageHeaders } from './message.js';
 export { signMessage, signatureHeader, newWebhookSecret } from './signature.js';
 export { loadSecretKey, sealSecret, openSecret, SECRET_KEY_FILE } from './secret-box.js';
 export { messagesIn } from './outbox.js';
+export { PREVIOUS_SECRET_GRACE_MS } from './directory.js';

@@ -24,15 +24,6 @@ async function cliJson(...args: string[]): Promise<any> {
   return JSON.parse(r.out);
 }
 
-/**
- * True when the server has no route at `path` yet. Probed with DELETE, which
- * no admin route accepts: an existing route answers 405 without running.
- */
-async function missing(path: string): Promise<boolean> {
-  const reply = await t.admin('DELETE', path);
-  return reply.status === 404 && reply.body?.error === 'NOT_FOUND';
-}
-
 beforeAll(async () => {
   t = await startTestServer();
 });
@@ -187,18 +178,14 @@ describe('operator session against the real server', () => {
     expect(order).toEqual({ code: 1, out: '', err: 'error: NOT_FOUND: No account with id 999999.\n' });
   });
 
-  // Until the server has these endpoints they answer 404 and the steps are
-  // skipped; the fake-server tests cover them meanwhile.
-  it('verify reports a consistent ledger', async ({ skip }) => {
-    if (await missing('/admin/v1/verify')) skip('the server has no GET /admin/v1/verify yet');
+  it('verify reports a consistent ledger', async () => {
     const r = await cli('verify');
     expect(r).toMatchObject({ code: 0, err: '' });
     expect(r.out).toMatch(/^Ledger verified/);
     expect(r.out).toMatch(/^accounts\s+2$/m);
   });
 
-  it('snapshot writes a verified copy', async ({ skip }) => {
-    if (await missing('/admin/v1/snapshot')) skip('the server has no POST /admin/v1/snapshot yet');
+  it('snapshot writes a verified copy', async () => {
     const parent = tempDir();
     try {
       const out = join(parent, 'snap');

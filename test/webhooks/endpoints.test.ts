@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
+import { PREVIOUS_SECRET_GRACE_MS } from '../../src/webhooks/index.js';
 import { order, startTestServer, type Creds, type TestServer } from '../helpers/server.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 
@@ -147,5 +148,13 @@ describe('webhook endpoints', () => {
     const headers = { 'webhook-id': r.id, 'webhook-timestamp': String(r.timestamp), 'webhook-signature': r.signature };
     expect(() => new Webhook(rotated.body.webhook.secret).verify(r.body, headers)).not.toThrow();
     expect(() => new Webhook('whsec_' + Buffer.alloc(32, 7).toString('base64')).verify(r.body, headers)).toThrow();
+    // A day later the old secret no longer signs: one signature, the new secret's.
+    (t.clock as ManualClock).advance(PREVIOUS_SECRET_GRACE_MS);
+    await t.api('POST', '/api/v1/order', creds, order(service, 2));
+    await receiver.waitFor((received) => received.length === 2);
+    const later = receiver.received[1]!;
+    expect(later.signature.split(' ')).toHaveLength(1);
+    expect(later.verified, 'the old secret does not verify it').toBe(false);
+    expect(later.signature).toBe(new Webhook(rotated.body.webhook.secret).sign(later.id, new Date(later.timestamp * 1000), later.body));
   });
 });

@@ -86,17 +86,22 @@ describe('webhook safety', () => {
     await t.server.webhooks.dispatcher.idle();
     expect(t.server.webhooks.dispatcher.heldCount(id)).toBe(3);
     expect((await t.api('DELETE', `/api/v1/webhooks/${id}`, creds)).status).toBe(200);
-    await t.api('POST', '/api/v1/order', creds, order(service, 2));
+    const sent = receiver.connections();
+    const placed = await t.api('POST', '/api/v1/order', creds, order(service, 2));
+    // The order placed after the delete names no endpoint: nothing is written for the deleted one.
+    const placements = [...t.server.context.store.log.getRange()].map((e) => e.value as { type: string; order?: string; webhooks?: number[] }).filter((e) => e.type === 'order.placed');
+    expect(placements.map((e) => e.webhooks ?? [])).toEqual([[id], [id], [id], []]);
+    expect(placements.at(-1)!.order).toBe(placed.body.order);
     clock.advance(10_000);
     t.server.webhooks.dispatcher.pass();
     await t.server.webhooks.dispatcher.idle();
     await t.server.context.wal.flushed();
     expect(t.server.webhooks.dispatcher.backlog().held).toBe(0);
-    const sent = receiver.received.length;
+    expect(receiver.connections()).toBe(sent);
     clock.advance(60_000);
     t.server.webhooks.dispatcher.pass();
     await t.server.webhooks.dispatcher.idle();
-    expect(receiver.received.length).toBe(sent);
+    expect(receiver.connections()).toBe(sent);
   });
 
   it('marks an endpoint failing after 24 hours of failures, keeps its messages, shows it to the operator, and delivers them on replay', async () => {
