@@ -16,10 +16,16 @@ export interface SeedResult {
   services: ServiceRecord[];
 }
 
+/**
+ * What the README's examples order: service 1 takes drip-feed, cancel and
+ * refill (so every lifecycle example runs against a fresh start), 2 and 3
+ * are plain, 4 takes custom comments.
+ */
 const DEMO_SERVICES = [
-  { platform: 'instagram', name: 'Instagram Followers', rate: '0.5', min: 10, max: 100_000 },
-  { platform: 'youtube', name: 'YouTube Views', rate: '0.1', min: 100, max: 1_000_000 },
-  { platform: 'telegram', name: 'Telegram Channel Members', rate: '1.2', min: 10, max: 50_000 },
+  { platform: 'instagram', name: 'Instagram Followers', rate: '0.5', min: 10, max: 100_000, category: 'Instagram Followers', cancel: true, refill: true, dripfeed: true },
+  { platform: 'youtube', name: 'YouTube Views', rate: '0.1', min: 100, max: 1_000_000, category: 'YouTube Views' },
+  { platform: 'telegram', name: 'Telegram Channel Members', rate: '1.2', min: 10, max: 50_000, category: 'Telegram Members' },
+  { platform: 'instagram', name: 'Instagram Custom Comments', rate: '0.5', min: 1, max: 1_000, category: 'Instagram Comments', type: 'Custom Comments' as const },
 ];
 
 export const DEMO_CREDITS = '1000';

@@ -63,7 +63,7 @@ export const WEBHOOK_COMMANDS: readonly Command[] = [
     request: (input) => {
       const query = new URLSearchParams();
       const account = input.number('account');
-      if (account !== undefined) query.set('account', String(account));
+      if (account !== undefined) query.set('account', account.text);
       if (input.flag('failing')) query.set('failing', 'true');
       const q = query.toString();
       return { method: 'GET', path: adminPath('webhooks') + (q === '' ? '' : `?${q}`) };
@@ -131,7 +131,7 @@ export const WEBHOOK_COMMANDS: readonly Command[] = [
     options: { limit: { kind: 'integer', placeholder: 'N', help: 'how many attempts (default 50, at most 1000)' } },
     request: (input) => {
       const limit = input.number('limit');
-      return { method: 'GET', path: adminPath('webhooks', input.arg('ID'), 'deliveries') + (limit === undefined ? '' : `?limit=${String(limit)}`) };
+      return { method: 'GET', path: adminPath('webhooks', input.arg('ID'), 'deliveries') + (limit === undefined ? '' : `?limit=${limit.text}`) };
     },
     render: (body) => {
       const list = listAt(body, 'deliveries');

@@ -51,6 +51,14 @@ describe('webhook commands', () => {
     const log = await runCli(t, 'webhook', 'deliveries', '1');
     expect(log.out).toMatch(/failed/);
     expect(log.out).toMatch(/500/);
+    // The options --help names: a limit and an account filter.
+    const one = await runCli(t, 'webhook', 'deliveries', '1', '--limit', '1');
+    expect(one.code, one.err).toBe(0);
+    expect(JSON.parse((await runCli(t, 'webhook', 'deliveries', '1', '--limit', '1', '--json')).out).deliveries).toHaveLength(1);
+    const mine = await runCli(t, 'webhook', 'list', '--account', String(creds.id), '--json');
+    expect(mine.code, mine.err).toBe(0);
+    expect(JSON.parse(mine.out).webhooks.map((w: { id: number }) => w.id)).toEqual([1]);
+    expect(JSON.parse((await runCli(t, 'webhook', 'list', '--account', String(creds.id + 1), '--json')).out).webhooks).toEqual([]);
 
     receiver.behave('ok');
     const replayed = await runCli(t, 'webhook', 'replay', '1');
