@@ -99,7 +99,7 @@ export const SETTINGS = [
     kind: 'string',
     doc: 'Base64 of 32 bytes: the AES-256-GCM key that seals webhook secrets in LMDB; else generated once into DATA_DIR/webhook-secrets.key (mode 0600).',
   },
-  { key: 'webhooksRetryHours', env: 'WEBHOOKS_RETRY_HOURS', def: '24', kind: 'int', min: 1, max: 720, doc: 'How long a webhook endpoint is retried, failing without a success, before it is marked failing.' },
+  { key: 'webhooksRetryHours', env: 'WEBHOOKS_RETRY_HOURS', def: '24', kind: 'int', min: 1, max: 720, doc: 'How long a webhook message is retried, from its first failed attempt, before its endpoint is marked failing.' },
   { key: 'webhooksConcurrency', env: 'WEBHOOKS_CONCURRENCY', def: '16', kind: 'int', min: 1, max: 1024, doc: 'Most webhook deliveries in flight at once (at most 8 per endpoint).' },
   { key: 'webhooksTimeoutMs', env: 'WEBHOOKS_TIMEOUT_MS', def: '10000', kind: 'int', min: 50, max: 60000, doc: "Most milliseconds a delivery waits for the receiver's answer (connect included)." },
   { key: 'webhooksConnectTimeoutMs', env: 'WEBHOOKS_CONNECT_TIMEOUT_MS', def: '5000', kind: 'int', min: 50, max: 60000, doc: 'Most milliseconds a delivery waits to connect (TCP and TLS).' },

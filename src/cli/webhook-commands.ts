@@ -58,7 +58,7 @@ export const WEBHOOK_COMMANDS: readonly Command[] = [
     summary: 'list webhook endpoints with what each still holds (--failing: only failing ones)',
     options: {
       account: { kind: 'integer', placeholder: 'ID', help: "only this account's endpoints" },
-      failing: { kind: 'flag', help: 'only endpoints marked failing (their deliveries failed for WEBHOOKS_RETRY_HOURS without a success)' },
+      failing: { kind: 'flag', help: 'only endpoints marked failing (a message failed for WEBHOOKS_RETRY_HOURS)' },
     },
     request: (input) => {
       const query = new URLSearchParams();

@@ -76,8 +76,19 @@ export function send(ex: Exchange, status: number, body: string, extraHeaders: s
   ex.done = true;
   const barrier = ex.barrier?.() ?? null;
   if (barrier === null) write(ex, status, body, extraHeaders, close, code);
-  // A failed sync stops the process (fail-stop): nothing is answered then.
-  else barrier.then(() => write(ex, status, body, extraHeaders, close, code), () => {});
+  // A failed sync stops the process (fail-stop): nothing is answered then. A throw while writing is
+  // caught, as `guarded` would catch it on the synchronous path (where, done set, nothing more is sent).
+  else
+    barrier.then(
+      () => {
+        try {
+          write(ex, status, body, extraHeaders, close, code);
+        } catch {
+          // Nothing more can be sent on this exchange.
+        }
+      },
+      () => {},
+    );
 }
 
 function write(ex: Exchange, status: number, body: string, extraHeaders: string[], close: boolean, code: string | null): void {

@@ -206,7 +206,7 @@ export const WebhookSchemas = {
     url: Type.String(),
     events: Type.Array(WebhookEventName),
     enabled: Type.Boolean(),
-    failing: Type.Boolean({ description: 'Its deliveries failed, without a success, for the retry window (24 h); deliveries resume when the operator replays the endpoint.' }),
+    failing: Type.Boolean({ description: 'A message failed for the retry window (24 h, counted from its first failed attempt); deliveries resume when the operator replays the endpoint.' }),
     failing_since: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
     created_at: Type.String({ format: 'date-time' }),
     secret: Type.Optional(

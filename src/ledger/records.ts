@@ -217,7 +217,7 @@ export type LogEvent =
    * refill.updated. Rendered when sent, by the same functions. Moves no money.
    */
   | { type: 'webhook.queued'; atMs: number; account: number; webhook: number; id: Uint8Array; order?: OrderStatusView; refill?: RefillRecord }
-  /** Its deliveries failed, without a success, for WEBHOOKS_RETRY_HOURS (or it held WEBHOOKS_HELD_MAX): deliveries stop until the operator replays. */
+  /** A message failed for WEBHOOKS_RETRY_HOURS from its first failed attempt (or it held WEBHOOKS_HELD_MAX): deliveries stop until the operator replays. */
   | { type: 'webhook.failing'; atMs: number; account: number; webhook: number; reason: string }
   | {
       type: 'forcejoin.updated';

@@ -5,8 +5,8 @@
  * the upper half of the step) so that many endpoints failing together do not
  * retry together. The first retry comes within 0.5–1 s, so within the 5 s
  * promised; at the cap an endpoint is tried about once an hour until its
- * deliveries have failed, without a success, for WEBHOOKS_RETRY_HOURS (24),
- * when it is marked failing.
+ * a message has failed for WEBHOOKS_RETRY_HOURS (24) from its first failed
+ * attempt, when it is marked failing.
  */
 export const RETRY_BASE_MS = 1_000;
 export const RETRY_CAP_MS = 3_600_000;

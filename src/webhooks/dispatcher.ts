@@ -31,8 +31,9 @@
  *   meanwhile. A move to the held rows is one commit; until it is durable
  *   the message still blocks its order.
  * - Retries: after a failure the endpoint waits `retryDelayMs` (exponential
- *   from 1 s with jitter, capped at an hour) on the injected clock; a success
- *   resets it. A failure of a message older than the retry window (24 h)
+ *   from 1 s with jitter, capped at an hour) on the injected clock; attempts
+ *   that fail together are one step, and a success resets it. A message
+ *   that has failed for the retry window (24 h, from its first failure)
  *   marks the endpoint failing: it is skipped, and its messages are kept,
  *   until the operator replays it.
  * - Bounded: an endpoint keeps at most `heldMax` held messages
@@ -63,7 +64,7 @@ export interface DispatcherOptions {
   concurrency: number;
   /** Most attempts in flight per endpoint. */
   perEndpointMax: number;
-  /** WEBHOOKS_RETRY_HOURS in ms: how long a message is retried before its endpoint is marked failing. */
+  /** WEBHOOKS_RETRY_HOURS in ms: how long a message is retried, from its first failure, before its endpoint is marked failing. */
   retryMs: number;
   /** WEBHOOKS_LOG_KEEP: attempts kept in each endpoint's delivery log. */
   logKeep: number;
@@ -124,8 +125,6 @@ interface EndpointState {
    * step, so the first retry still comes within the first step's delay.
    */
   failures: number;
-  /** Wall ms (injected clock) of the first failure since the last success (or wake, or this process's start); null while healthy. */
-  failingFromMs: number | null;
   /** Wall ms (injected clock) before which the endpoint is not tried again. */
   nextAttemptAtMs: number;
   /** Sequence → subject of messages in flight (or delivered and awaiting their removal), from either source. */
@@ -139,7 +138,13 @@ interface EndpointState {
   /** Its rows in `webhookOutbox` (counting moves written and not yet durable, and removals not yet durable). */
   held: number;
   /** Attempts made so far per message id (for the log), forgotten once delivered. */
-  attempts: Map<string, number>;
+  /**
+   * Per message id not yet delivered: attempts made so far (for the log),
+   * and the wall ms of its first failure in this process since the endpoint
+   * was last woken (null after a wake: a replay gives it the whole retry
+   * window again). Forgotten once delivered.
+   */
+  attempts: Map<string, { count: number; failingSinceMs: number | null }>;
   nextLogSeq: number;
 }
 
@@ -304,8 +309,8 @@ export class Dispatcher {
     const state = this.states.get(endpoint);
     if (state !== undefined) {
       state.failures = 0;
-      state.failingFromMs = null;
       state.nextAttemptAtMs = 0;
+      for (const tried of state.attempts.values()) tried.failingSinceMs = null;
     }
     this.pass();
   }
@@ -410,7 +415,7 @@ export class Dispatcher {
       for (const key of this.store.tables.webhookLog.getKeys({ start: [id + 1], end: [id], reverse: true, limit: 1 })) nextLogSeq = (key as [number, number])[1] + 1;
       // Counted once per endpoint and process (at start-up for every endpoint that holds rows); kept up to date from here on.
       const held = this.store.tables.webhookOutbox.getCount({ start: [id], end: [id + 1] });
-      state = { failures: 0, failingFromMs: null, nextAttemptAtMs: 0, inFlight: new Map(), windowed: new Map(), holding: false, moving: 0, held, attempts: new Map(), nextLogSeq };
+      state = { failures: 0, nextAttemptAtMs: 0, inFlight: new Map(), windowed: new Map(), holding: false, moving: 0, held, attempts: new Map(), nextLogSeq };
       this.states.set(id, state);
     }
     return state;
@@ -594,7 +599,7 @@ export class Dispatcher {
     state.inFlight.set(seq, message.subject);
     this.active++;
     this.budget--;
-    const attempt = (state.attempts.get(message.id) ?? 0) + 1;
+    const attempt = (state.attempts.get(message.id)?.count ?? 0) + 1;
     const round = state.failures;
     const now = this.clock.wallMs();
     const body = messageBody(message);
@@ -604,7 +609,7 @@ export class Dispatcher {
       const headers = messageHeaders(message, body, this.directory.signingSecrets(endpoint, now), now);
       // In overlapping-sync mode a row can be read once committed, before it is
       // synced: nothing is sent about a change until it is on disk.
-      const synced = this.store.syncMode === 'overlapping' ? Promise.resolve(this.store.root.flushed) : null;
+      const synced = this.wal.readBarrier();
       posted = synced === null ? this.poster.post(endpoint.url, headers, body) : synced.then(() => this.poster.post(endpoint.url, headers, body));
     } catch (error) {
       // Its secret cannot be opened (a database restored without its sealing key): a failed attempt like any
@@ -630,7 +635,6 @@ export class Dispatcher {
     if (logSeq > this.options.logKeep) pending.entry.removes!.push({ table: 'webhookLog', key: endpointKey(id, logSeq - this.options.logKeep) });
     if (result.outcome === 'delivered') {
       state.failures = 0;
-      state.failingFromMs = null;
       state.nextAttemptAtMs = 0;
       state.attempts.delete(message.id);
       if (w === null) {
@@ -644,27 +648,30 @@ export class Dispatcher {
       }
       return;
     }
-    state.attempts.set(message.id, attempt);
+    // The retry window is the message's own: counted from its first failure (not from its age, which a replay
+    // or a day disabled would exhaust at once), and not reset by other messages' successes (one message a
+    // receiver always refuses must still mark its endpoint failing, as it holds its order's later changes).
+    const failingSinceMs = state.attempts.get(message.id)?.failingSinceMs ?? now;
+    state.attempts.set(message.id, { count: attempt, failingSinceMs });
     // One step per round of retries: an attempt started before another's failure was counted is part of that
     // step (a success since then, which reset the count, makes it the first step of a new run of failures).
     if (round >= state.failures) {
       state.failures++;
       state.nextAttemptAtMs = now + retryDelayMs(state.failures, this.options.random());
     }
-    state.failingFromMs ??= now;
     // A queue message that failed waits among the held rows; it blocks its order until it is there.
     if (w === null) state.inFlight.delete(seq);
     else {
       this.moveToHeld(w, state);
       pending.after.push(() => state.inFlight.delete(seq));
     }
-    if (now - state.failingFromMs >= this.options.retryMs) this.markFailing(id, state.failingFromMs, result);
+    if (now - failingSinceMs >= this.options.retryMs) this.markFailing(id, message, failingSinceMs, result);
     else this.pass();
   }
 
-  private markFailing(id: number, sinceMs: number, result: AttemptResult): void {
+  private markFailing(id: number, message: OutboxMessage, sinceMs: number, result: AttemptResult): void {
     const hours = Math.floor((this.clock.wallMs() - sinceMs) / 3_600_000);
-    this.markFailingFor(id, `its deliveries have failed for ${hours} hours without a success (last: ${result.error ?? result.outcome})`);
+    this.markFailingFor(id, `message ${message.id} has failed for ${hours} hours (last: ${result.error ?? result.outcome})`);
   }
 
   private markFailingFor(id: number, reason: string): void {

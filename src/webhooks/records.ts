@@ -32,7 +32,7 @@ export interface WebhookEndpoint {
   /** The secret before the last rotation, still signed with until `untilMs` so receivers can roll over. */
   previous: { secret: SealedSecret; untilMs: number } | null;
   createdAtMs: number;
-  /** Set when a message waited longer than the retry window; deliveries stop until the operator replays. */
+  /** Set when a message failed for the retry window (or the endpoint held WEBHOOKS_HELD_MAX); deliveries stop until the operator replays. */
   failingSinceMs: number | null;
 }
 

@@ -37,6 +37,8 @@ export interface Receiver {
   next(n: number, b: Behaviour): void;
   /** The standing behaviour for requests to one path (before any queued `next`). */
   behaveOn(path: string, b: Behaviour): void;
+  /** The behaviour for every request whose parsed body matches (before anything else). */
+  behaveWhen(match: (json: Received['json']) => boolean, b: Behaviour): void;
   /** Answers every hanging request (with 200) and stops hanging new ones. */
   releaseHung(): void;
   /** Waits (real time, bounded) until `check` holds. */
@@ -68,6 +70,7 @@ export async function startReceiver(): Promise<Receiver> {
   const hung: ServerResponse[] = [];
   let standing: Behaviour = 'ok';
   const byPath = new Map<string, Behaviour>();
+  const byBody: { match: (json: Received['json']) => boolean; b: Behaviour }[] = [];
   const queued: Behaviour[] = [];
   let requests = 0;
   const server: Server = createServer((req, res) => {
@@ -77,7 +80,6 @@ export async function startReceiver(): Promise<Receiver> {
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString();
       const path = req.url ?? '/';
-      const behaviour = byPath.get(path) ?? queued.shift() ?? standing;
       const secret = secrets.get(path);
       let json: Received['json'];
       try {
@@ -85,6 +87,7 @@ export async function startReceiver(): Promise<Receiver> {
       } catch {
         json = { type: '', timestamp: '', data: {} };
       }
+      const behaviour = byBody.find((r) => r.match(json))?.b ?? byPath.get(path) ?? queued.shift() ?? standing;
       received.push({
         path,
         id: String(req.headers['webhook-id']),
@@ -127,6 +130,9 @@ export async function startReceiver(): Promise<Receiver> {
     },
     behaveOn: (path, b) => {
       byPath.set(path, b);
+    },
+    behaveWhen: (match, b) => {
+      byBody.push({ match, b });
     },
     releaseHung: () => {
       if (standing === 'hang') standing = 'ok';

@@ -424,7 +424,7 @@ describe('BALANCE boundary', () => {
 });
 
 describe('unlimited plan', () => {
-  it('a month is a calendar month in UTC: a grant from the 31st ends on the last day of a shorter month, and grants add up', () => {
+  it('a month is a calendar month in UTC: a grant from the 31st ends on the last day of a shorter month, and an extension counts from the expiry', () => {
     const at = (iso: string): number => Date.parse(iso);
     expect(addMonthsUtc(at('2025-01-31T10:00:00Z'), 1)).toBe(at('2025-02-28T10:00:00Z'));
     expect(addMonthsUtc(at('2024-01-31T10:00:00Z'), 1)).toBe(at('2024-02-29T10:00:00Z'));

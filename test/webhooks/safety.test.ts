@@ -153,7 +153,7 @@ describe('webhook safety', () => {
     expect((await t.admin('GET', '/admin/v1/webhooks')).body.webhooks[0]).toMatchObject({ held: 0, failing: false });
   });
 
-  it('counts the 24 hours from the first failure since the last success: after a replay, messages older than that are retried again for 24 hours', async () => {
+  it('counts the 24 hours from a message\u2019s first failure, not its age: after a replay, messages older than that are retried again for 24 hours', async () => {
     const id = await register();
     receiver.behave('fail');
     await t.api('POST', '/api/v1/order', creds, order(service, 2));
@@ -186,6 +186,40 @@ describe('webhook safety', () => {
     const failing = (await t.admin('GET', '/admin/v1/webhooks?failing=true')).body.webhooks;
     expect(failing).toHaveLength(1);
     expect(failing[0]).toMatchObject({ id, held: 1 });
+  });
+
+  it('marks the endpoint failing when one message has failed for 24 hours, though the receiver takes every other', async () => {
+    const id = await register();
+    // The receiver refuses every message about one order, and takes every other.
+    let refused = '';
+    receiver.behaveWhen((json) => json.data['order'] === refused, 'fail');
+    refused = (await t.api('POST', '/api/v1/order', creds, order(service, 2))).body.order as string;
+    await receiver.waitFor((r) => r.length === 1);
+    await t.server.webhooks.dispatcher.idle();
+    const delivered = (o: string): boolean => receiver.received.some((x) => x.json.data['order'] === o && x.answered === 'ok');
+    for (let hour = 0; hour < 26; hour++) {
+      clock.advance(3_600_000);
+      // Every hour another order's change is delivered: a success on the same endpoint (the refused message's
+      // retries hold the endpoint for a second or so after each failure, so the clock is moved on until it goes).
+      const other = (await t.api('POST', '/api/v1/order', creds, order(service, 2))).body.order as string;
+      for (let i = 0; i < 30 && !delivered(other); i++) {
+        t.server.webhooks.dispatcher.pass();
+        await t.server.webhooks.dispatcher.idle();
+        if (!delivered(other)) clock.advance(1_000);
+      }
+      await t.server.context.wal.flushed();
+      const marked = (await t.admin('GET', '/admin/v1/webhooks?failing=true')).body.webhooks;
+      if (hour < 23) {
+        expect(marked, `hour ${hour}`).toEqual([]);
+        expect(delivered(other), `hour ${hour}`).toBe(true);
+      } else if (marked.length > 0) break;
+    }
+    const failing = (await t.admin('GET', '/admin/v1/webhooks?failing=true')).body.webhooks;
+    expect(failing).toHaveLength(1);
+    expect(failing[0]).toMatchObject({ id, failing: true });
+    const refusedAttempts = receiver.received.filter((r) => r.json.data['order'] === refused && r.answered === 'fail');
+    expect(refusedAttempts.length).toBeGreaterThanOrEqual(3);
+    expect(new Set(refusedAttempts.map((r) => r.id)).size).toBe(1);
   });
 
   it('logs a failed attempt with a sentence when the secret cannot be opened (restored without its key), keeps the message, and delivers it once the secret is rotated', async () => {
