@@ -28,6 +28,8 @@ export interface Account {
   usedMs: number;
   /** The last profile change in flight (see changeProfile), which the next one waits for. */
   profileWrites: Promise<void>;
+  /** Profile changes queued or in flight: the account is not dropped meanwhile (their results land on this object). */
+  profileChanges: number;
 }
 
 /** What a listing shows of an account, loaded or not. */
@@ -217,12 +219,17 @@ export class Registry {
    * builds on the profile the one before it left, once that one is durable.
    */
   private changeProfile(account: Account, change: (current: AccountProfile) => { profile: AccountProfile; entry: WalEntry }, applied?: () => void): Promise<void> {
-    const run = account.profileWrites.then(async () => {
-      const { profile, entry } = change(account.profile);
-      await this.wal.append(entry);
-      account.profile = profile;
-      applied?.();
-    });
+    account.profileChanges++;
+    const run = account.profileWrites
+      .then(async () => {
+        const { profile, entry } = change(account.profile);
+        await this.wal.append(entry);
+        account.profile = profile;
+        applied?.();
+      })
+      .finally(() => {
+        account.profileChanges--;
+      });
     // A failed commit stops the process (fail-stop); the chain itself never rejects.
     account.profileWrites = run.catch(() => {});
     return run;
@@ -295,7 +302,7 @@ export class Registry {
     const now = this.clock.monotonicMs();
     let evicted = 0;
     for (const [id, account] of this.active) {
-      if (now - account.usedMs < idleMs || !account.actor.idle) continue;
+      if (now - account.usedMs < idleMs || !account.actor.idle || account.profileChanges > 0) continue;
       this.active.delete(id);
       this.activeByKey.delete(account.profile.apiKey);
       if (account.profile.v2KeyHash) this.activeByV2Hash.delete(account.profile.v2KeyHash);
@@ -321,6 +328,7 @@ export class Registry {
       secretHash: Buffer.from(profile.secretHash, 'hex'),
       v2KeyHash: profile.v2KeyHash ? Buffer.from(profile.v2KeyHash, 'hex') : null,
       profileWrites: Promise.resolve(),
+      profileChanges: 0,
       actor: WalletActor.fresh(wallet, this.actorContext),
       usedMs: this.clock.monotonicMs(),
     };

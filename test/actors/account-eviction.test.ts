@@ -63,4 +63,26 @@ describe('accounts load on demand and idle ones are dropped', () => {
       await t.close();
     }
   });
+
+  it('never drops an account with a profile change in flight: a rotated secret lands on the account in use', async () => {
+    const clock = new ManualClock();
+    const t = await startTestServer({ clock });
+    try {
+      const a = await t.createAccount('a', '10');
+      const registry = t.server.context.registry;
+      const rotating = registry.rotateSecret(registry.get(a.id)!);
+      clock.advance(ACCOUNT_IDLE_EVICT_MS * 2);
+      expect(registry.evictIdle()).toBe(0);
+      // A request that looks the account up before the rotation is durable gets the object the rotation lands on
+      // (a dropped one would be loaded again from the old row, and the new secret refused until its next drop).
+      registry.get(a.id);
+      const secret = await rotating;
+      expect((await t.api('GET', '/api/v1/balance', { ...a, secret })).status).toBe(200);
+      expect((await t.api('GET', '/api/v1/balance', a)).status).toBe(401);
+      clock.advance(ACCOUNT_IDLE_EVICT_MS * 2);
+      expect(registry.evictIdle()).toBe(1);
+    } finally {
+      await t.close();
+    }
+  });
 });
