@@ -18,6 +18,7 @@ import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
 import { AbuseLog } from './http/abuse-log.js';
 import { mountAdmin } from './http/admin/index.js';
+import { SCAN_ENTRIES_MAX } from './http/admin/scan.js';
 import { mountApi } from './http/api.js';
 import { renderAnswer } from './http/answer.js';
 import { AuthFailureLimiter } from './http/auth-failures.js';
@@ -244,7 +245,7 @@ function buildParts(config: Config, options: ServerOptions, storage: Storage, se
       bodyBytesMax: config.bodyBytesMax,
       headerBytesMax: config.headerBytesMax,
       targetCharsMax: config.targetCharsMax,
-      ...(options.adminScanEntriesMax === undefined ? {} : { scanEntriesMax: options.adminScanEntriesMax }),
+      scanEntriesMax: options.adminScanEntriesMax ?? SCAN_ENTRIES_MAX,
     },
     authFailures: new AuthFailureLimiter(clock, config.authFailuresPerMinute),
     abuse: new AbuseLog(log, clock),

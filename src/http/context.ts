@@ -17,10 +17,10 @@ export interface HttpLimits {
   targetCharsMax: number;
   /**
    * Index entries one filtered admin listing may examine (src/http/admin/
-   * scan.ts); SCAN_ENTRIES_MAX when absent. Tests make it small
-   * (the server option adminScanEntriesMax).
+   * scan.ts): SCAN_ENTRIES_MAX, or the server option adminScanEntriesMax
+   * (tests make it small).
    */
-  scanEntriesMax?: number;
+  scanEntriesMax: number;
 }
 
 export interface AppContext {

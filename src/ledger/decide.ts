@@ -421,7 +421,7 @@ function decideStatus(state: WalletState, command: Extract<Command, { kind: 'set
   if (moveRefusal === 'backwards') {
     return refused(state, errorOutcome('CONFLICT', `Order ${order.id} is ${order.status}; it can only move forward, not to ${to}.`));
   }
-  const units = unitsOrdered(order.quantity, order.extras?.runs);
+  const units = unitsOrdered(order);
   const remainsProblem = remainsRefusal(units, to, command.remains);
   if (remainsProblem === 'partial-needs-remains') {
     const of = units === order.quantity ? '' : `, of the ${units} ordered over its runs`;
@@ -482,7 +482,7 @@ function decideProgress(state: WalletState, command: Extract<Command, { kind: 'p
     return refused(state, errorOutcome('CONFLICT', `Order ${order.id} is ${order.status}; progress is recorded only while it is in_progress.`));
   }
   if (refusal === 'start-count-range') return refused(state, errorOutcome('VALIDATION', 'start_count must be a non-negative integer or null.'));
-  if (refusal === 'remains-range') return refused(state, errorOutcome('VALIDATION', `remains must be an integer from 0 to ${unitsOrdered(order.quantity, order.extras?.runs)} (units not delivered) or null.`));
+  if (refusal === 'remains-range') return refused(state, errorOutcome('VALIDATION', `remains must be an integer from 0 to ${unitsOrdered(order)} (units not delivered) or null.`));
   const startCount = command.startCount === undefined ? (order.startCount ?? null) : command.startCount;
   const remains = command.remains === undefined ? (order.progressRemains ?? null) : command.remains;
   const updated: OrderRecord = { ...order, startCount, progressRemains: remains };

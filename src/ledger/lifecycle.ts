@@ -46,9 +46,9 @@ export function remainsShown(order: Pick<OrderRecord, 'status' | 'quantity' | 'r
     case 'partial':
       return order.remains ?? 0;
     case 'in_progress':
-      return order.progressRemains ?? unitsOrdered(order.quantity, order.extras?.runs);
+      return order.progressRemains ?? unitsOrdered(order);
     default:
-      return unitsOrdered(order.quantity, order.extras?.runs);
+      return unitsOrdered(order);
   }
 }
 
@@ -59,7 +59,7 @@ export function progressRefusal(order: Pick<OrderRecord, 'status' | 'quantity' |
   if (startCount === undefined && remains === undefined) return 'nothing';
   if (order.status !== 'in_progress') return 'not-in-progress';
   if (startCount !== undefined && startCount !== null && (!Number.isSafeInteger(startCount) || startCount < 0)) return 'start-count-range';
-  if (remains !== undefined && remains !== null && (!Number.isSafeInteger(remains) || remains < 0 || remains > unitsOrdered(order.quantity, order.extras?.runs))) return 'remains-range';
+  if (remains !== undefined && remains !== null && (!Number.isSafeInteger(remains) || remains < 0 || remains > unitsOrdered(order))) return 'remains-range';
   return null;
 }
 

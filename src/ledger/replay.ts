@@ -459,7 +459,7 @@ class LedgerReplay {
     // Only an order whose row ends somewhere else than where it starts is
     // remembered; every other order is, from here on, what its row says.
     if (r.status !== 'pending' || r.remains !== null) {
-      this.setOpen(orderId, { account: id, units: unitsOrdered(quantity, runs), rate, debit, status: 'pending', remains: null, final: { status: r.status, remains: r.remains } });
+      this.setOpen(orderId, { account: id, units: unitsOrdered({ quantity, extras: { runs } }), rate, debit, status: 'pending', remains: null, final: { status: r.status, remains: r.remains } });
     }
   }
 
@@ -558,7 +558,7 @@ class LedgerReplay {
     if (!isOrderStatus(r.status)) return undefined;
     return {
       account: r.account as number,
-      units: unitsOrdered(r.quantity as number, (r.extras as { runs?: number } | undefined)?.runs),
+      units: unitsOrdered({ quantity: r.quantity as number, extras: r.extras as { runs?: number } | undefined }),
       rate: r.rate as number,
       debit: r.debit as number,
       status: r.status,

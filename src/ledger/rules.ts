@@ -31,8 +31,8 @@ export function statusMoveRefusal(from: OrderStatus, to: OrderStatus): 'final' |
  * refund prices: its quantity, times its runs for a drip-feed order (whose
  * quantity is per run, and whose charge is quantity × runs × rate).
  */
-export function unitsOrdered(quantity: number, runs: number | undefined): number {
-  return quantity * (runs ?? 1);
+export function unitsOrdered(order: { quantity: number; extras?: { runs?: number } | undefined }): number {
+  return order.quantity * (order.extras?.runs ?? 1);
 }
 
 /**

@@ -137,7 +137,6 @@ interface EndpointState {
   moving: number;
   /** Its rows in `webhookOutbox` (counting moves written and not yet durable, and removals not yet durable). */
   held: number;
-  /** Attempts made so far per message id (for the log), forgotten once delivered. */
   /**
    * Per message id not yet delivered: attempts made so far (for the log),
    * and the wall ms of its first failure in this process since the endpoint

@@ -62,8 +62,8 @@ describe('statusMoveRefusal', () => {
 
 describe('unitsOrdered', () => {
   it('is the quantity, times the runs of a drip-feed order', () => {
-    expect(unitsOrdered(100, undefined)).toBe(100);
-    expect(unitsOrdered(100, 5)).toBe(500);
+    expect(unitsOrdered({ quantity: 100 })).toBe(100);
+    expect(unitsOrdered({ quantity: 100, extras: { runs: 5 } })).toBe(500);
   });
 });
 

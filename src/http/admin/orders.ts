@@ -18,7 +18,7 @@ import { deliver } from '../deliver.js';
 import { checkOrderInput } from '../order-input.js';
 import { send, sendError } from '../reply.js';
 import { applied, findAccount, invalid, orderAccount, optionalReason, pageLimit, unknownField, type AdminHandler } from './common.js';
-import { scanBudget, scanPage } from './scan.js';
+import { scanPage } from './scan.js';
 
 /** Any path segment: a malformed id is answered "no such order", not "no such endpoint". */
 export const ORDER_PARAM = '([^/]{1,200})';
@@ -240,7 +240,7 @@ export async function listCancelRequested(ex: Parameters<AdminHandler>[0], ctx: 
   const page = scanPage(cancelIndexAfter(ctx, after), (k) => {
     const order = ctx.readOrder(k[3]);
     return order?.cancelRequested === true ? order : undefined;
-  }, limit, scanBudget(ctx));
+  }, limit, ctx.limits.scanEntriesMax);
   const cursor = page.resumeAfter === null ? 'null' : `"${Buffer.from(JSON.stringify(page.resumeAfter)).toString('base64url')}"`;
   send(ex, 200, `{"ok":true,"orders":[${page.items.map(renderAdminOrder).join(',')}],"next_cursor":${cursor}}`);
 }

@@ -9,7 +9,7 @@ import { errorOutcome } from '../../errors.js';
 import { isRefillStatus, REFILL_STATUSES, type RefillRecord, type RefillStatus } from '../../ledger/index.js';
 import { renderRefill } from '../../render.js';
 import { applied, idCursor, invalid, optionalReason, pageLimit, unknownField, type AdminHandler } from './common.js';
-import { scanBudget, scanPage } from './scan.js';
+import { scanPage } from './scan.js';
 import { send, sendError } from '../reply.js';
 
 /**
@@ -28,7 +28,7 @@ export const listRefills: AdminHandler = async (ex, ctx, _params, _body, query) 
   await ctx.wal.flushed();
   // Refill ids grow with time, so id order is age order; the walk skips other statuses.
   const entries = ctx.store.tables.refills.getRange({ start: (cursor.after ?? 0) + 1 });
-  const page = scanPage(entries, ({ value }) => ((value as RefillRecord).status === status ? (value as RefillRecord) : undefined), limit.limit, scanBudget(ctx));
+  const page = scanPage(entries, ({ value }) => ((value as RefillRecord).status === status ? (value as RefillRecord) : undefined), limit.limit, ctx.limits.scanEntriesMax);
   const items = page.items.map((r) => renderRefill(r).slice(0, -1) + `,"account":${r.account}}`);
   const next = page.resumeAfter === null ? 'null' : `"${page.resumeAfter.key as number}"`;
   send(ex, 200, `{"ok":true,"refills":[${items.join(',')}],"next_cursor":${next}}`);

@@ -9,8 +9,6 @@
  * right after the last entry examined. Clients already follow next_cursor
  * until it is null, so they still see every match exactly once.
  */
-import type { AppContext } from '../context.js';
-
 /**
  * Index entries one listing request may examine. Reading 5,000 entries (and
  * the records they point at) takes a few milliseconds, about what one
@@ -18,11 +16,6 @@ import type { AppContext } from '../context.js';
  * more than a page of output does.
  */
 export const SCAN_ENTRIES_MAX = 5_000;
-
-/** The budget in force: the server's (tests make it small), or SCAN_ENTRIES_MAX. */
-export function scanBudget(ctx: AppContext): number {
-  return ctx.limits.scanEntriesMax ?? SCAN_ENTRIES_MAX;
-}
 
 export interface ScannedPage<E, T> {
   items: T[];
