@@ -29,30 +29,44 @@ describe('graceful shutdown of the real process', () => {
         await admin(server.adminUrl, 'POST', `/admin/v1/accounts/${created.account.id}/credits`, { amount: 100000, reason: 'test' });
         const acked: string[] = [];
         const statuses = new Set<number>();
+        // Every request sent before the signal, with what became of it: the
+        // drain must answer each one (201, or 503 while draining), never drop
+        // its connection, as a server that exits at once would.
+        const sentBeforeSignal: Promise<string>[] = [];
+        let signalled = false;
+        let pending = 0;
         let stop = false;
         const url = server.url;
         const worker = async () => {
           while (!stop) {
-            try {
-              const r = await fetch(`${url}/api/v1/order`, {
-                method: 'POST',
-                headers: { 'x-api-key': created.api_key, 'x-api-secret': created.api_secret, 'content-type': 'application/json' },
-                body: JSON.stringify({ service, target: 'https://example.com/x', quantity: 5 }),
-              });
+            pending++;
+            const request = fetch(`${url}/api/v1/order`, {
+              method: 'POST',
+              headers: { 'x-api-key': created.api_key, 'x-api-secret': created.api_secret, 'content-type': 'application/json' },
+              body: JSON.stringify({ service, target: 'https://example.com/x', quantity: 5 }),
+            }).then(async (r) => {
               statuses.add(r.status);
               const body = (await r.json()) as { order?: string };
               if (r.status === 201) acked.push(body.order!);
-            } catch {
-              return;
-            }
+              return `answered ${r.status}`;
+            });
+            const outcome = request.catch((error: unknown) => `no answer: ${(error as Error).message}`).finally(() => pending--);
+            if (!signalled) sentBeforeSignal.push(outcome);
+            // After the signal a new request may find the listener closed: that ends this worker.
+            if ((await outcome).startsWith('no answer')) return;
           }
         };
         const workers = Array.from({ length: 8 }, worker);
         while (acked.length < 50) await new Promise((r) => setTimeout(r, 10));
+        const inFlight = pending;
         server.child.kill(signal);
+        signalled = true;
         const exit = await server.exited;
         stop = true;
         await Promise.all(workers);
+        const outcomes = await Promise.all(sentBeforeSignal);
+        expect(inFlight, 'requests were in flight when the signal came').toBeGreaterThan(0);
+        expect(outcomes.filter((o) => !o.startsWith('answered'))).toEqual([]);
         expect(exit.code).toBe(0);
         expect(server.output()).toContain('stopped cleanly');
         // Only acknowledged orders or a clean 503 while draining: never a 5xx fault.
