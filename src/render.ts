@@ -5,7 +5,7 @@
  */
 import { formatMicro } from './money/index.js';
 import type { DeliveryAttempt, WebhookEndpoint } from './webhooks/index.js';
-import { statusView, type AccountProfile, type OrderRecord, type OrderStatusView, type RefillRecord, type ServiceRecord, type WalletRecord } from './ledger/index.js';
+import { isUnlimited, remainsShown, statusView, type AccountProfile, type OrderRecord, type OrderStatusView, type RefillRecord, type ServiceRecord, type WalletRecord } from './ledger/index.js';
 
 export function renderOrderPlaced(order: Pick<OrderRecord, 'id' | 'number' | 'charge'>, balanceMicro: number): string {
   return `{"ok":true,"order":"${order.id}","number":${order.number ?? null},"charge":${formatMicro(order.charge)},"status":"pending","balance":${formatMicro(balanceMicro)}}`;
@@ -95,7 +95,7 @@ export function renderAccount(account: { profile: AccountProfile; actor: { state
 }
 
 export function renderAccountView(profile: AccountProfile, w: WalletRecord, wallMs: number): string {
-  const active = w.unlimitedExpiresMs !== null && wallMs < w.unlimitedExpiresMs;
+  const active = isUnlimited(w, wallMs);
   return (
     `{"id":${w.id},"name":${JSON.stringify(profile.name)},"credits":${formatMicro(w.credits)},` +
     `"banned":${w.banned},"rate_limit_per_minute":${w.rateLimitPerMinute},"unlimited":${active},` +
@@ -114,7 +114,7 @@ export function renderAdminOrder(o: OrderRecord): string {
     `"quantity":${o.quantity},"rate":${formatMicro(o.rate)},"charge":${formatMicro(o.charge)},"debit":${formatMicro(o.debit)},` +
     `"status":"${o.status}","remains":${o.remains ?? null},"channel":"${o.channel}","unlimited":${o.unlimited},` +
     `"created_at":"${new Date(o.createdAtMs).toISOString()}",${renderOrderInputs(o)},` +
-    `"start_count":${o.startCount ?? null},"progress_remains":${o.progressRemains ?? null},"cancel_requested":${o.cancelRequested === true},` +
+    `"start_count":${o.startCount ?? null},"progress_remains":${o.progressRemains ?? null},"remains_shown":${remainsShown(o)},"cancel_requested":${o.cancelRequested === true},` +
     `"worker":${JSON.stringify(o.worker ?? null)},"refill":${o.refill === undefined ? null : `{"id":${o.refill.id},"status":"${o.refill.status}"}`}}`
   );
 }

@@ -18,7 +18,8 @@ const ORDER_COLUMNS: readonly Column<JsonObject>[] = [
   { header: 'CHARGE', value: (o) => o.charge, align: 'right' },
   { header: 'DEBIT', value: (o) => o.debit, align: 'right' },
   { header: 'STATUS', value: (o) => o.status },
-  { header: 'REMAINS', value: (o) => o.remains, align: 'right' },
+  // What the customer's status shows (remains_shown): units not delivered.
+  { header: 'REMAINS', value: (o) => o.remains_shown, align: 'right' },
   { header: 'CHANNEL', value: (o) => o.channel },
   { header: 'PLAN', value: (o) => o.unlimited },
   { header: 'CREATED', value: (o) => o.created_at },

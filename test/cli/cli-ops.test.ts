@@ -33,12 +33,21 @@ describe('order list', () => {
     const lines = r.out.trimEnd().split('\n');
     expect(lines).toHaveLength(4);
     expect(lines[0]).toMatch(/^ID\s+ACCOUNT\s+SERVICE\s+QUANTITY\s+CHARGE\s+DEBIT\s+STATUS\s+REMAINS\s+CHANNEL\s+PLAN\s+CREATED\s+TARGET$/);
-    expect(lines[1]).toMatch(new RegExp(`^${ORDER_ID}\\s+7\\s+3\\s+100\\s+50\\s+50\\s+pending\\s+-\\s+api\\s+no\\s+2025-01-02T03:04:05.000Z\\s+https://t.me/somechannel$`));
-    expect(lines[2]).toMatch(/\s0\s+pending\s+-\s+panel\s+yes\s/);
+    expect(lines[1]).toMatch(new RegExp(`^${ORDER_ID}\\s+7\\s+3\\s+100\\s+50\\s+50\\s+pending\\s+100\\s+api\\s+no\\s+2025-01-02T03:04:05.000Z\\s+https://t.me/somechannel$`));
+    expect(lines[2]).toMatch(/\s0\s+pending\s+10\s+panel\s+yes\s/);
     // Right-aligned money ends under its header's last letter.
     const chargeEnd = lines[0]!.indexOf('CHARGE') + 'CHARGE'.length;
     expect(lines[3]!.indexOf('1000000000.123456') + '1000000000.123456'.length).toBe(chargeEnd);
     expect(r.out).not.toContain('Next page');
+  });
+
+  it('REMAINS shows what the customer sees (remains_shown), whatever the status', async () => {
+    const inProgress = { ...ORDER, status: 'in_progress', remains: null, progress_remains: 400, remains_shown: 400 };
+    const partial = { ...ORDER, id: 'AbCdEfGhIjKlMnOpQrSt_9', status: 'partial', remains: 30, progress_remains: 400, remains_shown: 30 };
+    fake.reply = () => ({ status: 200, body: { ok: true, orders: [inProgress, partial], next_cursor: null } });
+    const lines = (await cli('order', 'list', '--status', 'in_progress')).out.trimEnd().split('\n');
+    expect(lines[1]).toMatch(/\sin_progress\s+400\s+api\s/);
+    expect(lines[2]).toMatch(/\spartial\s+30\s+api\s/);
   });
 
   it('accepts the plural group name the way the brief spells it', async () => {

@@ -53,6 +53,7 @@ export const ORDER = {
   debit: 50,
   status: 'pending',
   remains: null,
+  remains_shown: 100,
   channel: 'api',
   unlimited: false,
   created_at: '2025-01-02T03:04:05.000Z',
@@ -60,7 +61,7 @@ export const ORDER = {
 /** Three pending orders; the fake pages through them with cursors "c1", "c2". */
 export const ORDERS = [
   ORDER,
-  { ...ORDER, id: 'AbCdEfGhIjKlMnOpQrSt_2', account: 12, quantity: 10, charge: 5, debit: 0, channel: 'panel', unlimited: true },
+  { ...ORDER, id: 'AbCdEfGhIjKlMnOpQrSt_2', account: 12, quantity: 10, remains_shown: 10, charge: 5, debit: 0, channel: 'panel', unlimited: true },
   { ...ORDER, id: 'AbCdEfGhIjKlMnOpQrSt_3', charge: 1000000000.123456, debit: 1000000000.123456 },
 ];
 

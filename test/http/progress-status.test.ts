@@ -26,6 +26,8 @@ describe('progress and batch status', () => {
     const id = await place(100);
     const fresh = await t.api('GET', `/api/v1/status?order=${id}`, creds);
     expect(fresh.body).toEqual({ ok: true, order: id, number: expect.any(Number), status: 'pending', quantity: 100, charge: 1, start_count: null, remains: 100 });
+    // The operator's view carries what the customer sees as remains_shown.
+    expect((await t.admin('GET', `/admin/v1/orders/${id}`)).body.order).toMatchObject({ remains: null, progress_remains: null, remains_shown: 100 });
     const early = await t.admin('POST', `/admin/v1/orders/${id}/progress`, { start_count: 5 });
     expect(early.status).toBe(409);
     expect(early.body.message).toMatch(/progress is recorded only while it is in_progress/);
@@ -38,11 +40,13 @@ describe('progress and batch status', () => {
     await t.restart();
     const during = await t.api('GET', `/api/v1/status?order=${id}`, creds);
     expect(during.body).toMatchObject({ status: 'in_progress', start_count: 1234, remains: 40 });
+    expect((await t.admin('GET', `/admin/v1/orders/${id}`)).body.order).toMatchObject({ remains: null, progress_remains: 40, remains_shown: 40 });
     const bad = await t.admin('POST', `/admin/v1/orders/${id}/progress`, { remains: 101 });
     expect(bad.status).toBe(400);
     expect(bad.body.message).toMatch(/remains must be an integer from 0 to 100/);
     await t.admin('POST', `/admin/v1/orders/${id}/status`, { status: 'partial', remains: 40 });
     expect((await t.api('GET', `/api/v1/status?order=${id}`, creds)).body).toMatchObject({ status: 'partial', start_count: 1234, remains: 40 });
+    expect((await t.admin('GET', `/admin/v1/orders/${id}`)).body.order).toMatchObject({ remains: 40, remains_shown: 40 });
     expect((await t.admin('GET', '/admin/v1/verify')).body.report.ok).toBe(true);
   });
 
