@@ -106,6 +106,24 @@ export class WalletActor {
     return this.lastWrite ?? Promise.resolve();
   }
 
+  /**
+   * Holds a place in the mailbox for a command that must first wait for
+   * something outside the wallet (an order's force-join check), so that
+   * such waiters count against the same limit as the mailbox and keep the
+   * account from being dropped as idle. Null when the mailbox or the WAL is
+   * full. The returned function gives the place back; call it right before
+   * send(), in the same turn, so nothing can take the place in between.
+   */
+  reserve(): (() => void) | null {
+    if (this.waiting >= this.ctx.mailboxMax || this.ctx.wal.overloaded()) return null;
+    this.waiting++;
+    let held = true;
+    return () => {
+      if (held) this.waiting--;
+      held = false;
+    };
+  }
+
   /** Returns null when the mailbox or the WAL is full. */
   send(request: Request): Delivery | null {
     if (this.waiting >= this.ctx.mailboxMax || this.ctx.wal.overloaded()) return null;

@@ -58,6 +58,8 @@ export interface ForceJoinVerifierOptions {
 
 export const CACHE_MAX_DEFAULT = 100_000;
 export const CONCURRENT_MAX_DEFAULT = 64;
+/** Refusals at the concurrency limit are reported (logged) at most this often. */
+const OVERLOAD_REPORT_EVERY_MS = 1_000;
 /** The longest a 429's retry_after holds requests back (a longer one is asked again after this). */
 export const RETRY_AFTER_MAX_S = 3_600;
 /** The hold when a 429 names no retry_after. */
@@ -93,6 +95,8 @@ export class ForceJoinVerifier {
   private generation = 0;
   /** Monotonic ms before which Telegram asked the bot not to call (a 429's retry_after). */
   private heldUntilMs = 0;
+  /** Monotonic time of the last reported refusal at the concurrency limit. */
+  private overloadReportedMs = -Infinity;
   private readonly cacheMax: number;
   private readonly concurrentMax: number;
   private readonly onUnavailable: ((error: TelegramUnavailable, telegramUserId: number) => void) | undefined;
@@ -152,7 +156,13 @@ export class ForceJoinVerifier {
         `${this.active} Telegram membership checks are already in flight (the limit); refused without asking.`,
         'overloaded',
       );
-      this.report(refused, userId);
+      // Every order is refused while the limit holds; one report a second
+      // says so without a log line per order.
+      const now = this.clock.monotonicMs();
+      if (now - this.overloadReportedMs >= OVERLOAD_REPORT_EVERY_MS) {
+        this.overloadReportedMs = now;
+        this.report(refused, userId);
+      }
       return Promise.resolve(refused);
     }
     this.active += 1;

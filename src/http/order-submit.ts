@@ -38,9 +38,17 @@ export function submitOrder(ex: Exchange, ctx: AppContext, account: Account, req
   if (!request.ok) return sendOrder(ex, ctx, account, request, close, render);
   const pending = ctx.forceJoinVerdict(account);
   if (pending === null) return sendOrder(ex, ctx, account, request, false, render);
+  // While Telegram is asked, the order holds a mailbox place: a client cannot
+  // park more orders on one check than the wallet's mailbox takes.
+  const release = account.actor.reserve();
+  if (release === null) return deliver(ex, ctx, account, null, undefined, false, render);
   pending.then(
-    (forceJoin) => guarded(ctx, ex, () => sendOrder(ex, ctx, account, { ...request, forceJoin }, false, render)),
+    (forceJoin) => {
+      release();
+      guarded(ctx, ex, () => sendOrder(ex, ctx, account, { ...request, forceJoin }, false, render));
+    },
     (error: unknown) => {
+      release();
       ctx.log.error({ err: error }, 'force-join check failed');
       sendError(ex, errorOutcome('INTERNAL', 'The server failed to check the Telegram channel membership.'));
     },

@@ -49,6 +49,9 @@ export class FakeBotApi {
   private readonly members = new Map<number, Member>();
   private readonly userDelays = new Map<number, number>();
   private delayMs = 0;
+  private holdingAll = false;
+  private readonly heldUsers = new Set<number>();
+  private readonly held: (() => void)[] = [];
   private failure: { status: number; body: string | undefined } | null = null;
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly defaultStatus: ChatMemberStatus | 'user-not-found';
@@ -110,6 +113,21 @@ export class FakeBotApi {
     this.failure = httpStatus === null ? null : { status: httpStatus, body: rawBody };
   }
 
+  /**
+   * Holds every following answer, or only answers about `userId`, until
+   * release(): no timer, the test decides when Telegram answers.
+   */
+  hold(userId?: number): void {
+    if (userId === undefined) this.holdingAll = true;
+    else this.heldUsers.add(userId);
+  }
+
+  release(): void {
+    this.holdingAll = false;
+    this.heldUsers.clear();
+    for (const send of this.held.splice(0)) send();
+  }
+
   resetCalls(): void {
     this.calls.count = 0;
     this.calls.last = null;
@@ -117,6 +135,7 @@ export class FakeBotApi {
   }
 
   async close(): Promise<void> {
+    this.held.length = 0;
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
     this.server.closeAllConnections();
@@ -141,6 +160,10 @@ export class FakeBotApi {
       res.writeHead(reply.status, { 'content-type': 'application/json' });
       res.end(reply.body);
     };
+    if (this.holdingAll || this.heldUsers.has(userId)) {
+      this.held.push(send);
+      return;
+    }
     if (delay <= 0) return send();
     const timer = setTimeout(() => {
       this.timers.delete(timer);

@@ -30,6 +30,7 @@ export function useFakeBot(): () => FakeBotApi {
     await bot.close();
   });
   afterEach(() => {
+    bot.release();
     bot.failWith(null);
     bot.setDelayMs(0);
     bot.resetCalls();

@@ -107,3 +107,34 @@ describe('Telegram force-join on the order path (fake Bot API over HTTP)', () =>
     expect((await t.api('GET', '/api/v1/balance', v2)).body.credits).toBe(95);
   });
 });
+
+describe('orders waiting for a Telegram answer', () => {
+  it('hold places in the wallet mailbox: beyond mailboxMax the next order gets 503 UNAVAILABLE at once, and the waiters are answered once Telegram is', async () => {
+    const bot = await FakeBotApi.start();
+    const forceJoin = forceJoinConfigFromEnv(bot.env({ FORCEJOIN_TIMEOUT_MS: '60000', FORCEJOIN_JOINED_CACHE_S: '0', FORCEJOIN_NOT_JOINED_CACHE_S: '0' }));
+    const t = await startTestServer({ config: { forceJoin, mailboxMax: 4 } });
+    try {
+      const service = await t.createService({ rate: '1', min: 1, max: 100 });
+      const creds = await t.createAccount('waiter', '100');
+      await t.admin('POST', `/admin/v1/accounts/${creds.id}/forcejoin`, { telegram_user_id: 77 });
+      bot.setMember(77, 'member');
+      bot.hold();
+      const waiting = Array.from({ length: 4 }, () => t.api('POST', '/api/v1/order', creds, order(service, 1)));
+      // All four share one Telegram request and each holds a mailbox place.
+      const actor = () => t.server.context.registry.get(creds.id)?.actor;
+      while ((actor()?.depth ?? 0) < 4) await new Promise((r) => setTimeout(r, 5));
+      const refused = await t.api('POST', '/api/v1/order', creds, order(service, 1));
+      expect(refused.status).toBe(503);
+      expect(refused.body.error).toBe('UNAVAILABLE');
+      expect(refused.headers.get('retry-after')).toBe('1');
+      expect(bot.calls.count).toBe(1);
+      bot.release();
+      expect((await Promise.all(waiting)).map((r) => r.status)).toEqual([201, 201, 201, 201]);
+      expect((await t.api('GET', '/api/v1/balance', creds)).body.credits).toBe(96);
+      expect(actor()?.depth).toBe(0);
+    } finally {
+      await t.close();
+      await bot.close();
+    }
+  });
+});
