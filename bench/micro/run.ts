@@ -38,7 +38,7 @@ const order = (): Command => ({
   seq: seq++,
   channel: 'api',
   number: seq,
-  request: { ok: true, input: { serviceId: 1, target: 'https://example.com/p/1', quantity: 1000 }, service, idempotency: null, forceJoin: null },
+  request: { ok: true, payload: { serviceId: 1, target: 'https://example.com/p/1', quantity: 1000 }, service, idempotency: null, forceJoin: null },
   prior: null,
 });
 

@@ -229,5 +229,5 @@ function parseOrder(ctx: AppContext, body: BodyResult, contentType: string, idem
   if (!parsed.ok) return refusedOrder(parsed.error);
   const checked = checkOrderInput(parsed.value, ctx.limits.targetCharsMax, (id) => ctx.catalog.get(id));
   if (!checked.ok) return refusedOrder(checked.error);
-  return orderRequest(checked.input, checked.service, idempotencyHeader);
+  return orderRequest(checked.payload, checked.service, idempotencyHeader);
 }

@@ -1,10 +1,9 @@
 /**
  * The Idempotency-Key header: 1 to 255 printable ASCII characters, sent
  * bare or as a quoted structured-field string ("abc", with \" and \\
- * escapes). The fingerprint binds a key to its payload.
+ * escapes). The fingerprint that binds a key to its payload is a ledger
+ * rule (src/ledger/order-fingerprint.ts).
  */
-import { createHash } from 'node:crypto';
-import type { OrderExtras } from '../ledger/index.js';
 import { errorOutcome, type ErrorOutcome } from '../errors.js';
 
 export const IDEMPOTENCY_KEY_CHARS_MAX = 255;
@@ -25,11 +24,4 @@ export function parseIdempotencyKey(header: string): { ok: true; key: string } |
 
 function invalid(): ErrorOutcome {
   return errorOutcome('VALIDATION', `Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_CHARS_MAX} printable ASCII characters.`);
-}
-
-export function orderFingerprint(service: number, target: string, quantity: number, extras?: OrderExtras): string {
-  // Extras join the hashed text only when present, so a plain order's
-  // fingerprint (possibly stored before extras existed) stays the same.
-  const more = extras === undefined || Object.keys(extras).length === 0 ? '' : `\n${JSON.stringify(extras)}`;
-  return createHash('sha256').update(`${service}\n${quantity}\n${target}${more}`).digest('base64url');
 }

@@ -4,7 +4,7 @@
  * the same rules.
  */
 import { errorOutcome, type ErrorOutcome } from '../errors.js';
-import { readOrderInputs, type OrderInput, type ServiceRecord } from '../ledger/index.js';
+import type { OrderPayload, ServiceRecord } from '../ledger/index.js';
 import { compile, OrderBody } from './schemas.js';
 
 const validator = compile(OrderBody);
@@ -20,21 +20,21 @@ const TARGET_FORBIDDEN = /[\x00-\x20\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u
 
 /**
  * `targetCharsMax` is the operator's limit (TARGET_CHARS_MAX), at most the
- * contract's 2,048. `service` is the catalogue's record for the id sent, or
- * null: the inputs of a known service are read by its order type
- * (readOrderInputs), also while it is disabled, so that a retried order
- * keeps the Idempotency-Key fingerprint of its first attempt (the actor's
- * SERVICE check refuses a new order, and replays a stored one); an unknown
- * one is left to the actor.
+ * contract's 2,048. Only the checks that do not depend on the catalogue run
+ * here: the payload is kept as sent, and `service` (the catalogue's record
+ * for the id sent, or null) goes with it to the actor, whose decision reads
+ * the payload by the service's order type after looking up the
+ * Idempotency-Key, so that a retry replays its first answer whatever the
+ * operator changed in the service since (see decideOrder).
  */
 export function checkOrderInput(
   value: unknown,
   targetCharsMax: number,
   lookup: (id: number) => ServiceRecord | null,
-): { ok: true; input: OrderInput; service: ServiceRecord | null } | { ok: false; error: ErrorOutcome } {
+): { ok: true; payload: OrderPayload; service: ServiceRecord | null } | { ok: false; error: ErrorOutcome } {
   const checked = validator.check(value);
   if (!checked.ok) return checked;
-  const { service: serviceId, target } = checked.value;
+  const { service: serviceId, target, ...inputs } = checked.value;
   if (target.length > targetCharsMax || !/^https?:\/\//i.test(target) || TARGET_FORBIDDEN.test(target) || LONE_SURROGATE.test(target)) {
     return {
       ok: false,
@@ -44,11 +44,5 @@ export function checkOrderInput(
       ),
     };
   }
-  const service = lookup(serviceId);
-  if (service === null) {
-    return { ok: true, input: { serviceId, target, quantity: checked.value.quantity ?? 0 }, service };
-  }
-  const typed = readOrderInputs(service.type, service.dripfeed, checked.value);
-  if (!typed.ok) return { ok: false, error: errorOutcome('VALIDATION', typed.message) };
-  return { ok: true, input: { serviceId, target, quantity: typed.quantity, extras: typed.extras }, service };
+  return { ok: true, payload: { serviceId, target, ...inputs }, service: lookup(serviceId) };
 }

@@ -7,20 +7,19 @@
  */
 import type { Account } from '../actors/index.js';
 import { errorOutcome, type ErrorOutcome } from '../errors.js';
-import type { OrderInput, OrderRequest, ServiceRecord } from '../ledger/index.js';
+import { orderFingerprint, type OrderPayload, type OrderRequest, type ServiceRecord } from '../ledger/index.js';
 import type { Answer } from './answer.js';
 import type { AppContext } from './context.js';
 import { deliver, type OutcomeRenderer } from './deliver.js';
-import { orderFingerprint, parseIdempotencyKey } from './idempotency-key.js';
+import { parseIdempotencyKey } from './idempotency-key.js';
 import { guarded, sendError, type Exchange } from './reply.js';
 
 /** A checked order and its Idempotency-Key header (null when none was sent), or the header's problem. */
-export function orderRequest(input: OrderInput, service: ServiceRecord | null, idempotencyHeader: string | null): OrderRequest {
-  if (idempotencyHeader === null) return { ok: true, input, service, idempotency: null, forceJoin: null };
+export function orderRequest(payload: OrderPayload, service: ServiceRecord | null, idempotencyHeader: string | null): OrderRequest {
+  if (idempotencyHeader === null) return { ok: true, payload, service, idempotency: null, forceJoin: null };
   const key = parseIdempotencyKey(idempotencyHeader);
   if (!key.ok) return refusedOrder(key.error);
-  const fingerprint = orderFingerprint(input.serviceId, input.target, input.quantity, input.extras);
-  return { ok: true, input, service, idempotency: { key: key.key, fingerprint }, forceJoin: null };
+  return { ok: true, payload, service, idempotency: { key: key.key, fingerprint: orderFingerprint(payload) }, forceJoin: null };
 }
 
 export function refusedOrder(reason: ErrorOutcome): OrderRequest {

@@ -19,7 +19,7 @@
  */
 import type { Account, Delivery, Request } from '../actors/index.js';
 import { errorOutcome, ERRORS, type ErrorCode, type ErrorOutcome } from '../errors.js';
-import { BATCH_IDS_MAX, remainsShown, type OrderRecord, type RefillRecord, type RefillStatus } from '../ledger/index.js';
+import { BATCH_IDS_MAX, readOrderPayload, remainsShown, type OrderRecord, type RefillRecord, type RefillStatus } from '../ledger/index.js';
 import { formatBig, formatMicro } from '../money/index.js';
 import { parsePositiveId } from '../order-numbers.js';
 import { refuseBlockedAddress } from './address-block.js';
@@ -187,8 +187,11 @@ function add(ex: Exchange, ctx: AppContext, account: Account, params: V2Params, 
     const aboutLink = checked.error.message.includes("'target'") || checked.error.message.toLowerCase().includes('target');
     return refused(aboutLink ? invalid(`Incorrect link: send an http or https URL of at most ${ctx.limits.targetCharsMax} characters, without spaces or control characters.`) : checked.error);
   }
-  ex.v2!.quantity = checked.input.quantity;
-  submitOrder(ex, ctx, account, orderRequest(checked.input, checked.service, idempotency), false, addAnswer(ctx, ex));
+  // The QTY sentence names the bound broken by the quantity as the actor
+  // reads it: by the same service record, so by the same type.
+  const read = readOrderPayload(checked.payload, checked.service);
+  ex.v2!.quantity = read.ok ? read.input.quantity : null;
+  submitOrder(ex, ctx, account, orderRequest(checked.payload, checked.service, idempotency), false, addAnswer(ctx, ex));
 }
 
 /** The answer to an accepted `add`, or to its replay under the same Idempotency-Key. */

@@ -22,7 +22,8 @@ import {
   refillRefusal,
   refillRefusalMessage,
 } from './lifecycle.js';
-import { isRanged, type OrderExtras } from './order-types.js';
+import { legacyOrderFingerprint } from './order-fingerprint.js';
+import { isRanged, readOrderInputs, type OrderExtras, type OrderPayload } from './order-types.js';
 import type { Channel, IdempotencyRecord, LogEvent, OrderRecord, OrderStatus, RefillRecord, RefillStatus, ServiceRecord, WalletRecord } from './records.js';
 import { fullBucket, takeToken, type BucketState, type BucketVerdict } from './token-bucket.js';
 
@@ -36,6 +37,7 @@ export interface Now {
   wallMs: number;
 }
 
+/** An order's inputs as its service's type reads them (see readOrderPayload). */
 export interface OrderInput {
   serviceId: number;
   target: string;
@@ -46,6 +48,19 @@ export interface OrderInput {
 }
 
 /**
+ * Reads a payload by its service's type (readOrderInputs), or refuses it
+ * (VALIDATION). An unknown service's payload is not read: the SERVICE check
+ * refuses the order, and its message needs only the id.
+ */
+export function readOrderPayload(payload: OrderPayload, service: ServiceRecord | null): { ok: true; input: OrderInput } | { ok: false; error: ErrorOutcome } {
+  const { serviceId, target } = payload;
+  if (service === null) return { ok: true, input: { serviceId, target, quantity: payload.quantity ?? 0 } };
+  const typed = readOrderInputs(service.type, service.dripfeed, payload);
+  if (!typed.ok) return { ok: false, error: errorOutcome('VALIDATION', typed.message) };
+  return { ok: true, input: { serviceId, target, quantity: typed.quantity, extras: typed.extras } };
+}
+
+/**
  * An order as the front end parsed it, or the reason it could not: the
  * reason is refused only after the ban and rate-limit checks, so that an
  * invalid request still costs a token (the contract's check order).
@@ -53,12 +68,14 @@ export interface OrderInput {
 export type OrderRequest =
   | {
       readonly ok: true;
-      readonly input: OrderInput;
+      /** As sent; `service`'s type reads it in decideOrder. */
+      readonly payload: OrderPayload;
       /**
-       * The service the inputs were read against, so the type that read them
-       * is the one the order gets; null when unknown (the SERVICE check refuses it).
+       * The service the front end looked up, so the type that reads the
+       * payload is the one the order gets; null when unknown (the SERVICE check refuses it).
        */
       readonly service: ServiceRecord | null;
+      /** The key and orderFingerprint(payload). */
       readonly idempotency: { readonly key: string; readonly fingerprint: string } | null;
       /** The force-join verdict, or null when no channel is required. */
       readonly forceJoin: ForceJoinVerdict | null;
@@ -228,17 +245,25 @@ function decideOrder(
   if (!request.ok) return refused(state, request.reason, rate);
   const idem = request.idempotency;
   const prior = command.prior;
-  if (idem !== null && prior !== null) {
-    if (prior.fingerprint !== idem.fingerprint) {
-      return refused(
-        state,
-        errorOutcome('IDEMPOTENCY', 'This Idempotency-Key was already used with a different payload; use a new key for a new order.'),
-        rate,
-      );
-    }
+  const read = readOrderPayload(request.payload, request.service);
+  // The key is looked up before the catalogue's type reads the payload: the
+  // operator may have changed the service since the first attempt, whose
+  // answer a retry of the same payload must get (DESIGN.md, Idempotency-Key).
+  if (idem !== null && prior !== null && samePayload(prior.fingerprint, idem.fingerprint, read)) {
     return result(state, { kind: 'replay', record: prior }, rate);
   }
-  const business = checkBusiness(state, request.input, request.service, request.forceJoin, now);
+  // VALIDATION is not remembered, and comes before IDEMPOTENCY as it did when
+  // the front end read the payload.
+  if (!read.ok) return refused(state, read.error, rate);
+  if (idem !== null && prior !== null) {
+    return refused(
+      state,
+      errorOutcome('IDEMPOTENCY', 'This Idempotency-Key was already used with a different payload; use a new key for a new order.'),
+      rate,
+    );
+  }
+  const input = read.input;
+  const business = checkBusiness(state, input, request.service, request.forceJoin, now);
   if (business.kind === 'error') {
     // Business outcomes are remembered under the key like successes, so a
     // retry with the same key gets the same answer.
@@ -257,7 +282,6 @@ function decideOrder(
   }
   const { service, charge, debit, unlimited } = business;
   const wallet: WalletRecord = { ...state.wallet, credits: state.wallet.credits - debit };
-  const input = request.input;
   const order: OrderRecord = {
     id: command.orderId,
     account: wallet.id,
@@ -305,6 +329,19 @@ function decideOrder(
     refill: null,
     remember: idem,
   };
+}
+
+/**
+ * Whether a stored key's fingerprint is this request's. Records written
+ * before fingerprints were taken of the payload as sent hold the legacy one,
+ * of the inputs as read: it still matches while the catalogue reads them
+ * the same way. Hashed only on a retry whose new fingerprint differs.
+ */
+function samePayload(stored: string, fingerprint: string, read: ReturnType<typeof readOrderPayload>): boolean {
+  if (stored === fingerprint) return true;
+  if (!read.ok) return false;
+  const { serviceId, target, quantity, extras } = read.input;
+  return stored === legacyOrderFingerprint(serviceId, target, quantity, extras);
 }
 
 type BusinessCheck =

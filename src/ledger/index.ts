@@ -6,6 +6,7 @@ export * from './records.js';
 export * from './rules.js';
 export * from './replay.js';
 export * from './order-types.js';
+export * from './order-fingerprint.js';
 export * from './lifecycle.js';
 export * from './token-bucket.js';
 export * from './decide.js';

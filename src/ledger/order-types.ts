@@ -38,6 +38,23 @@ export const INTERVAL_MINUTES_MAX = 43_200;
 /** The inputs an order type reads from a request: every field but service and target. */
 export const ORDER_INPUT_FIELDS = ['quantity', 'comments', 'usernames', 'answer_number', 'runs', 'interval'] as const;
 
+/**
+ * An order as the client sent it, checked only by rules that do not depend
+ * on the catalogue (the schema, the target): an absent field is absent, not
+ * defaulted. Its service's type reads it (readOrderInputs) when the order is
+ * decided, after its Idempotency-Key is looked up.
+ */
+export type OrderPayload = {
+  serviceId: number;
+  target: string;
+  quantity?: number;
+  comments?: string;
+  usernames?: string;
+  answer_number?: number;
+  runs?: number;
+  interval?: number;
+};
+
 type Body = Readonly<Record<string, unknown>>;
 export type TypedInput = { ok: true; quantity: number; extras: OrderExtras } | { ok: false; message: string };
 

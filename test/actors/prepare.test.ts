@@ -53,7 +53,7 @@ const order = (key: string | null): Request => ({
   channel: 'api',
   request: {
     ok: true,
-    input: { serviceId: 1, target: 'https://x.test/1', quantity: 10 },
+    payload: { serviceId: 1, target: 'https://x.test/1', quantity: 10 },
     service: SERVICE,
     idempotency: key === null ? null : { key, fingerprint: 'fp' },
     forceJoin: null,

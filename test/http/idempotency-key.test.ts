@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { IDEMPOTENCY_KEY_CHARS_MAX, orderFingerprint, parseIdempotencyKey } from '../../src/http/idempotency-key.js';
+import { IDEMPOTENCY_KEY_CHARS_MAX, parseIdempotencyKey } from '../../src/http/idempotency-key.js';
 
 function accepted(header: string): string {
   const r = parseIdempotencyKey(header);
@@ -163,64 +163,5 @@ describe('parseIdempotencyKey', () => {
       }),
       { numRuns: 300 },
     );
-  });
-});
-
-describe('orderFingerprint', () => {
-  it('is stable for the same payload', () => {
-    expect(orderFingerprint(7, 'https://x.test/p/1', 100)).toBe(orderFingerprint(7, 'https://x.test/p/1', 100));
-  });
-
-  it('differs when the service, the target or the quantity differs', () => {
-    const base = orderFingerprint(7, 'https://x.test/p/1', 100);
-    expect(orderFingerprint(8, 'https://x.test/p/1', 100)).not.toBe(base);
-    expect(orderFingerprint(7, 'https://x.test/p/2', 100)).not.toBe(base);
-    expect(orderFingerprint(7, 'https://x.test/p/1', 101)).not.toBe(base);
-    // Values that could collide if the fields were simply concatenated.
-    expect(orderFingerprint(1, '23', 4)).not.toBe(orderFingerprint(12, '3', 4));
-    expect(orderFingerprint(1, '2\n3', 4)).not.toBe(orderFingerprint(1, '2', 3));
-    expect(orderFingerprint(1, '', 12)).not.toBe(orderFingerprint(11, '', 2));
-  });
-
-  it('differs whenever any field differs (property)', () => {
-    const payload = fc.record({
-      service: fc.integer({ min: 1, max: 1000 }),
-      target: fc.string({ maxLength: 40 }),
-      quantity: fc.integer({ min: -5, max: 100_000 }),
-    });
-    fc.assert(
-      fc.property(payload, payload, (a, b) => {
-        const same = a.service === b.service && a.target === b.target && a.quantity === b.quantity;
-        expect(orderFingerprint(a.service, a.target, a.quantity) === orderFingerprint(b.service, b.target, b.quantity)).toBe(same);
-      }),
-      { numRuns: 500 },
-    );
-  });
-
-  it('changing exactly one field always changes the fingerprint (property)', () => {
-    fc.assert(
-      fc.property(
-        fc.integer({ min: 1, max: 1e9 }),
-        fc.string({ maxLength: 60 }),
-        fc.integer({ min: 1, max: 1e9 }),
-        fc.constantFrom('service', 'target', 'quantity'),
-        (service, target, quantity, field) => {
-          const base = orderFingerprint(service, target, quantity);
-          const changed =
-            field === 'service'
-              ? orderFingerprint(service + 1, target, quantity)
-              : field === 'target'
-                ? orderFingerprint(service, target + 'x', quantity)
-                : orderFingerprint(service, target, quantity + 1);
-          expect(changed).not.toBe(base);
-        },
-      ),
-      { numRuns: 300 },
-    );
-  });
-
-  it('is a compact printable string suitable for storage', () => {
-    const fp = orderFingerprint(7, 'ключ 😀', 1);
-    expect(fp).toMatch(/^[A-Za-z0-9_-]{43}$/);
   });
 });

@@ -229,3 +229,83 @@ describe('Idempotency-Key sweep, whatever the key order (issue 11)', () => {
   }, 300_000);
 });
 
+
+describe('Idempotency-Key after the operator changes the catalogue', () => {
+  // The key's payload is what the client sent, not how the catalogue reads
+  // it: a retry replays its first answer whatever the operator changed since.
+  let t: TestServer;
+
+  beforeAll(async () => {
+    t = await startTestServer();
+  });
+  afterAll(() => t.close());
+
+  const credits = async (c: Creds) => (await t.api('GET', '/api/v1/balance', c)).body.credits;
+  const post = (c: Creds, body: object, key: string) => t.api('POST', '/api/v1/order', c, body, { 'idempotency-key': key });
+  const stored = (c: Creds, key: string) => t.server.context.store.tables.idempotency.get(`${c.id}:${key}`);
+  const patch = async (id: number, fields: object) => expect((await t.admin('PATCH', `/admin/v1/services/${id}`, fields)).status).toBe(200);
+
+  async function expectReplay(c: Creds, body: object, key: string, first: string): Promise<void> {
+    const again = await post(c, body, key);
+    expect(again.status, again.text).toBe(201);
+    expect(again.text).toBe(first);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+  }
+
+  it('drip-feed turned off: the retry replays, before and after a restart; a new key is VALIDATION and stores nothing; a different payload is 422', async () => {
+    const c = await t.createAccount('drip-off', '100');
+    const drip = await t.createService({ rate: '0.1', min: 10, max: 1000, dripfeed: true });
+    const body = { service: drip, target: 'https://t.me/x', quantity: 100, runs: 3, interval: 10 };
+    const first = await post(c, body, 'drip-1');
+    expect(first.status, first.text).toBe(201);
+    const charged = await credits(c);
+    expect(charged).toBe(70);
+
+    await patch(drip, { dripfeed: false });
+    await expectReplay(c, body, 'drip-1', first.text);
+
+    const fresh = await post(c, body, 'drip-2');
+    expect(fresh.status, fresh.text).toBe(400);
+    expect(fresh.body.error).toBe('VALIDATION');
+    expect(stored(c, 'drip-2')).toBeUndefined();
+
+    // Valid under the new catalogue, but not the payload the key was used with.
+    const other = await post(c, { service: drip, target: 'https://t.me/x', quantity: 100 }, 'drip-1');
+    expect(other.status, other.text).toBe(422);
+    expect(other.body.error).toBe('IDEMPOTENCY');
+    expect(await credits(c)).toBe(charged);
+
+    await t.restart();
+    await expectReplay(c, body, 'drip-1', first.text);
+    expect(await credits(c)).toBe(charged);
+  });
+
+  it('type changed: a retry that the new type refuses replays, and so does one it reads differently', async () => {
+    const c = await t.createAccount('retyped', '100');
+    const drip = await t.createService({ rate: '0.1', min: 10, max: 1000, dripfeed: true });
+    const comments = await t.createService({ rate: '0.5', min: 1, max: 10, type: 'Custom Comments' });
+    const dripBody = { service: drip, target: 'https://t.me/x', quantity: 100, runs: 3, interval: 10 };
+    // Two comments: quantity 2 as Custom Comments, 1 as a Custom Comments Package.
+    const commentsBody = { service: comments, target: 'https://t.me/x', comments: 'nice\ngreat' };
+    const firstDrip = await post(c, dripBody, 'typed-1');
+    const firstComments = await post(c, commentsBody, 'typed-2');
+    expect([firstDrip.status, firstComments.status]).toEqual([201, 201]);
+    const charged = await credits(c);
+
+    await patch(drip, { type: 'Package' });
+    await patch(comments, { type: 'Custom Comments Package' });
+    // Still valid, but read as another quantity (it was 422 IDEMPOTENCY).
+    await expectReplay(c, commentsBody, 'typed-2', firstComments.text);
+    // Refused by the new type (it was 400 VALIDATION).
+    await expectReplay(c, dripBody, 'typed-1', firstDrip.text);
+    // A new key gets the new type's verdict.
+    const fresh = await post(c, dripBody, 'typed-3');
+    expect(fresh.body.error).toBe('VALIDATION');
+    expect(stored(c, 'typed-3')).toBeUndefined();
+    expect(await credits(c)).toBe(charged);
+
+    await t.restart();
+    await expectReplay(c, dripBody, 'typed-1', firstDrip.text);
+    await expectReplay(c, commentsBody, 'typed-2', firstComments.text);
+  });
+});

@@ -216,6 +216,18 @@ describe('API v2', () => {
     expect((await form(poor, { 'idempotency-key': 'v2-retry-2' })).body).toEqual({ error: 'Not enough funds on balance' });
   });
 
+  it('Idempotency-Key on add: a retry replays after the operator turned drip-feed off; a new key gets the new verdict', async () => {
+    const drip = await t.createService({ name: 'Drip', rate: '0.001', min: 10, max: 1000, dripfeed: true });
+    const fields = { key, action: 'add', service: drip, link: 'https://x.test/d', quantity: 100, runs: 5, interval: 30 };
+    const first = await form(fields, { 'idempotency-key': 'v2-drip-1' });
+    expect(first.body.order).toBeGreaterThan(0);
+    const charged = await credits();
+    expect((await t.admin('PATCH', `/admin/v1/services/${drip}`, { dripfeed: false })).status).toBe(200);
+    expect((await form(fields, { 'idempotency-key': 'v2-drip-1' })).body).toEqual(first.body);
+    expect((await form(fields, { 'idempotency-key': 'v2-drip-2' })).body).toEqual({ error: 'This service does not offer drip-feed; send no runs or interval.' });
+    expect(await credits()).toBe(charged);
+  });
+
   it('drip-feed and list order types with the dialect field names', async () => {
     const drip = await t.createService({ name: 'Drip', rate: '0.001', min: 10, max: 1000, dripfeed: true });
     const comments = await t.createService({ name: 'Comments', rate: '0.01', min: 1, max: 100, type: 'Custom Comments' });

@@ -8,7 +8,6 @@ import {
   type Decision,
   type ForceJoinVerdict,
   type Now,
-  type OrderInput,
   type OrderRequest,
   type WalletState,
 } from '../../src/ledger/decide.js';
@@ -16,7 +15,7 @@ import { ManualClock } from '../../src/clock.js';
 import { errorOutcome, renderError, type ErrorOutcome } from '../../src/errors.js';
 import { renderAnswer } from '../../src/http/answer.js';
 import { MICRO_MAX, multiplyMicro, parseMicro } from '../../src/money/index.js';
-import { FINAL_STATUSES, placedStatusView, statusView, withServiceDefaults, isUnlimited, type Channel, type IdempotencyRecord, type OrderRecord, type OrderStatus, type ServiceRecord, type WalletRecord } from '../../src/ledger/index.js';
+import { FINAL_STATUSES, placedStatusView, statusView, withServiceDefaults, isUnlimited, type Channel, type IdempotencyRecord, type OrderPayload, type OrderRecord, type OrderStatus, type ServiceRecord, type WalletRecord } from '../../src/ledger/index.js';
 
 type OrderCommand = Extract<Command, { kind: 'order' }>;
 
@@ -45,7 +44,7 @@ interface OrderSpec {
   number?: number;
   channel?: Channel;
   invalid?: ErrorOutcome | null;
-  input?: OrderInput;
+  payload?: OrderPayload;
   service?: ServiceRecord | null;
   /** The request's key and fingerprint, and the record the actor found under it. */
   idempotency?: { key: string; fingerprint: string; prior: IdempotencyRecord | null } | null;
@@ -61,7 +60,7 @@ function orderCommand(spec: OrderSpec = {}): OrderCommand {
       ? { ok: false, reason: spec.invalid }
       : {
           ok: true,
-          input: spec.input ?? { serviceId: service?.id ?? 999, target: 'https://example.com/p/1', quantity: 100 },
+          payload: spec.payload ?? { serviceId: service?.id ?? 999, target: 'https://example.com/p/1', quantity: 100 },
           service,
           idempotency: idem === null ? null : { key: idem.key, fingerprint: idem.fingerprint },
           forceJoin: spec.forceJoin ?? null,
@@ -147,7 +146,7 @@ describe('check order: BANNED > RATE > VALIDATION > SERVICE > QTY > FORCEJOIN > 
     const command = orderCommand({
       service,
       invalid: f.validation ? invalidQuantity : null,
-      input: { serviceId: service.id, target: 't', quantity: f.qty ? 5 : 100 },
+      payload: { serviceId: service.id, target: 't', quantity: f.qty ? 5 : 100 },
       forceJoin: f.forcejoin === true ? notJoined : { joined: true },
     });
     return { state, command };
@@ -181,7 +180,7 @@ describe('check order: BANNED > RATE > VALIDATION > SERVICE > QTY > FORCEJOIN > 
   it('SERVICE beats QTY and BALANCE (disabled and unknown services)', () => {
     const { state, command } = failing({ banned: false, rate: false, validation: false, service: true, qty: true, balance: true });
     expect(errorOf(run(state, command, now)).code).toBe('SERVICE');
-    const unknown = orderCommand({ service: null, input: { serviceId: 999, target: 't', quantity: 5 } });
+    const unknown = orderCommand({ service: null, payload: { serviceId: 999, target: 't', quantity: 5 } });
     const e = errorOf(run(state, unknown, now));
     expect(e.code).toBe('SERVICE');
     expect(e.status).toBe(422);
@@ -199,7 +198,7 @@ describe('check order: BANNED > RATE > VALIDATION > SERVICE > QTY > FORCEJOIN > 
 
   it.each([0, -1, 9, 10_001, Number.MAX_SAFE_INTEGER])('quantity %d outside min..max is QTY', (quantity) => {
     const state = initialState(makeWallet(), now.monotonicMs);
-    const command = orderCommand({ input: { serviceId: 7, target: 't', quantity } });
+    const command = orderCommand({ payload: { serviceId: 7, target: 't', quantity } });
     expect(errorOf(run(state, command, now)).code).toBe('QTY');
   });
 
@@ -248,7 +247,7 @@ describe('check order: BANNED > RATE > VALIDATION > SERVICE > QTY > FORCEJOIN > 
 
   it('rejected orders past the rate check still count against the limit', () => {
     let state = initialState(makeWallet({ rateLimitPerMinute: 3 }), now.monotonicMs);
-    const bad = { input: { serviceId: 7, target: 't', quantity: 1 } }; // QTY
+    const bad = { payload: { serviceId: 7, target: 't', quantity: 1 } }; // QTY
     for (let i = 0; i < 3; i++) {
       const d = run(state, orderCommand(bad), now);
       expect(errorOf(d).code).toBe('QTY');
@@ -279,8 +278,8 @@ describe('accepted order', () => {
   it("the order.placed event alone says what a status read shows of the order placed (a placement's webhook message is rendered from it)", () => {
     const clock = new ManualClock();
     const now = nowOf(clock);
-    const plain = orderCommand({ number: 5, service: makeService({ min: 1 }), input: { serviceId: 7, target: 'https://x.test/u', quantity: 30 } });
-    const drip = orderCommand({ service: makeService({ min: 1, dripfeed: true }), input: { serviceId: 7, target: 'https://x.test/u', quantity: 30, extras: { runs: 4, interval: 15 } } });
+    const plain = orderCommand({ number: 5, service: makeService({ min: 1 }), payload: { serviceId: 7, target: 'https://x.test/u', quantity: 30 } });
+    const drip = orderCommand({ service: makeService({ min: 1, dripfeed: true }), payload: { serviceId: 7, target: 'https://x.test/u', quantity: 30, runs: 4, interval: 15 } });
     for (const command of [plain, drip]) {
       const d = run(initialState(makeWallet({ credits: micro('100') }), now.monotonicMs), command, now);
       const placed = d.events[0]!;
@@ -297,7 +296,7 @@ describe('accepted order', () => {
     const now = nowOf(clock);
     const state = initialState(makeWallet({ credits: micro('100') }), now.monotonicMs);
     const service = makeService({ rate: micro('0.1'), min: 1 });
-    const command = orderCommand({ orderId: 'ord-abc', number: 41, service, channel: 'api', input: { serviceId: 7, target: 'https://x.test/u', quantity: 3 } });
+    const command = orderCommand({ orderId: 'ord-abc', number: 41, service, channel: 'api', payload: { serviceId: 7, target: 'https://x.test/u', quantity: 3 } });
     const d = run(state, command, now);
 
     expect(d.outcome).toEqual({ kind: 'placed', order: d.order, balance: micro('99.7') });
@@ -346,8 +345,8 @@ describe('accepted order', () => {
   it('each order keeps the rate it was placed with when the service rate changes', () => {
     const now = nowOf(new ManualClock());
     const s0 = initialState(makeWallet({ credits: micro('1000') }), now.monotonicMs);
-    const first = run(s0, orderCommand({ service: makeService({ rate: micro('0.1') }), input: { serviceId: 7, target: 't', quantity: 100 } }), now);
-    const second = run(first.state, orderCommand({ service: makeService({ rate: micro('0.25') }), input: { serviceId: 7, target: 't', quantity: 100 } }), now);
+    const first = run(s0, orderCommand({ service: makeService({ rate: micro('0.1') }), payload: { serviceId: 7, target: 't', quantity: 100 } }), now);
+    const second = run(first.state, orderCommand({ service: makeService({ rate: micro('0.25') }), payload: { serviceId: 7, target: 't', quantity: 100 } }), now);
     expect(first.order).toMatchObject({ rate: micro('0.1'), charge: micro('10') });
     expect(second.order).toMatchObject({ rate: micro('0.25'), charge: micro('25') });
     expect(second.state.wallet.credits).toBe(micro('965'));
@@ -384,7 +383,7 @@ describe('accepted order', () => {
           const credits = Number(charge) + spare;
           fc.pre(credits <= MICRO_MAX);
           const state = initialState(makeWallet({ credits }), now.monotonicMs);
-          const d = run(state, orderCommand({ service: makeService({ rate, min: 1, max: 1_000_000 }), input: { serviceId: 7, target: 't', quantity } }), now);
+          const d = run(state, orderCommand({ service: makeService({ rate, min: 1, max: 1_000_000 }), payload: { serviceId: 7, target: 't', quantity } }), now);
           expect(d.order?.charge).toBe(Number(charge));
           expect(d.order?.debit).toBe(Number(charge));
           expect(d.state.wallet.credits).toBe(spare);
@@ -400,14 +399,14 @@ describe('BALANCE boundary', () => {
 
   it('charge == credits is accepted and leaves exactly 0', () => {
     const state = initialState(makeWallet({ credits: micro('10') }), now.monotonicMs);
-    const d = run(state, orderCommand({ input: { serviceId: 7, target: 't', quantity: 100 } }), now);
+    const d = run(state, orderCommand({ payload: { serviceId: 7, target: 't', quantity: 100 } }), now);
     expect(d.state.wallet.credits).toBe(0);
     expect(okBody(d)).toMatchObject({ charge: 10, balance: 0 });
   });
 
   it('charge one micro-credit above the credits is BALANCE and leaves the wallet alone', () => {
     const state = initialState(makeWallet({ credits: micro('9.999999') }), now.monotonicMs);
-    const d = run(state, orderCommand({ input: { serviceId: 7, target: 't', quantity: 100 } }), now);
+    const d = run(state, orderCommand({ payload: { serviceId: 7, target: 't', quantity: 100 } }), now);
     const e = errorOf(d);
     expect(e.code).toBe('BALANCE');
     expect(e.extra).toEqual({ charge: 'raw:10', balance: 'raw:9.999999' });
@@ -418,7 +417,7 @@ describe('BALANCE boundary', () => {
 
   it('an empty wallet cannot place any charged order', () => {
     const state = initialState(makeWallet({ credits: 0 }), now.monotonicMs);
-    const d = run(state, orderCommand({ service: makeService({ rate: 1, min: 1 }), input: { serviceId: 7, target: 't', quantity: 1 } }), now);
+    const d = run(state, orderCommand({ service: makeService({ rate: 1, min: 1 }), payload: { serviceId: 7, target: 't', quantity: 1 } }), now);
     expect(errorOf(d).code).toBe('BALANCE');
   });
 });
@@ -445,7 +444,7 @@ describe('unlimited plan', () => {
     const expires = now.wallMs + 30 * 24 * 3600 * 1000;
     // Even an empty wallet may order under the plan.
     const state = initialState(makeWallet({ credits: 0, unlimitedExpiresMs: expires }), now.monotonicMs);
-    const d = run(state, orderCommand({ orderId: 'u1', number: 42, input: { serviceId: 7, target: 't', quantity: 300 } }), now);
+    const d = run(state, orderCommand({ orderId: 'u1', number: 42, payload: { serviceId: 7, target: 't', quantity: 300 } }), now);
     expect(okBody(d)).toEqual({ ok: true, order: 'u1', number: 42, charge: 30, status: 'pending', balance: 0 });
     expect(d.state.wallet.credits).toBe(0);
     expect(d.order).toMatchObject({ charge: micro('30'), debit: 0, unlimited: true, rate: micro('0.1') });
@@ -465,7 +464,7 @@ describe('unlimited plan', () => {
     const now = nowOf(new ManualClock());
     const state = initialState(makeWallet({ unlimitedExpiresMs: now.wallMs + 60_000 }), now.monotonicMs);
     expect(errorOf(run(state, orderCommand({ service: null }), now)).code).toBe('SERVICE');
-    expect(errorOf(run(state, orderCommand({ input: { serviceId: 7, target: 't', quantity: 1 } }), now)).code).toBe('QTY');
+    expect(errorOf(run(state, orderCommand({ payload: { serviceId: 7, target: 't', quantity: 1 } }), now)).code).toBe('QTY');
   });
 
   it('at now.wallMs == expires the wallet is debited again (and BALANCE applies)', () => {
@@ -566,9 +565,9 @@ describe('idempotency', () => {
 
   it.each([
     ['SERVICE', { service: null }, 422],
-    ['QTY', { input: { serviceId: 7, target: 't', quantity: 1 } }, 422],
+    ['QTY', { payload: { serviceId: 7, target: 't', quantity: 1 } }, 422],
     ['FORCEJOIN', { forceJoin: notJoined }, 403],
-    ['BALANCE', { input: { serviceId: 7, target: 't', quantity: 10_000 } }, 402],
+    ['BALANCE', { payload: { serviceId: 7, target: 't', quantity: 10_000 } }, 402],
   ] as const)('a %s rejection with a key is remembered with its error answer', (code, over, status) => {
     const state = initialState(makeWallet({ credits: micro('100') }), now.monotonicMs);
     const d = run(state, orderCommand({ ...over, requestId: 'req-77', idempotency: { key: 'k3', fingerprint: 'fp-D', prior: null } }), now);
@@ -611,6 +610,36 @@ describe('idempotency', () => {
     expect(errorOf(d).code).toBe('VALIDATION');
     expect(d.remember).toBeNull();
     expect(d.events).toEqual([]);
+  });
+
+  describe('after the operator changed the service', () => {
+    const drip = makeService({ min: 1, dripfeed: true });
+    const payload: OrderPayload = { serviceId: 7, target: 'https://x.test/p/1', quantity: 100, runs: 3, interval: 10 };
+    const state = initialState(makeWallet(), now.monotonicMs);
+    const retry = (service: ServiceRecord, fingerprint: string, prior: IdempotencyRecord) => run(state, orderCommand({ service, payload, idempotency: { key: 'k1', fingerprint, prior } }), now);
+
+    it('a stored key with the same fingerprint replays although the service now refuses the payload', () => {
+      const d = retry(makeService({ min: 1, dripfeed: false }), 'fp-A', priorOk);
+      expect(d.outcome).toEqual({ kind: 'replay', record: priorOk });
+      expect(d.events).toEqual([]);
+    });
+
+    it('a different fingerprint on a payload the service refuses is VALIDATION, as before the key was looked up first', () => {
+      expect(errorOf(retry(makeService({ min: 1, dripfeed: false }), 'fp-B', priorOk)).code).toBe('VALIDATION');
+    });
+
+    // The fingerprint of this payload read by a drip-feed service, as records stored before fingerprints of the payload as sent hold it.
+    const legacy: IdempotencyRecord = { ...priorOk, fingerprint: 'za9LQFyHXLVKjqkrqPIdueY_72WPHe0C16pvta6fTp4' };
+
+    it('a record stored with the legacy fingerprint still replays while the catalogue reads the payload the same way', () => {
+      expect(retry(drip, 'fp-new', legacy).outcome).toEqual({ kind: 'replay', record: legacy });
+    });
+
+    it('a legacy record does not match another payload, nor one the catalogue now reads differently', () => {
+      const other = run(state, orderCommand({ service: drip, payload: { ...payload, runs: 4 }, idempotency: { key: 'k1', fingerprint: 'fp-new', prior: legacy } }), now);
+      expect(errorOf(other).code).toBe('IDEMPOTENCY');
+      expect(errorOf(retry(makeService({ min: 1, dripfeed: false }), 'fp-new', legacy)).code).toBe('VALIDATION');
+    });
   });
 
   it('RATE with a key stores nothing, and neither does BANNED', () => {
@@ -778,7 +807,7 @@ describe('ledger and purity (property)', () => {
               service,
               invalid,
               channel,
-              input: { serviceId: service?.id ?? 999, target: 't', quantity },
+              payload: { serviceId: service?.id ?? 999, target: 't', quantity },
               idempotency: key === null ? null : { key, fingerprint: `fp-${quantity}`, prior: null },
             }),
           ),

@@ -398,7 +398,7 @@ class Simulation {
       kind: 'order',
       requestId: `req-${this.options.seed}-${n}`,
       channel: 'api',
-      request: { ok: true, input: { ...payload }, service, idempotency, forceJoin: null },
+      request: { ok: true, payload: { ...payload }, service, idempotency, forceJoin: null },
     };
   }
 

@@ -126,7 +126,7 @@ export const placePanelOrder: AdminHandler = async (ex, ctx, [id], body) => {
     kind: 'order',
     requestId: ex.requestId,
     channel: 'panel',
-    request: { ok: true, input: checked.input, service: checked.service, idempotency: null, forceJoin },
+    request: { ok: true, payload: checked.payload, service: checked.service, idempotency: null, forceJoin },
   });
   deliver(ex, ctx, account, delivery);
 };

@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { legacyOrderFingerprint, orderFingerprint, ORDER_INPUT_FIELDS, type OrderPayload } from '../../src/ledger/index.js';
+
+const plain = (serviceId: number, target: string, quantity: number): OrderPayload => ({ serviceId, target, quantity });
+
+describe('orderFingerprint (the payload as sent)', () => {
+  it('is stable for the same payload, whatever order its fields were given in', () => {
+    const a: OrderPayload = { serviceId: 7, target: 'https://x.test/p/1', quantity: 100, runs: 3, interval: 10 };
+    const b: OrderPayload = { interval: 10, runs: 3, quantity: 100, target: 'https://x.test/p/1', serviceId: 7 };
+    expect(orderFingerprint(a)).toBe(orderFingerprint(b));
+  });
+
+  it('differs when the service, the target or the quantity differs', () => {
+    const base = orderFingerprint(plain(7, 'https://x.test/p/1', 100));
+    expect(orderFingerprint(plain(8, 'https://x.test/p/1', 100))).not.toBe(base);
+    expect(orderFingerprint(plain(7, 'https://x.test/p/2', 100))).not.toBe(base);
+    expect(orderFingerprint(plain(7, 'https://x.test/p/1', 101))).not.toBe(base);
+    // Values that could collide if the fields were simply concatenated.
+    expect(orderFingerprint(plain(1, '23', 4))).not.toBe(orderFingerprint(plain(12, '3', 4)));
+    expect(orderFingerprint(plain(1, '2\n3', 4))).not.toBe(orderFingerprint(plain(1, '2', 3)));
+    expect(orderFingerprint(plain(1, '', 12))).not.toBe(orderFingerprint(plain(11, '', 2)));
+  });
+
+  it('tells an absent field from every value of it: a Package order sent without quantity is not one sent with quantity 1', () => {
+    const target = 'https://x.test/p/1';
+    expect(orderFingerprint({ serviceId: 7, target })).not.toBe(orderFingerprint({ serviceId: 7, target, quantity: 1 }));
+    expect(orderFingerprint({ serviceId: 7, target, comments: 'a' })).not.toBe(orderFingerprint({ serviceId: 7, target, usernames: 'a' }));
+  });
+
+  it('changing or dropping exactly one order-input field always changes the fingerprint (property)', () => {
+    const full: OrderPayload = { serviceId: 7, target: 'https://x.test/p/1', quantity: 5, comments: 'c', usernames: 'u', answer_number: 2, runs: 3, interval: 10 };
+    fc.assert(
+      fc.property(fc.constantFrom(...ORDER_INPUT_FIELDS), fc.boolean(), (field, drop) => {
+        const changed: OrderPayload = { ...full };
+        if (drop) delete changed[field];
+        else (changed as Record<string, unknown>)[field] = typeof full[field] === 'string' ? `${full[field]}x` : (full[field] as number) + 1;
+        expect(orderFingerprint(changed)).not.toBe(orderFingerprint(full));
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it('differs whenever service, target or quantity differs (property)', () => {
+    const payload = fc.record({ service: fc.integer({ min: 1, max: 1000 }), target: fc.string({ maxLength: 40 }), quantity: fc.integer({ min: -5, max: 100_000 }) });
+    fc.assert(
+      fc.property(payload, payload, (a, b) => {
+        const same = a.service === b.service && a.target === b.target && a.quantity === b.quantity;
+        expect(orderFingerprint(plain(a.service, a.target, a.quantity)) === orderFingerprint(plain(b.service, b.target, b.quantity))).toBe(same);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('never equals the legacy fingerprint of the same order', () => {
+    expect(orderFingerprint(plain(7, 'https://x.test/p/1', 100))).not.toBe(legacyOrderFingerprint(7, 'https://x.test/p/1', 100));
+  });
+
+  it('is a compact printable string suitable for storage', () => {
+    expect(orderFingerprint(plain(7, 'ключ 😀', 1))).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  });
+});
+
+describe('legacyOrderFingerprint (stored by earlier versions)', () => {
+  // Computed by the formula records were written with before this one was
+  // kept only for reading them: a change here would break their replays.
+  it('is the formula the stored records hold', () => {
+    expect(legacyOrderFingerprint(7, 'https://x.test/p/1', 100)).toBe('An-sSxOKFPW9QZoG5LRaV6IcYv57fapxNDX-QPuVnPU');
+    expect(legacyOrderFingerprint(7, 'https://x.test/p/1', 100, {})).toBe('An-sSxOKFPW9QZoG5LRaV6IcYv57fapxNDX-QPuVnPU');
+    expect(legacyOrderFingerprint(7, 'https://x.test/p/1', 100, { runs: 3, interval: 10 })).toBe('za9LQFyHXLVKjqkrqPIdueY_72WPHe0C16pvta6fTp4');
+    expect(legacyOrderFingerprint(7, 'https://x.test/p/1', 2, { comments: 'nice\ngreat' })).toBe('VcdDX-Hj4gVtXz0uUGe0t1tRj2EZ0n63c1C86l0HB_s');
+  });
+});
