@@ -162,6 +162,8 @@ export interface DispatcherStats {
   inFlight: number;
   /** Messages dropped since start because their endpoint held `heldMax` already. */
   dropped: number;
+  /** Endpoints the dispatcher keeps state for: live ones it has met, and deleted ones until their purge is done. */
+  endpointStates: number;
 }
 
 /** Rows removed per commit when a deleted endpoint's messages are dropped. */
@@ -315,7 +317,7 @@ export class Dispatcher {
   }
 
   stats(): DispatcherStats {
-    return { deliveries: { ...this.counts }, inFlight: this.active, dropped: this.dropped };
+    return { deliveries: { ...this.counts }, inFlight: this.active, dropped: this.dropped, endpointStates: this.states.size };
   }
 
   /** Messages not yet delivered (in the log past the cursor, or held) and the age of the oldest, for metrics and the operator. */
@@ -452,6 +454,8 @@ export class Dispatcher {
   /** A message just read from the log at `seq` joins the window (unless it was moved to the held rows before a restart). */
   private admit(seq: number, message: QueuedMessage): void {
     this.unread = Math.max(0, this.unread - 1);
+    // Its endpoint was deleted: there is nothing to send, and no state may be made for it again after its purge dropped it.
+    if (this.directory.get(message.endpoint) === undefined) return;
     const state = this.state(message.endpoint);
     // Moved to the held rows before a restart, above the cursor then: not read twice.
     if (state.holding && this.store.tables.webhookOutbox.doesExist(endpointKey(message.endpoint, seq))) return;
@@ -509,7 +513,8 @@ export class Dispatcher {
     // the held rows, so the other endpoints' messages behind them can be read.
     if (this.window.size >= this.options.windowMax && stuck > 0 && this.canStart()) {
       for (const w of this.window.values()) {
-        if (w.state !== 'waiting') continue;
+        // A deleted endpoint's messages get no held rows: the next pass settles them.
+        if (w.state !== 'waiting' || this.directory.get(w.message.endpoint) === undefined) continue;
         const state = this.state(w.message.endpoint);
         if (state.inFlight.size >= this.options.perEndpointMax) this.moveToHeld(w, state);
       }
@@ -626,6 +631,14 @@ export class Dispatcher {
   private settle(id: number, state: EndpointState, seq: number, message: OutboxMessage, w: Windowed | null, attempt: number, round: number, result: AttemptResult, durationMs: number): void {
     this.active--;
     this.counts[result.outcome]++;
+    if (this.directory.get(id) === undefined) {
+      // Deleted while the attempt was in flight: no log row, no held row and no state are written for it
+      // (its purge removes its rows and drops its state); a window message only gives back its slot.
+      if (w === null) state.inFlight.delete(seq);
+      else this.settleRow(w, () => state.inFlight.delete(seq));
+      this.pass();
+      return;
+    }
     const now = this.clock.wallMs();
     const logged: DeliveryAttempt = { atMs: now, message: message.id, type: message.type, subject: message.subject, attempt, outcome: result.outcome, status: result.status, error: result.error, durationMs };
     const logSeq = state.nextLogSeq++;
@@ -717,7 +730,14 @@ export class Dispatcher {
     return pending;
   }
 
-  /** Drops the held messages of a deleted endpoint, a page per commit. */
+  /**
+   * Forgets a deleted endpoint: its held messages are dropped, a page per
+   * commit, then its state. Result commits built before the deletion may
+   * still write its rows (a move to its held rows), so its rows are read
+   * once those commits are durable; none built after it writes any (each
+   * write checks the directory first), and an attempt still in flight
+   * settles without its state.
+   */
   private purge(id: number): void {
     if (this.purging.has(id)) return;
     this.purging.add(id);
@@ -726,13 +746,14 @@ export class Dispatcher {
       for (const key of this.store.tables.webhookOutbox.getKeys({ start: [id], end: [id + 1], limit: PURGE_PAGE })) removes.push({ table: 'webhookOutbox', key: key as [number, number] });
       if (removes.length === 0) {
         this.purging.delete(id);
-        const state = this.states.get(id);
-        if (state !== undefined) state.held = 0;
+        this.states.delete(id);
         return;
       }
       this.track(this.wal.append({ events: [], puts: [], removes }).then(step, () => {}));
     };
-    step();
+    const afterEarlierResults = (): void => this.track(this.wal.flushed().then(step, () => {}));
+    if (this.pending === null) afterEarlierResults();
+    else this.pending.after.push(afterEarlierResults);
   }
 
   private track(promise: Promise<unknown>): void {
