@@ -120,7 +120,7 @@ export class WebhookDirectory {
     return next;
   }
 
-  /** Removes the endpoint; its held messages are dropped by the dispatcher afterwards, in pages. */
+  /** Removes the endpoint; its held messages and delivery log are dropped by the dispatcher afterwards, in pages. */
   async remove(endpoint: WebhookEndpoint): Promise<void> {
     const durable = this.wal.append({
       events: [{ type: 'webhook.deleted', atMs: this.clock.wallMs(), account: endpoint.account, webhook: endpoint.id }],

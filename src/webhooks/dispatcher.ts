@@ -55,7 +55,7 @@ import type { WebhookDirectory } from './directory.js';
 import { startCursor } from './legacy-queue.js';
 import { messageBody, messageHeaders } from './message.js';
 import { messageCount, messagesIn } from './outbox.js';
-import { endpointKey, heldEndpoints, type AttemptOutcome, type DeliveryAttempt, type OutboxMessage, type QueuedMessage, type WebhookEndpoint } from './records.js';
+import { endpointKey, endpointsWithRows, type AttemptOutcome, type DeliveryAttempt, type OutboxMessage, type QueuedMessage, type WebhookEndpoint } from './records.js';
 import { SECRET_KEY_FILE } from './secret-box.js';
 import type { AttemptResult } from './sender.js';
 
@@ -166,8 +166,10 @@ export interface DispatcherStats {
   endpointStates: number;
 }
 
-/** Rows removed per commit when a deleted endpoint's messages are dropped. */
+/** Rows removed per commit when a deleted endpoint's rows are dropped. */
 const PURGE_PAGE = 1_000;
+/** The tables with rows per endpoint (keyed `[endpoint, seq]`), which a deleted endpoint's purge empties: its held messages, then its delivery log. */
+const ENDPOINT_TABLES = ['webhookOutbox', 'webhookLog'] as const;
 /** Log events read per look at the log. */
 const LOG_PAGE = 256;
 /** Most log events one pass reads (most may be other events): the rest waits for the next pass, so a pass stays short. */
@@ -224,10 +226,13 @@ export class Dispatcher {
     this.persisted = readCursor(store);
     this.cursor = this.persisted;
     this.unread = countMessages(store, this.cursor);
-    for (const endpoint of heldEndpoints(this.store)) {
+    for (const endpoint of endpointsWithRows(this.store, 'webhookOutbox')) {
       this.work.add(endpoint);
       this.state(endpoint).holding = true;
     }
+    // A deleted endpoint's log rows that a stop cut its purge short of (or that builds before purges removed
+    // logs left): purged now. One key read per endpoint with a log, once per start.
+    for (const endpoint of endpointsWithRows(this.store, 'webhookLog')) if (directory.get(endpoint) === undefined) this.work.add(endpoint);
   }
 
   /** Starts the pass timer (wall time; the retry schedule itself is on the injected clock). */
@@ -330,7 +335,7 @@ export class Dispatcher {
       if (oldest === null) oldest = w.message.atMs;
     }
     const held = (this.store.tables.webhookOutbox.getStats() as { entryCount: number }).entryCount;
-    for (const endpoint of heldEndpoints(this.store)) {
+    for (const endpoint of endpointsWithRows(this.store, 'webhookOutbox')) {
       for (const { value } of this.store.tables.webhookOutbox.getRange({ start: [endpoint], end: [endpoint + 1], limit: 1 })) {
         const at = (value as OutboxMessage).atMs;
         if (oldest === null || at < oldest) oldest = at;
@@ -731,9 +736,10 @@ export class Dispatcher {
   }
 
   /**
-   * Forgets a deleted endpoint: its held messages are dropped, a page per
-   * commit, then its state. Result commits built before the deletion may
-   * still write its rows (a move to its held rows), so its rows are read
+   * Forgets a deleted endpoint: its held messages and its delivery log are
+   * dropped, a page per commit, then its state. Result commits built before
+   * the deletion may still write its rows (a move to its held rows, a log
+   * row), so its rows are read
    * once those commits are durable; none built after it writes any (each
    * write checks the directory first), and an attempt still in flight
    * settles without its state.
@@ -743,7 +749,11 @@ export class Dispatcher {
     this.purging.add(id);
     const step = (): void => {
       const removes: NonNullable<WalEntry['removes']> = [];
-      for (const key of this.store.tables.webhookOutbox.getKeys({ start: [id], end: [id + 1], limit: PURGE_PAGE })) removes.push({ table: 'webhookOutbox', key: key as [number, number] });
+      for (const table of ENDPOINT_TABLES) {
+        const room = PURGE_PAGE - removes.length;
+        if (room === 0) break;
+        for (const key of this.store.tables[table].getKeys({ start: [id], end: [id + 1], limit: room })) removes.push({ table, key: key as [number, number] });
+      }
       if (removes.length === 0) {
         this.purging.delete(id);
         this.states.delete(id);

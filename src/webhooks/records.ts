@@ -85,12 +85,12 @@ export function endpointKey(endpoint: number, seq: number): [number, number] {
   return [endpoint, seq];
 }
 
-/** Ids of the endpoints that hold messages, found by skipping from one endpoint's held rows to the next. */
-export function* heldEndpoints(store: Pick<Store, 'tables'>): Generator<number> {
+/** Ids of the endpoints with rows in a table keyed by `endpointKey` (held messages, delivery log), found by skipping from one endpoint's rows to the next. */
+export function* endpointsWithRows(store: Pick<Store, 'tables'>, table: 'webhookOutbox' | 'webhookLog'): Generator<number> {
   let start = 0;
   for (;;) {
     let found: number | null = null;
-    for (const key of store.tables.webhookOutbox.getKeys({ start: [start], limit: 1 })) found = (key as [number, number])[0];
+    for (const key of store.tables[table].getKeys({ start: [start], limit: 1 })) found = (key as [number, number])[0];
     if (found === null) return;
     yield found;
     start = found + 1;

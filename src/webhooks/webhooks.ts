@@ -81,7 +81,7 @@ export class Webhooks {
     return next;
   }
 
-  /** Deletes an endpoint; the dispatcher then drops what it held (a failing or disabled one too), a page per commit. */
+  /** Deletes an endpoint; the dispatcher then drops what it held (a failing or disabled one too) and its delivery log, a page per commit. */
   async remove(endpoint: WebhookEndpoint): Promise<void> {
     await this.directory.remove(endpoint);
     this.dispatcher.wake(endpoint.id);

@@ -6,6 +6,8 @@
  * Real server, real LMDB, a real local receiver.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { openStore, type Store } from '../../src/wal/index.js';
+import type { DeliveryAttempt } from '../../src/webhooks/index.js';
 import { order } from '../helpers/server.js';
 import { startWebhookTest, type WebhookTest } from '../helpers/webhook-setup.js';
 import type { Behaviour } from '../helpers/webhook-receiver.js';
@@ -41,6 +43,11 @@ async function cycles(s: WebhookTest): Promise<number[]> {
   return deleted;
 }
 
+/** Rows of one endpoint in its delivery log. */
+function logRows(store: Store, endpoint: number): number {
+  return store.tables.webhookLog.getCount({ start: [endpoint], end: [endpoint + 1] });
+}
+
 describe('deleted webhook endpoints', () => {
   it('leave no state in the dispatcher, even one deleted with an attempt in flight', async () => {
     setup = await startWebhookTest({ random: 0.5 });
@@ -52,5 +59,33 @@ describe('deleted webhook endpoints', () => {
     // The kept endpoint's state only.
     expect(stats.endpointStates).toBe(1);
     expect(receiver.received.filter((r) => r.path === '/kept')).toHaveLength(LAST_DELIVERIES.length);
+  });
+
+  it('leave no delivery log rows, and the other endpoints\u2019 logs are untouched; a restart purges rows a deletion left', async () => {
+    setup = await startWebhookTest({ random: 0.5 });
+    const { t, register } = setup;
+    const kept = await register('/kept', ['order.updated']);
+    const deleted = await cycles(setup);
+    await t.server.context.wal.flushed();
+    const { store } = t.server.context;
+    for (const id of deleted) expect(logRows(store, id), `endpoint ${id}`).toBe(0);
+    // One attempt per order, each delivered, in the kept endpoint's log.
+    expect(logRows(store, kept)).toBe(LAST_DELIVERIES.length);
+    expect(store.tables.webhookLog.getCount()).toBe(LAST_DELIVERIES.length);
+    const keptLog = (await t.admin('GET', `/admin/v1/webhooks/${kept}/deliveries`)).body.deliveries;
+    expect(keptLog).toHaveLength(LAST_DELIVERIES.length);
+
+    // As if the process had stopped before a deleted endpoint's purge reached its log.
+    await t.server.close();
+    const closed = openStore(t.dir);
+    const row: DeliveryAttempt = { atMs: 1, message: `msg_${'a'.repeat(32)}`, type: 'order.updated', subject: 'x', attempt: 1, outcome: 'failed', status: 500, error: null, durationMs: 1 };
+    await closed.tables.webhookLog.put([deleted[0]!, 1], row);
+    await closed.tables.webhookLog.put([deleted[0]!, 2], row);
+    await closed.close();
+    await t.restart();
+    await t.server.webhooks.dispatcher.idle();
+    await t.server.context.wal.flushed();
+    expect(logRows(t.server.context.store, deleted[0]!)).toBe(0);
+    expect((await t.admin('GET', `/admin/v1/webhooks/${kept}/deliveries`)).body.deliveries).toEqual(keptLog);
   });
 });
