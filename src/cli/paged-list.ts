@@ -1,4 +1,5 @@
 import type { AdminResponse } from './admin-client.js';
+import type { OptionSpec, OptionSpecs } from './args.js';
 import type { AdminRequest, Command, CommandInput, JsonObject, Send } from './command.js';
 import { adminPath } from './command.js';
 import { CliError } from './errors.js';
@@ -9,8 +10,9 @@ import { formatCell, formatTable, type Column } from './table.js';
 
 /**
  * The listing commands (`order list`, `account list`, `order
- * cancel-requests`, `refill list`): one admin listing read a page at a time,
- * `--limit`, `--cursor` and `--all`, and the command for the next page. The
+ * cancel-requests`, `refill list`, `webhook list`): one admin listing read
+ * a page at a time, `--limit`, `--cursor` and `--all`, and the command for
+ * the next page. The
  * server may answer a short page, even an empty one, with a cursor (a
  * filtered listing examines a bounded number of entries per request), so
  * only a null next_cursor means the end.
@@ -33,6 +35,8 @@ export interface PagedList {
   member: string;
   /** A `--status` filter, sent as `status`; the next-page command repeats it (its default when not given). */
   status?: { default: string; help: string };
+  /** Other filters: each option given is sent as the query parameter of its name (a flag as `true`), and the next-page command repeats it. */
+  filters?: OptionSpecs;
   /** What the items are called in sentences, e.g. `pending orders`. */
   noun(input: CommandInput): string;
   /** The sentence for an empty first page, when `No <noun>.` is not the best one. */
@@ -44,10 +48,20 @@ function pageRequest(list: PagedList, input: CommandInput, cursor: string | unde
   const query = new URLSearchParams(list.fixedQuery);
   const status = list.status === undefined ? undefined : input.text('status');
   if (status !== undefined) query.set('status', status);
+  for (const [name, spec] of Object.entries(list.filters ?? {})) {
+    const value = filterValue(input, name, spec);
+    if (value !== undefined) query.set(name, value);
+  }
   if (limit !== undefined) query.set('limit', limit);
   if (cursor !== undefined) query.set('cursor', cursor);
   const search = query.toString();
   return { method: 'GET', path: adminPath(...list.path) + (search === '' ? '' : `?${search}`) };
+}
+
+/** A filter option as given, as its query parameter's value (a flag: `true`); undefined when not given. */
+function filterValue(input: CommandInput, name: string, spec: OptionSpec): string | undefined {
+  if (spec.kind === 'flag') return input.flag(name) ? 'true' : undefined;
+  return spec.kind === 'text' ? input.text(name) : input.number(name)?.text;
 }
 
 function nextCursor(body: JsonObject): string | null {
@@ -90,6 +104,10 @@ async function followCursors(list: PagedList, first: AdminRequest, input: Comman
 function nextPageCommand(list: PagedList, input: CommandInput, cursor: string): string {
   const parts = [PROGRAM, ...list.words];
   if (list.status !== undefined) parts.push('--status', input.text('status') ?? list.status.default);
+  for (const [name, spec] of Object.entries(list.filters ?? {})) {
+    const value = filterValue(input, name, spec);
+    if (value !== undefined) parts.push(`--${name}`, ...(spec.kind === 'flag' ? [] : [value]));
+  }
   const limit = input.number('limit');
   if (limit !== undefined) parts.push('--limit', limit.text);
   parts.push('--cursor', cursor);
@@ -121,6 +139,7 @@ export function pagedListCommand(list: PagedList): Command {
     summary: list.summary,
     options: {
       ...(list.status === undefined ? {} : { status: { kind: 'text', placeholder: 'STATUS', help: list.status.help } }),
+      ...list.filters,
       limit: { kind: 'integer', placeholder: 'N', help: `${list.member} per page, 1 to ${PAGE_MAX} (default ${PAGE_DEFAULT}; ${PAGE_MAX} with --all)` },
       cursor: { kind: 'text', placeholder: 'CURSOR', help: 'start after this point: the cursor a previous page printed' },
       all: { kind: 'flag', help: 'follow the cursors and list every page' },

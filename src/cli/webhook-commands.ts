@@ -1,6 +1,7 @@
 import type { Command, CommandInput, JsonObject } from './command.js';
 import { adminPath } from './command.js';
 import { UsageError } from './errors.js';
+import { pagedListCommand } from './paged-list.js';
 import { listAt, objectAt } from './response-shape.js';
 import { formatFields, formatTable, type Column } from './table.js';
 
@@ -53,26 +54,18 @@ function setEnabled(input: CommandInput, enabled: boolean) {
 }
 
 export const WEBHOOK_COMMANDS: readonly Command[] = [
-  {
+  pagedListCommand({
     words: ['webhook', 'list'],
-    summary: 'list webhook endpoints with what each still holds (--failing: only failing ones)',
-    options: {
+    summary: 'list webhook endpoints in id order with what each still holds, a page at a time (--failing: only failing ones; --all for every page)',
+    path: ['webhooks'],
+    member: 'webhooks',
+    filters: {
       account: { kind: 'integer', placeholder: 'ID', help: "only this account's endpoints" },
       failing: { kind: 'flag', help: 'only endpoints marked failing (a message failed for WEBHOOKS_RETRY_HOURS)' },
     },
-    request: (input) => {
-      const query = new URLSearchParams();
-      const account = input.number('account');
-      if (account !== undefined) query.set('account', account.text);
-      if (input.flag('failing')) query.set('failing', 'true');
-      const q = query.toString();
-      return { method: 'GET', path: adminPath('webhooks') + (q === '' ? '' : `?${q}`) };
-    },
-    render: (body) => {
-      const list = listAt(body, 'webhooks');
-      return list.length === 0 ? 'No webhook endpoints.\n' : formatTable(list, WEBHOOK_COLUMNS);
-    },
-  },
+    noun: (input) => (input.flag('failing') ? 'failing webhook endpoints' : 'webhook endpoints'),
+    columns: WEBHOOK_COLUMNS,
+  }),
   {
     words: ['webhook', 'add'],
     summary: "register a webhook endpoint for an account (its secret is shown once)",

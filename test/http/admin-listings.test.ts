@@ -4,10 +4,11 @@ import { cli } from '../helpers/cli.js';
 import { order, startTestServer, type Creds, type TestServer } from '../helpers/server.js';
 
 /*
- * Admin listings do bounded work per request: accounts come a page at a
- * time, and the filtered listings (cancel requests, refills of one status)
- * examine at most the scan budget of entries, answering a short page with a
- * cursor when the budget runs out. Real server, real LMDB, over HTTP.
+ * Admin listings do bounded work per request: accounts and webhook
+ * endpoints come a page at a time, and the filtered listings (cancel
+ * requests, refills of one status, failing webhook endpoints) examine at
+ * most the scan budget of entries, answering a short page with a cursor
+ * when the budget runs out. Real server, real LMDB, over HTTP.
  */
 
 interface Page<T> {
@@ -217,5 +218,92 @@ describe('filtered admin listings examine a bounded number of entries per reques
       'No pending refills on this page.\n\nThe server stopped at its scan limit before the page was full; more pending refills may follow. ' +
         `Next page: \`credit-order-api refill list --status pending --cursor ${refills[7]}\` (or add --all for every page).\n`,
     );
+  });
+});
+
+describe('GET /admin/v1/webhooks pages', () => {
+  /** Small, so that a few endpoints are more than one request may examine. */
+  const BUDGET = 4;
+  let t: TestServer;
+  const accounts: number[] = [];
+  /** Endpoint ids in id order, registered for the accounts in turn: ids[i] belongs to accounts[i % 3]. */
+  const ids: number[] = [];
+  let live: number[];
+
+  beforeAll(async () => {
+    t = await startTestServer({ server: { adminScanEntriesMax: BUDGET } });
+    for (let a = 0; a < 3; a++) accounts.push((await t.createAccount(`reseller ${a}`)).id);
+    for (let i = 0; i < 9; i++) {
+      const r = await t.admin('POST', `/admin/v1/accounts/${accounts[i % 3]}/webhooks`, { url: `https://hooks.example.com/${i}` });
+      expect(r.status, r.text).toBe(201);
+      ids.push(r.body.webhook.id);
+    }
+    expect((await t.admin('DELETE', `/admin/v1/webhooks/${ids[4]}`)).status).toBe(200);
+    live = ids.filter((id) => id !== ids[4]);
+    // Two failing endpoints, both of the second account, as the dispatcher marks them.
+    const directory = t.server.webhooks.directory;
+    for (const id of [ids[1]!, ids[7]!]) await directory.markFailing(directory.get(id)!, 'a message failed for 24 hours');
+  });
+  afterAll(() => t.close());
+
+  it('returns every endpoint exactly once across pages, in id order, with its account and backlog, and next_cursor null on the last page', async () => {
+    const pages = await allPages<{ id: number; account: number; held: number; oldest_held_at: string | null }>(t, '/admin/v1/webhooks?limit=3', 'webhooks');
+    expect(pages.map((p) => p.items.length)).toEqual([3, 3, 2]);
+    expect(pages.map((p) => p.next)).toEqual([String(live[2]), String(live[5]), null]);
+    expect(pages.flatMap((p) => p.items.map((w) => w.id))).toEqual(live);
+    expect(pages[0]!.items[1]).toMatchObject({ id: ids[1], account: accounts[1], failing: true, held: 0, oldest_held_at: null });
+  });
+
+  it("account=ID reads that account's endpoints only (its own index, not a walk of every endpoint under the scan budget)", async () => {
+    const third = await allPages<{ id: number }>(t, `/admin/v1/webhooks?account=${accounts[2]}`, 'webhooks');
+    // Its three endpoints are spread over nine ids: a walk of every endpoint would need three requests here.
+    expect(third).toHaveLength(1);
+    expect(third[0]!.items.map((w) => w.id)).toEqual([ids[2], ids[5], ids[8]]);
+    const paged = await allPages<{ id: number }>(t, `/admin/v1/webhooks?account=${accounts[2]}&limit=2`, 'webhooks');
+    expect(paged.map((p) => p.items.map((w) => w.id))).toEqual([[ids[2], ids[5]], [ids[8]]]);
+    expect((await t.admin('GET', `/admin/v1/webhooks?account=${accounts[2]}&cursor=${ids[5]}`)).body).toMatchObject({ webhooks: [{ id: ids[8] }], next_cursor: null });
+    expect((await t.admin('GET', '/admin/v1/webhooks?account=999999')).body).toEqual({ ok: true, webhooks: [], next_cursor: null });
+  });
+
+  it('failing=true examines at most the scan budget per request: short pages with a cursor, each failing endpoint once', async () => {
+    const pages = await allPages<{ id: number }>(t, '/admin/v1/webhooks?failing=true', 'webhooks');
+    // Eight endpoints at four a request.
+    expect(pages.map((p) => p.items.map((w) => w.id))).toEqual([[ids[1]], [ids[7]]]);
+    expect(pages.map((p) => p.next)).toEqual([String(live[3]), null]);
+    const healthy = await allPages<{ id: number }>(t, '/admin/v1/webhooks?failing=false', 'webhooks');
+    expect(healthy.flatMap((p) => p.items.map((w) => w.id))).toEqual(live.filter((id) => id !== ids[1] && id !== ids[7]));
+  });
+
+  it('refuses a bad limit, cursor, account or failing with 400 VALIDATION and the listings\u2019 sentences', async () => {
+    const cases: [string, string][] = [
+      ['limit=0', 'limit must be an integer from 1 to 500.'],
+      ['limit=501', 'limit must be an integer from 1 to 500.'],
+      ['limit=ten', 'limit must be an integer from 1 to 500.'],
+      ['cursor=abc', 'cursor must be the next_cursor of an earlier page.'],
+      ['cursor=0', 'cursor must be the next_cursor of an earlier page.'],
+      ['cursor=99999999999999999', 'cursor must be the next_cursor of an earlier page.'],
+      ['account=x', 'account must be an account id.'],
+      ['failing=yes', 'failing must be true or false.'],
+    ];
+    for (const [query, message] of cases) {
+      const r = await t.admin('GET', `/admin/v1/webhooks?${query}`);
+      expect(r.status, query).toBe(400);
+      expect(r.body).toMatchObject({ ok: false, error: 'VALIDATION', message });
+    }
+  });
+
+  it('the CLI lists every endpoint with --all, and its next-page command keeps --account and --failing', async () => {
+    const all = await cli(t, 'webhook', 'list', '--all', '--limit', '2', '--json');
+    expect(all.code, all.err).toBe(0);
+    expect(JSON.parse(all.out)).toMatchObject({ next_cursor: null });
+    expect(JSON.parse(all.out).webhooks.map((w: { id: number }) => w.id)).toEqual(live);
+    const page = await cli(t, 'webhook', 'list', '--limit', '3');
+    expect(page.out).toContain(`More webhook endpoints follow. Next page: \`credit-order-api webhook list --limit 3 --cursor ${live[2]}\` (or add --all for every page).`);
+    const failing = await cli(t, 'webhook', 'list', '--account', String(accounts[1]), '--failing', '--limit', '1');
+    expect(failing.out).toContain(
+      `More failing webhook endpoints follow. Next page: \`credit-order-api webhook list --account ${accounts[1]} --failing --limit 1 --cursor ${ids[1]}\` (or add --all for every page).`,
+    );
+    const rest = await cli(t, 'webhook', 'list', '--account', String(accounts[1]), '--failing', '--all', '--json');
+    expect(JSON.parse(rest.out).webhooks.map((w: { id: number }) => w.id)).toEqual([ids[1], ids[7]]);
   });
 });

@@ -1,6 +1,6 @@
 /**
- * The operator's webhook endpoints: every endpoint (or only the failing
- * ones) with what each still holds, registration for an account, enable /
+ * The operator's webhook endpoints: every endpoint (or one account's, or
+ * only the failing ones), a page at a time, with what each still holds, registration for an account, enable /
  * disable, secret rotation, deletion, the replay of a failing endpoint and
  * its delivery log. Changes are answered once durable.
  */
@@ -9,7 +9,8 @@ import { renderDeliveryAttempt, renderWebhook } from '../../render.js';
 import { readEndpointInput, type WebhookEndpoint } from '../../webhooks/index.js';
 import type { AppContext } from '../context.js';
 import { send, sendError, type Exchange } from '../reply.js';
-import { findAccount, invalid, unknownField, type AdminHandler } from './common.js';
+import { findAccount, idCursor, invalid, pageLimit, unknownField, type AdminHandler } from './common.js';
+import { scanPage } from './scan.js';
 
 const LOG_PAGE_MAX = 1_000;
 
@@ -22,27 +23,50 @@ function found(ex: Exchange, ctx: AppContext, id: string): WebhookEndpoint | nul
 /** An endpoint with its account and what it holds: messages not yet delivered and the oldest one's time. */
 function withBacklog(ctx: AppContext, e: WebhookEndpoint, secret?: string): string {
   const held = ctx.webhooks.dispatcher.heldCount(e.id);
-  const oldest = ctx.webhooks.dispatcher.held(e.id, 1)[0];
+  // Counted in memory: an endpoint that holds nothing costs no read of its rows.
+  const oldest = held === 0 ? undefined : ctx.webhooks.dispatcher.held(e.id, 1)[0];
   return (
     renderWebhook(e, { account: true, ...(secret === undefined ? {} : { secret }) }).slice(0, -1) +
     `,"held":${held},"oldest_held_at":${oldest === undefined ? 'null' : `"${new Date(oldest.atMs).toISOString()}"`}}`
   );
 }
 
-/** GET /admin/v1/webhooks?account=ID&failing=true */
+/**
+ * GET /admin/v1/webhooks?account=ID&failing=true&limit=100&cursor=ID — in
+ * id order, a page at a time; the cursor is the last id examined. One
+ * account's endpoints come from the directory's index of them (at most
+ * WEBHOOKS_PER_ACCOUNT), every endpoint from the `webhooks` table from the
+ * cursor on. `failing` skips endpoints, so a request examines at most the
+ * scan budget of them (scan.ts): a page may hold fewer than `limit` while
+ * next_cursor is not null.
+ */
 export const listWebhooks: AdminHandler = async (ex, ctx, _params, _body, query) => {
   const accountText = query.get('account');
   if (accountText !== null && !/^[1-9][0-9]{0,15}$/.test(accountText)) return sendError(ex, invalid('account must be an account id.'));
   const failing = query.get('failing');
   if (failing !== null && failing !== 'true' && failing !== 'false') return sendError(ex, invalid('failing must be true or false.'));
+  const limit = pageLimit(query);
+  if (!limit.ok) return sendError(ex, limit.error);
+  const cursor = idCursor(query);
+  if (!cursor.ok) return sendError(ex, cursor.error);
   await ctx.wal.flushed();
-  const items: string[] = [];
-  for (const e of ctx.webhooks.directory.all()) {
-    if (accountText !== null && e.account !== Number(accountText)) continue;
-    if (failing !== null && (e.failingSinceMs !== null) !== (failing === 'true')) continue;
-    items.push(withBacklog(ctx, e));
-  }
-  send(ex, 200, `{"ok":true,"webhooks":[${items.join(',')}]}`);
+  const after = cursor.after ?? 0;
+  const directory = ctx.webhooks.directory;
+  const ids: Iterable<number> =
+    accountText === null
+      ? (ctx.store.tables.webhooks.getKeys({ start: after + 1 }) as Iterable<number>)
+      : directory
+          .forAccount(Number(accountText))
+          .map((e) => e.id)
+          .filter((id) => id > after);
+  const pick = (id: number): WebhookEndpoint | undefined => {
+    // Not there: deleted since its row was read (the directory changes as a deletion is appended).
+    const e = directory.get(id);
+    return e !== undefined && (failing === null || (e.failingSinceMs !== null) === (failing === 'true')) ? e : undefined;
+  };
+  const page = scanPage(ids, pick, limit.limit, ctx.limits.scanEntriesMax);
+  const next = page.resumeAfter === null ? 'null' : `"${page.resumeAfter}"`;
+  send(ex, 200, `{"ok":true,"webhooks":[${page.items.map((e) => withBacklog(ctx, e)).join(',')}],"next_cursor":${next}}`);
 };
 
 /** POST /admin/v1/accounts/{id}/webhooks {url, events, enabled?}: the secret is in this answer only. */
