@@ -31,6 +31,8 @@ export class WebhookDirectory {
   /** Secrets in the clear, for signing, per endpoint version (held only in memory). */
   private readonly opened = new WeakMap<WebhookEndpoint, { current: string; previous: string | null }>();
   private readonly byAccount = new Map<number, WebhookEndpoint[]>();
+  /** Endpoints marked failing, counted as they change, so that /metrics does not walk every endpoint. */
+  private failing = 0;
   private nextId = 1;
 
   constructor(
@@ -57,8 +59,9 @@ export class WebhookDirectory {
     return this.byAccount.get(account) ?? [];
   }
 
-  all(): IterableIterator<WebhookEndpoint> {
-    return this.byId.values();
+  /** How many endpoints are marked failing. */
+  failingCount(): number {
+    return this.failing;
   }
 
   /** The secrets to sign with now: the current one, then the previous one while it is honoured. */
@@ -127,6 +130,7 @@ export class WebhookDirectory {
       puts: [],
       removes: [{ table: 'webhooks', key: endpoint.id }],
     });
+    this.count(this.byId.get(endpoint.id), -1);
     this.byId.delete(endpoint.id);
     const list = this.byAccount.get(endpoint.account)?.filter((e) => e.id !== endpoint.id) ?? [];
     if (list.length === 0) this.byAccount.delete(endpoint.account);
@@ -137,6 +141,11 @@ export class WebhookDirectory {
   /** The endpoint as last changed (a caller may hold an older copy). */
   private latest(endpoint: WebhookEndpoint): WebhookEndpoint {
     return this.byId.get(endpoint.id) ?? endpoint;
+  }
+
+  /** Counts a version of an endpoint in (1) or out (-1) of the failing ones. */
+  private count(endpoint: WebhookEndpoint | undefined, sign: 1 | -1): void {
+    if (endpoint !== undefined && endpoint.failingSinceMs !== null) this.failing += sign;
   }
 
   private savedEvent(e: WebhookEndpoint, reason?: string): LogEvent {
@@ -159,6 +168,8 @@ export class WebhookDirectory {
   }
 
   private index(endpoint: WebhookEndpoint): void {
+    this.count(this.byId.get(endpoint.id), -1);
+    this.count(endpoint, 1);
     this.byId.set(endpoint.id, endpoint);
     const list = (this.byAccount.get(endpoint.account) ?? []).filter((e) => e.id !== endpoint.id);
     list.push(endpoint);

@@ -325,7 +325,13 @@ export class Dispatcher {
     return { deliveries: { ...this.counts }, inFlight: this.active, dropped: this.dropped, endpointStates: this.states.size };
   }
 
-  /** Messages not yet delivered (in the log past the cursor, or held) and the age of the oldest, for metrics and the operator. */
+  /**
+   * Messages not yet delivered (in the log past the cursor, or held) and the
+   * age of the oldest, for metrics and the operator. The count costs no
+   * walk; the oldest reads the first held row of each endpoint that holds
+   * any (a running value would have to follow each endpoint's first row
+   * through moves and deliveries not yet durable).
+   */
   backlog(): { held: number; oldestAtMs: number | null } {
     let queued = this.unread;
     let oldest: number | null = null;

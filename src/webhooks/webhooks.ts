@@ -98,8 +98,7 @@ export class Webhooks {
   gauges(): { deliveries: Record<string, number>; held: number; inFlight: number; oldestHeldAgeMs: number; failingEndpoints: number; dropped: number } {
     const { deliveries, inFlight, dropped } = this.dispatcher.stats();
     const { held, oldestAtMs } = this.dispatcher.backlog();
-    let failingEndpoints = 0;
-    for (const e of this.directory.all()) if (e.failingSinceMs !== null) failingEndpoints++;
+    const failingEndpoints = this.directory.failingCount();
     return { deliveries, held, inFlight, oldestHeldAgeMs: oldestAtMs === null ? 0 : Math.max(0, this.clock.wallMs() - oldestAtMs), failingEndpoints, dropped };
   }
 

@@ -157,4 +157,24 @@ describe('webhook endpoints', () => {
     expect(later.verified, 'the old secret does not verify it').toBe(false);
     expect(later.signature).toBe(new Webhook(rotated.body.webhook.secret).sign(later.id, new Date(later.timestamp * 1000), later.body));
   });
+
+  it('counts failing endpoints for /metrics as they are marked, changed, replayed, deleted and loaded at start-up', async () => {
+    const failingGauge = async (): Promise<string | undefined> => /coa_webhook_failing_endpoints (\d+)\n/.exec((await t.admin('GET', '/metrics')).text)?.[1];
+    const ids: number[] = [];
+    for (let i = 0; i < 4; i++) ids.push((await t.api('POST', '/api/v1/webhooks', creds, { url: `${URL_OK}/${i}` })).body.webhook.id);
+    const directory = t.server.webhooks.directory;
+    for (const id of ids.slice(0, 3)) await directory.markFailing(directory.get(id)!, 'a message failed for 24 hours');
+    expect(await failingGauge()).toBe('3');
+    // Marked again, rotated, disabled: still one failing endpoint each.
+    await directory.markFailing(directory.get(ids[0]!)!, 'again');
+    expect((await t.api('POST', `/api/v1/webhooks/${ids[0]}/rotate`, creds)).status).toBe(200);
+    expect((await t.admin('PATCH', `/admin/v1/webhooks/${ids[1]}`, { enabled: false })).status).toBe(200);
+    expect(await failingGauge()).toBe('3');
+    expect((await t.admin('POST', `/admin/v1/webhooks/${ids[0]}/replay`)).status).toBe(200);
+    expect((await t.api('DELETE', `/api/v1/webhooks/${ids[1]}`, creds)).status).toBe(200);
+    expect((await t.api('DELETE', `/api/v1/webhooks/${ids[3]}`, creds)).status).toBe(200);
+    expect(await failingGauge()).toBe('1');
+    await t.restart();
+    expect(await failingGauge()).toBe('1');
+  });
 });
