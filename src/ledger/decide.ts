@@ -12,7 +12,7 @@
  */
 import { errorOutcome, type ErrorOutcome } from '../errors.js';
 import { formatMicro, addMicro, MICRO_MAX } from '../money/index.js';
-import { chargeFor, FINAL_STATUSES, isUnlimited, planPriceInr, PLAN_MONTHS_MAX, refundFor, remainsRefusal, statusMoveRefusal, unitsOrdered } from './rules.js';
+import { chargeFor, FINAL_STATUSES, isUnlimited, planExpiryAfter, planPriceInr, PLAN_MONTHS_MAX, refundFor, remainsRefusal, statusMoveRefusal, unitsOrdered } from './rules.js';
 import {
   cancelRefusalMessage,
   cancelVerdict,
@@ -605,30 +605,13 @@ function decideRefillStatus(state: WalletState, command: Extract<Command, { kind
   return decision;
 }
 
-/**
- * Adds calendar months in UTC, the same time of day, on the same day of the
- * month or that month's last day when it is shorter: 31 Jan + 1 month = 28
- * (or 29) Feb, as a calendar (and PostgreSQL's interval) counts, not 3 Mar
- * as Date's overflow would.
- */
-export function addMonthsUtc(ms: number, months: number): number {
-  const d = new Date(ms);
-  const day = d.getUTCDate();
-  d.setUTCDate(1);
-  d.setUTCMonth(d.getUTCMonth() + months);
-  const lastDay = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 0)).getUTCDate();
-  d.setUTCDate(Math.min(day, lastDay));
-  return d.getTime();
-}
-
 /** Grants or extends the unlimited window from the later of now and the current expiry. */
 function decideGrant(state: WalletState, command: Extract<Command, { kind: 'grant-plan' }>, now: Now): Decision {
   const { months } = command;
   if (!Number.isSafeInteger(months) || months < 1 || months > PLAN_MONTHS_MAX) {
     return refused(state, errorOutcome('VALIDATION', `months must be an integer from 1 to ${PLAN_MONTHS_MAX}.`));
   }
-  const from = Math.max(now.wallMs, state.wallet.unlimitedExpiresMs ?? 0);
-  const expiresMs = addMonthsUtc(from, months);
+  const expiresMs = planExpiryAfter(now.wallMs, state.wallet.unlimitedExpiresMs, months);
   const wallet: WalletRecord = { ...state.wallet, unlimitedExpiresMs: expiresMs };
   return changed(
     { wallet, bucket: state.bucket },

@@ -13,13 +13,16 @@
  *              amount, order.placed takes its debit, order.status adds its refund;
  *              the running balance never goes negative and equals the `balance`
  *              each event carries; events only name accounts created before them;
- *   (b)        every `wallets` row's credits equal the replayed balance, and
- *              wallets and account.created events match one to one;
- *   (c)        every order.placed has debit = charge or 0 (0 with a positive
- *              charge only inside an unlimited-plan window), charge = quantity ×
- *              rate exactly (BigInt), and its `orders` row agrees on account,
- *              charge, debit, rate and quantity; order.placed and `orders` rows
- *              match one to one;
+ *              every plan.granted is one the actor makes: 1 to PLAN_MONTHS_MAX
+ *              months at planPriceInr, ending where planExpiryAfter puts it;
+ *   (b)        every `wallets` row's credits equal the replayed balance and its
+ *              unlimited window the one its grants leave, and wallets and
+ *              account.created events match one to one;
+ *   (c)        every order.placed has charge = chargeFor(quantity, rate, runs)
+ *              and debit 0 if isUnlimited at its time, the charge otherwise,
+ *              and its `orders` row agrees on account, charge, debit, rate,
+ *              quantity, number and its unlimited flag; order.placed and
+ *              `orders` rows match one to one;
  *   (d)        status only moves forward, a final state never moves again, the
  *              refund is the debit on `canceled`, remains × rate on `partial`
  *              (0 when the debit was 0) and 0 otherwise; each `orders` row's
@@ -58,7 +61,19 @@
  */
 import { formatBig, formatMicro } from '../money/index.js';
 import { ShardedMap } from './sharded-map.js';
-import { isOrderStatus, ORDER_STATUSES, refundFor, remainsRefusal, statusMoveRefusal, unitsOrdered } from './rules.js';
+import {
+  chargeFor,
+  isOrderStatus,
+  isUnlimited,
+  ORDER_STATUSES,
+  planExpiryAfter,
+  planPriceInr,
+  PLAN_MONTHS_MAX,
+  refundFor,
+  remainsRefusal,
+  statusMoveRefusal,
+  unitsOrdered,
+} from './rules.js';
 import { isRefillStatus, refillMoveRefusal } from './lifecycle.js';
 import type { LogEvent, OrderStatus } from './records.js';
 
@@ -133,8 +148,8 @@ export interface VerifyReport {
 
 interface AccountState {
   balance: number;
-  /** Expiry of the unlimited-plan window from the latest plan.granted, if any. */
-  planExpiresMs: number | null;
+  /** Expiry of the unlimited-plan window from the latest plan.granted, if any: what the wallet row holds. */
+  unlimitedExpiresMs: number | null;
   hasWallet: boolean;
 }
 
@@ -191,6 +206,15 @@ function fail(invariant: Invariant, seq: number | null, account: number | null, 
 }
 
 const isInt = (n: unknown): n is number => Number.isSafeInteger(n);
+
+/** An instant as ISO 8601, or the raw value when it is not one (toISOString throws on those). */
+function instant(ms: unknown): string {
+  return isInt(ms) && Math.abs(ms) <= 8.64e15 ? new Date(ms).toISOString() : String(ms);
+}
+
+function planWindow(expiresMs: unknown): string {
+  return expiresMs === null || expiresMs === undefined ? 'no unlimited-plan window' : `an unlimited-plan window to ${instant(expiresMs)}`;
+}
 
 /** "3.5 credits", or the raw value when it is not even a valid amount. */
 function credits(n: unknown): string {
@@ -384,9 +408,7 @@ class LedgerReplay {
       case 'refill.status':
         return this.lifecycle(seq, accountId, e);
       case 'plan.granted':
-        if (!isInt(e.expiresMs)) fail('balance', seq, accountId, null, `plan.granted carries an invalid expiry (${String(e.expiresMs)}).`);
-        account.planExpiresMs = e.expiresMs;
-        return;
+        return this.planGranted(seq, accountId, account, e);
       default:
         // account.updated, secret.rotated, v2key.*, forcejoin.updated, order.rejected, webhook.*:
         // they move no money; naming a known account is all they must do.
@@ -399,7 +421,7 @@ class LedgerReplay {
     // Money reaches a wallet only through logged adjustments and refunds, so
     // an account opens empty; anything else would be credit with no reason.
     if (e.credits !== 0) fail('balance', seq, id, null, `account.created opens the wallet with ${credits(e.credits)}; an account must open with 0.`);
-    this.accounts.set(id, { balance: 0, planExpiresMs: null, hasWallet: false });
+    this.accounts.set(id, { balance: 0, unlimitedExpiresMs: null, hasWallet: false });
     this.counts.accounts++;
   }
 
@@ -407,6 +429,33 @@ class LedgerReplay {
     if (!isInt(e.amount)) fail('balance', seq, id, null, `credits.adjusted carries an invalid amount ${credits(e.amount)}.`);
     account.balance = this.move(seq, id, null, account, e.amount, e.balance, () => `credits.adjusted of ${credits(e.amount)}`);
     this.credited += BigInt(e.amount);
+  }
+
+  /**
+   * A grant as the actor makes it (decideGrant): 1 to PLAN_MONTHS_MAX months
+   * at planPriceInr, the window ending where planExpiryAfter puts it from the
+   * grant's time and the window the account had before it.
+   */
+  private planGranted(seq: number, id: number, account: AccountState, e: Raw): void {
+    const { months, atMs, expiresMs } = e;
+    if (!isInt(months) || months < 1 || months > PLAN_MONTHS_MAX) {
+      fail('balance', seq, id, null, `plan.granted grants ${String(months)} months; a grant is a whole number of months from 1 to ${PLAN_MONTHS_MAX}.`);
+    }
+    if (!isInt(atMs)) fail('balance', seq, id, null, `plan.granted carries an invalid time (${String(atMs)}).`);
+    if (e.priceInr !== planPriceInr(months)) {
+      fail('balance', seq, id, null, `plan.granted prices ${months} months at ${String(e.priceInr)} INR but the plan costs ${planPriceInr(months)} INR.`);
+    }
+    const expected = planExpiryAfter(atMs, account.unlimitedExpiresMs, months);
+    if (expiresMs !== expected) {
+      fail(
+        'balance',
+        seq,
+        id,
+        null,
+        `plan.granted ends the window at ${instant(expiresMs)} but ${months} months from ${instant(Math.max(atMs, account.unlimitedExpiresMs ?? 0))} end at ${instant(expected)}.`,
+      );
+    }
+    account.unlimitedExpiresMs = expected;
   }
 
   private orderPlaced(seq: number, id: number, account: AccountState, e: Raw): void {
@@ -429,21 +478,23 @@ class LedgerReplay {
     if (!isInt(debit)) fail('order-charge', seq, id, orderId, `order.placed carries an invalid debit ${credits(debit)}.`);
     const runs = (e.extras as { runs?: unknown } | undefined)?.runs ?? 1;
     if (!isInt(runs) || runs < 1) fail('order-charge', seq, id, orderId, `order.placed carries invalid drip-feed runs (${String(runs)}).`);
-    const expected = BigInt(quantity) * BigInt(rate) * BigInt(runs);
-    if (expected !== BigInt(charge)) {
-      const times = runs === 1 ? '' : ` × runs ${runs}`;
-      fail('order-charge', seq, id, orderId, `the charge is ${credits(charge)} but quantity ${quantity} × rate ${credits(rate)}${times} is ${formatBig(expected)} credits.`);
+    const times = runs === 1 ? '' : ` × runs ${runs}`;
+    const expected = chargeFor(quantity, rate, runs);
+    if (expected === null) fail('order-charge', seq, id, orderId, `quantity ${quantity} × rate ${credits(rate)}${times} is beyond the largest supported charge.`);
+    if (expected !== charge) {
+      fail('order-charge', seq, id, orderId, `the charge is ${credits(charge)} but quantity ${quantity} × rate ${credits(rate)}${times} is ${credits(expected)}.`);
     }
     if (debit !== charge && debit !== 0) {
       fail('order-charge', seq, id, orderId, `the debit ${credits(debit)} is neither the charge ${credits(charge)} nor 0.`);
     }
-    if (debit === 0 && charge > 0) {
-      // An order goes undebited only under the unlimited plan, which the
-      // actor checks against the same wall time it stamps on the event.
-      const active = account.planExpiresMs !== null && isInt(e.atMs) && e.atMs < account.planExpiresMs;
-      if (!active) {
-        fail('order-charge', seq, id, orderId, `the order was not debited (charge ${credits(charge)}) but no unlimited-plan window covered its time.`);
-      }
+    // The actor debits 0 exactly when the unlimited window covers the wall
+    // time it stamps on the event, and the whole charge otherwise.
+    const unlimited = isInt(e.atMs) && isUnlimited(account, e.atMs);
+    if (unlimited && debit !== 0) {
+      fail('order-charge', seq, id, orderId, `the order was debited ${credits(debit)} but ${planWindow(account.unlimitedExpiresMs)} covered its time; it must be debited 0.`);
+    }
+    if (!unlimited && debit !== charge) {
+      fail('order-charge', seq, id, orderId, `the order was not debited (charge ${credits(charge)}) but no unlimited-plan window covered its time.`);
     }
     account.balance = this.move(seq, id, orderId, account, -debit, e.balance, () => `order.placed debiting ${credits(debit)}`);
     this.debited += BigInt(debit);
@@ -453,6 +504,9 @@ class LedgerReplay {
       const placed: Raw = { account: id, charge, debit, rate, quantity, number };
       const field = ORDER_FIELDS.find((f) => r[f] !== placed[f])!;
       fail('order-charge', seq, id, orderId, `the orders row has ${field} ${String(r[field])} but order.placed says ${String(placed[field])}.`);
+    }
+    if (r.unlimited !== unlimited) {
+      fail('order-charge', seq, id, orderId, `the orders row has unlimited ${String(r.unlimited)} but the order was placed ${unlimited ? 'inside' : 'outside'} an unlimited-plan window.`);
     }
     this.counts.orders++;
     this.statuses.pending++;
@@ -610,6 +664,12 @@ class LedgerReplay {
       account.hasWallet = true;
       if (wallet === null || wallet.credits !== account.balance) {
         fail('wallet', null, id as number, null, `the wallet holds ${credits(wallet?.credits)} but its ledger replays to ${credits(account.balance)}.`);
+      }
+      // The actor loads its plan window from this row, so a row that differs
+      // from the grants would bill the next orders differently. Rows written
+      // before the plan existed lack the field: no window, like null.
+      if ((wallet.unlimitedExpiresMs ?? null) !== account.unlimitedExpiresMs) {
+        fail('wallet', null, id as number, null, `the wallet row holds ${planWindow(wallet.unlimitedExpiresMs)} but its plan grants leave ${planWindow(account.unlimitedExpiresMs)}.`);
       }
     }
     for (const [id, account] of this.accounts) {

@@ -78,6 +78,31 @@ export function planPriceInr(months: number): number {
   return months * PLAN_PRICE_INR_PER_MONTH;
 }
 
+/**
+ * Adds calendar months in UTC, the same time of day, on the same day of the
+ * month or that month's last day when it is shorter: 31 Jan + 1 month = 28
+ * (or 29) Feb, as a calendar (and PostgreSQL's interval) counts, not 3 Mar
+ * as Date's overflow would.
+ */
+export function addMonthsUtc(ms: number, months: number): number {
+  const d = new Date(ms);
+  const day = d.getUTCDate();
+  d.setUTCDate(1);
+  d.setUTCMonth(d.getUTCMonth() + months);
+  const lastDay = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 0)).getUTCDate();
+  d.setUTCDate(Math.min(day, lastDay));
+  return d.getTime();
+}
+
+/**
+ * When the unlimited window ends after a grant of `months` at `wallMs`: the
+ * months are added to the later of now and the current expiry, so a grant
+ * before the window closes extends it instead of restarting it.
+ */
+export function planExpiryAfter(wallMs: number, currentExpiresMs: number | null, months: number): number {
+  return addMonthsUtc(Math.max(wallMs, currentExpiresMs ?? 0), months);
+}
+
 /** Whether the unlimited window covers this moment: orders then are not debited. */
 export function isUnlimited(wallet: Pick<WalletRecord, 'unlimitedExpiresMs'>, wallMs: number): boolean {
   return wallet.unlimitedExpiresMs !== null && wallMs < wallet.unlimitedExpiresMs;

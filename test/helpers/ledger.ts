@@ -4,7 +4,7 @@
  * Tests tamper with `events` or `rows` before `write()` to break exactly one
  * invariant.
  */
-import { refundFor, type IdempotencyRecord, type LogEvent, type OrderRecord, type OrderStatus, type WalletRecord } from '../../src/ledger/index.js';
+import { chargeFor, isUnlimited, planExpiryAfter, planPriceInr, refundFor, type IdempotencyRecord, type LogEvent, type OrderRecord, type OrderStatus, type WalletRecord } from '../../src/ledger/index.js';
 import type { TableName } from '../../src/wal/index.js';
 import { openStore, type Store } from '../../src/wal/store.js';
 import { orderIndexKey } from '../../src/wal/index.js';
@@ -58,19 +58,20 @@ export class Ledger {
     return this;
   }
 
+  /** A grant as the actor makes it: the window and the price from the same rules. */
   plan(id: number, months = 1): this {
     const at = this.now();
-    const expiresMs = at + months * 30 * 86_400_000;
-    this.wallet(id).unlimitedExpiresMs = expiresMs;
-    this.events.push({ type: 'plan.granted', atMs: at, account: id, months, priceInr: months * 9999, expiresMs });
+    const w = this.wallet(id);
+    w.unlimitedExpiresMs = planExpiryAfter(at, w.unlimitedExpiresMs, months);
+    this.events.push({ type: 'plan.granted', atMs: at, account: id, months, priceInr: planPriceInr(months), expiresMs: w.unlimitedExpiresMs });
     return this;
   }
 
   place(id: number, orderId: string, quantity: number, rate: number, options: { idempotencyKey?: string } = {}): this {
     const w = this.wallet(id);
     const at = this.now();
-    const unlimited = w.unlimitedExpiresMs !== null && at < w.unlimitedExpiresMs;
-    const charge = Number(BigInt(quantity) * BigInt(rate));
+    const unlimited = isUnlimited(w, at);
+    const charge = chargeFor(quantity, rate)!;
     const debit = unlimited ? 0 : charge;
     w.credits -= debit;
     this.events.push({

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import {
-  addMonthsUtc,
   decide,
   initialState,
   type Command,
@@ -15,7 +14,7 @@ import { ManualClock } from '../../src/clock.js';
 import { errorOutcome, renderError, type ErrorOutcome } from '../../src/errors.js';
 import { renderAnswer } from '../../src/http/answer.js';
 import { MICRO_MAX, multiplyMicro, parseMicro } from '../../src/money/index.js';
-import { FINAL_STATUSES, placedStatusView, statusView, withServiceDefaults, isUnlimited, type Channel, type IdempotencyRecord, type OrderPayload, type OrderRecord, type OrderStatus, type ServiceRecord, type WalletRecord } from '../../src/ledger/index.js';
+import { addMonthsUtc, FINAL_STATUSES, placedStatusView, statusView, withServiceDefaults, isUnlimited, type Channel, type IdempotencyRecord, type OrderPayload, type OrderRecord, type OrderStatus, type ServiceRecord, type WalletRecord } from '../../src/ledger/index.js';
 
 type OrderCommand = Extract<Command, { kind: 'order' }>;
 

@@ -4,6 +4,7 @@
  * account and order.
  */
 import { describe, expect, it } from 'vitest';
+import { addMonthsUtc, type LogEvent } from '../../src/ledger/index.js';
 import { renderVerifyReport, verifyLedgerAsync, type VerifyReport } from '../../src/ops/index.js';
 import { CREDIT, Ledger, useLedgerStores } from '../helpers/ledger.js';
 
@@ -194,6 +195,63 @@ describe('(c) order charges', () => {
     ledger.place(1, 'o1', 1, 100_000);
     ledger.rows.orders.set('o1', first); // one id has one row: the first order's
     expectBroken(verify(ledger), 'order-charge', 6, 1, 'o1', /already placed at seq 3/);
+  });
+});
+
+describe('the unlimited plan, as the actor grants and bills it', () => {
+  /** Account 1 with 10 credits and a one-month grant (seq 3). */
+  function planned(): Ledger {
+    return new Ledger().account(1).credit(1, 10 * CREDIT).plan(1);
+  }
+
+  it('a grant ends calendar months after the later of its time and the current expiry', () => {
+    const ledger = planned().plan(1, 2);
+    expect(verify(ledger).firstBroken).toBeNull();
+    const first = ledger.events[2] as Extract<LogEvent, { type: 'plan.granted' }>;
+    // Two months from the first grant's expiry, not from the second grant's own time.
+    expect(ledger.wallet(1).unlimitedExpiresMs).toBe(addMonthsUtc(first.expiresMs, 2));
+    const second = ledger.last('plan.granted');
+    second.expiresMs = addMonthsUtc(second.atMs, 2);
+    ledger.wallet(1).unlimitedExpiresMs = second.expiresMs;
+    expectBroken(verify(ledger), 'balance', 4, 1, null, /plan.granted ends the window at .* but 2 months from 2023-12-14T.* end at 2024-02-14T/);
+  });
+
+  it('a window of 30-day months is not one the actor grants', () => {
+    const ledger = new Ledger().account(1).plan(1, 3);
+    const granted = ledger.last('plan.granted');
+    granted.expiresMs = granted.atMs + 3 * 30 * 86_400_000;
+    ledger.wallet(1).unlimitedExpiresMs = granted.expiresMs;
+    expectBroken(verify(ledger), 'balance', 2, 1, null, /ends the window at 2024-02-12T.* but 3 months from 2023-11-14T.* end at 2024-02-14T/);
+  });
+
+  it('a grant is priced by planPriceInr and lasts 1 to 120 months', () => {
+    const priced = planned();
+    priced.last('plan.granted').priceInr = 1;
+    expectBroken(verify(priced), 'balance', 3, 1, null, /prices 1 months at 1 INR but the plan costs 9999 INR/);
+    const long = new Ledger().account(1).plan(1, 121);
+    expectBroken(verify(long), 'balance', 2, 1, null, /grants 121 months; a grant is a whole number of months from 1 to 120/);
+  });
+
+  it('inside the window an order is debited 0, never its charge', () => {
+    const ledger = planned().place(1, 'u1', 10, 100_000);
+    const placed = ledger.last('order.placed');
+    placed.debit = placed.charge;
+    placed.balance -= placed.charge;
+    ledger.wallet(1).credits -= placed.charge;
+    ledger.order('u1').debit = placed.charge;
+    expectBroken(verify(ledger), 'order-charge', 4, 1, 'u1', /debited 1 credits but an unlimited-plan window to .* covered its time; it must be debited 0/);
+  });
+
+  it("the orders row's unlimited flag says whether the window covered the order", () => {
+    const ledger = planned().place(1, 'u1', 10, 100_000);
+    ledger.order('u1').unlimited = false;
+    expectBroken(verify(ledger), 'order-charge', 4, 1, 'u1', /orders row has unlimited false but the order was placed inside an unlimited-plan window/);
+  });
+
+  it("the wallet row's window is the one its grants leave (the actor bills from it after a restart)", () => {
+    const ledger = planned();
+    ledger.wallet(1).unlimitedExpiresMs = null;
+    expectBroken(verify(ledger), 'wallet', null, 1, null, /wallet row holds no unlimited-plan window but its plan grants leave an unlimited-plan window to 2023-12-14T/);
   });
 });
 
