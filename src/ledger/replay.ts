@@ -3,7 +3,8 @@
  * log and the tables tell the same, self-consistent story about money. It
  * stops at the first broken invariant and names it in a plain sentence with
  * the seq, account and order involved, so an operator can go straight to the
- * event.
+ * event. An event that makes a rule throw is reported the same way: verify
+ * never crashes on what a log holds.
  *
  * What is checked, in log order and then over the tables:
  *   (log)      seqs are integers 1, 2, 3, … without gaps (a gap is a lost event)
@@ -20,9 +21,9 @@
  *              account.created events match one to one;
  *   (c)        every order.placed has charge = chargeFor(quantity, rate, runs)
  *              and debit 0 if isUnlimited at its time, the charge otherwise,
- *              and its `orders` row agrees on account, charge, debit, rate,
- *              quantity, number and its unlimited flag; order.placed and
- *              `orders` rows match one to one;
+ *              and its `orders` row agrees on account, service, type, charge,
+ *              debit, rate, quantity, extras, number and its unlimited flag;
+ *              order.placed and `orders` rows match one to one;
  *   (d)        status only moves forward, a final state never moves again, the
  *              refund is the debit on `canceled`, remains × rate on `partial`
  *              (0 when the debit was 0) and 0 otherwise; each `orders` row's
@@ -258,8 +259,37 @@ const KNOWN_TYPES: Record<LogEvent['type'], true> = {
   'webhook.queued': true,
 };
 
-/** The fields an orders row must share with its order.placed, in the order a mismatch is named. */
-const ORDER_FIELDS = ['account', 'charge', 'debit', 'rate', 'quantity', 'number'] as const;
+/**
+ * The fields an orders row must share with its order.placed (whose `type`
+ * is the event's orderType), in the order a mismatch is named. The extras
+ * matter to money: their runs multiply the units a partial refund counts.
+ */
+const ORDER_FIELDS = ['account', 'service', 'type', 'charge', 'debit', 'rate', 'quantity', 'extras', 'number'] as const;
+
+/** Equal values, or records of equal values (an order's extras hold strings and numbers only). */
+function sameField(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((k) => (a as Raw)[k] === (b as Raw)[k]);
+}
+
+/** A field's value in a sentence: a record as its fields, an absent one as none. */
+function shown(value: unknown): string {
+  if (value === undefined) return 'none';
+  if (value === null || typeof value !== 'object') return String(value);
+  return `{${Object.entries(value).map(([k, v]) => `${k}: ${String(v)}`).join(', ')}}`;
+}
+
+/** The invariant an event's failure belongs to, by its type; the others' is the balance. */
+const INVARIANT_OF_TYPE = new Map<unknown, Invariant>([
+  ['order.placed', 'order-charge'],
+  ['order.status', 'order-status'],
+  ['order.progress', 'lifecycle'],
+  ['order.cancel_requested', 'lifecycle'],
+  ['refill.requested', 'lifecycle'],
+  ['refill.status', 'lifecycle'],
+]);
 
 function noOrders(): StatusCounts {
   return { pending: 0, processing: 0, in_progress: 0, completed: 0, partial: 0, canceled: 0 };
@@ -373,7 +403,16 @@ class LedgerReplay {
       }
       expectedSeq++;
       this.counts.events++;
-      this.apply(seq, value);
+      try {
+        this.apply(seq, value);
+      } catch (error) {
+        if (error instanceof Broken) throw error;
+        // A rule that throws on a value no check above caught is still a
+        // finding at this seq: verify names the event, it does not crash.
+        const e = asRaw(value);
+        const detail = `${String(e.type)} cannot be replayed: ${error instanceof Error ? error.message : String(error)}.`;
+        fail(INVARIANT_OF_TYPE.get(e.type) ?? 'balance', seq, isInt(e.account) ? e.account : null, typeof e.order === 'string' ? e.order : null, detail);
+      }
     }
     this.checkWallets();
     this.checkOrderRows(this.rows);
@@ -500,10 +539,9 @@ class LedgerReplay {
     this.debited += BigInt(debit);
     if (row === 'missing') fail('order-charge', seq, id, orderId, 'order.placed has no row in the orders table.');
     const r = asRaw(row);
-    if (r.account !== id || r.charge !== charge || r.debit !== debit || r.rate !== rate || r.quantity !== quantity || r.number !== number) {
-      const placed: Raw = { account: id, charge, debit, rate, quantity, number };
-      const field = ORDER_FIELDS.find((f) => r[f] !== placed[f])!;
-      fail('order-charge', seq, id, orderId, `the orders row has ${field} ${String(r[field])} but order.placed says ${String(placed[field])}.`);
+    const placed: Raw = { account: id, service: e.service, type: e.orderType, charge, debit, rate, quantity, extras: e.extras, number };
+    for (const field of ORDER_FIELDS) {
+      if (!sameField(r[field], placed[field])) fail('order-charge', seq, id, orderId, `the orders row has ${field} ${shown(r[field])} but order.placed says ${shown(placed[field])}.`);
     }
     if (r.unlimited !== unlimited) {
       fail('order-charge', seq, id, orderId, `the orders row has unlimited ${String(r.unlimited)} but the order was placed ${unlimited ? 'inside' : 'outside'} an unlimited-plan window.`);

@@ -4,7 +4,7 @@
  * Tests tamper with `events` or `rows` before `write()` to break exactly one
  * invariant.
  */
-import { chargeFor, isUnlimited, planExpiryAfter, planPriceInr, refundFor, type IdempotencyRecord, type LogEvent, type OrderRecord, type OrderStatus, type WalletRecord } from '../../src/ledger/index.js';
+import { chargeFor, isUnlimited, planExpiryAfter, planPriceInr, refundFor, type IdempotencyRecord, type LogEvent, type OrderRecord, type OrderExtras, type OrderStatus, type WalletRecord } from '../../src/ledger/index.js';
 import type { TableName } from '../../src/wal/index.js';
 import { openStore, type Store } from '../../src/wal/store.js';
 import { orderIndexKey } from '../../src/wal/index.js';
@@ -67,11 +67,13 @@ export class Ledger {
     return this;
   }
 
-  place(id: number, orderId: string, quantity: number, rate: number, options: { idempotencyKey?: string } = {}): this {
+  /** An order as the actor places it; `extras` (e.g. drip-feed runs) go on both the event and the row. */
+  place(id: number, orderId: string, quantity: number, rate: number, options: { idempotencyKey?: string; extras?: OrderExtras } = {}): this {
     const w = this.wallet(id);
     const at = this.now();
     const unlimited = isUnlimited(w, at);
-    const charge = chargeFor(quantity, rate)!;
+    const { extras } = options;
+    const charge = chargeFor(quantity, rate, extras?.runs)!;
     const debit = unlimited ? 0 : charge;
     w.credits -= debit;
     this.events.push({
@@ -87,6 +89,7 @@ export class Ledger {
       balance: w.credits,
       channel: 'api',
       idempotencyKey: options.idempotencyKey ?? null,
+      ...(extras === undefined ? {} : { extras }),
     });
     const row: OrderRecord = {
       id: orderId,
@@ -103,6 +106,7 @@ export class Ledger {
       unlimited,
       createdAtMs: at,
       seq: ++this.orderSeq,
+      ...(extras === undefined ? {} : { extras: { ...extras } }),
     };
     this.rows.orders.set(orderId, row);
     if (options.idempotencyKey !== undefined) {

@@ -118,6 +118,16 @@ describe('the same replay over the in-memory image', () => {
     expect(fromMemory.firstBroken).toBe(verify(ledger).firstBroken);
   });
 
+  it('a value that makes the replay throw is a finding at its seq, not a crash', () => {
+    const ledger = consistent();
+    const img = image(ledger);
+    // A stored BigInt (msgpack holds them) where a status belongs: the sentence cannot even quote it as JSON.
+    (img.events[6] as { to: unknown }).to = 10n;
+    const report = replayLedger(imageLedgerSource(img));
+    expect(report.broken).toMatchObject({ invariant: 'order-status', seq: 7, account: 1, order: 'o2' });
+    expect(report.firstBroken).toMatch(/^Order status check failed at seq 7 \(account 1, order o2\): order.status cannot be replayed: .*BigInt/);
+  });
+
   it('names the same broken invariant: a status index that lost an order', () => {
     const ledger = consistent();
     ledger.unindexed.add('u1');

@@ -183,6 +183,25 @@ describe('(c) order charges', () => {
     expectBroken(verify(ledger), 'order-charge', 3, 1, 'o1', /orders row has rate 200000 but order.placed says 100000/);
   });
 
+  it('the orders row must agree with order.placed on service, type and extras', () => {
+    const service = busy();
+    service.order('o1').service = 2;
+    expectBroken(verify(service), 'order-charge', 3, 1, 'o1', /orders row has service 2 but order.placed says 1/);
+    const type = busy();
+    type.order('o2').type = 'Package';
+    expectBroken(verify(type), 'order-charge', 4, 1, 'o2', /orders row has type Package but order.placed says none/);
+  });
+
+  it('a row with more drip-feed runs than its order.placed is named at the placement, not a crash at a later refund', () => {
+    // o1 is 10 units × 5 runs at 0.1: 5 credits. Its row claims 50 runs.
+    const ledger = new Ledger().account(1).credit(1, 100 * CREDIT).place(1, 'o1', 10, 100_000, { extras: { runs: 5, interval: 30 } });
+    ledger.order('o1').extras!.runs = 50;
+    ledger.move('o1', 'in_progress');
+    // 60 of the row's 500 units undelivered: a refund of 6 credits, more than the debit.
+    ledger.events.push({ type: 'order.status', atMs: 1, account: 1, order: 'o1', from: 'in_progress', to: 'partial', remains: 60, refund: 6 * CREDIT, balance: 101 * CREDIT });
+    expectBroken(verify(ledger), 'order-charge', 3, 1, 'o1', /orders row has extras \{runs: 50, interval: 30\} but order.placed says \{runs: 5, interval: 30\}/);
+  });
+
   it('an orders row with no order.placed', () => {
     const ledger = busy();
     ledger.rows.orders.set('ghost', { ...ledger.order('o1'), id: 'ghost' });

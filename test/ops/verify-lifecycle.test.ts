@@ -59,14 +59,9 @@ describe('verify: lifecycle events move no money and happen only where allowed',
 
 describe('verify: drip-feed charges', () => {
   it('charge = quantity × rate × runs passes; one run short is reported', () => {
-    const good = new Ledger().account(1).credit(1, 100 * CREDIT).place(1, 'r1', 10, 100_000);
-    const placed = good.last('order.placed');
     // Five runs of 10 at 0.1: 5 credits, not 1.
-    placed.extras = { runs: 5, interval: 30 };
-    placed.charge = placed.debit = 5 * CREDIT;
-    placed.balance = 95 * CREDIT;
-    good.wallet(1).credits = 95 * CREDIT;
-    good.order('r1').charge = good.order('r1').debit = 5 * CREDIT;
+    const good = new Ledger().account(1).credit(1, 100 * CREDIT).place(1, 'r1', 10, 100_000, { extras: { runs: 5, interval: 30 } });
+    expect(good.last('order.placed').charge).toBe(5 * CREDIT);
     expect(verify(good).firstBroken).toBeNull();
     good.last('order.placed').extras = { runs: 4, interval: 30 };
     expect(verify(good).firstBroken).toMatch(/quantity 10 × rate 0.1 credits × runs 4 is 4 credits/);
