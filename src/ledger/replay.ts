@@ -34,8 +34,10 @@
  *              order of the account in its key (`${accountId}:${key}`);
  *   (f)        order.progress, order.cancel_requested, refill.requested and
  *              refill.status move no money (they carry no amount, refund or
- *              balance), name an order of their account in a status that
- *              allows them, and refills move forward only. A drip-feed
+ *              balance), name an order of their account, and are what the
+ *              actor's lifecycle rules accept at that point of the log (one
+ *              cancel request per order, one open refill, a refill moving from
+ *              the status it is in; see `lifecycle`). A drip-feed
  *              order's charge is quantity × rate × runs (c); a customer's
  *              cancel is an order.status like any other, so (d) checks its
  *              refund is the whole debit, once.
@@ -64,6 +66,7 @@ import { formatBig, formatMicro } from '../money/index.js';
 import { ShardedMap } from './sharded-map.js';
 import {
   chargeFor,
+  FINAL_STATUSES,
   isOrderStatus,
   isUnlimited,
   ORDER_STATUSES,
@@ -75,8 +78,17 @@ import {
   statusMoveRefusal,
   unitsOrdered,
 } from './rules.js';
-import { isRefillStatus, refillMoveRefusal } from './lifecycle.js';
-import type { LogEvent, OrderStatus } from './records.js';
+import {
+  cancelRefusalMessage,
+  cancelVerdict,
+  isOpenRefill,
+  isRefillStatus,
+  progressRefusal,
+  refillMoveRefusal,
+  refillRefusal,
+  refillRefusalMessage,
+} from './lifecycle.js';
+import { withServiceDefaults, type LogEvent, type OrderRecord, type OrderStatus, type ServiceRecord } from './records.js';
 
 /** One stored row: its key and its value, as the store returns them. */
 export interface SourceRow<K = unknown> {
@@ -157,23 +169,19 @@ interface AccountState {
 /** Fields that move money; the lifecycle events (f) carry none. */
 const MONEY_FIELDS = ['amount', 'refund', 'debit', 'charge', 'balance'] as const;
 
-/** The statuses an order may be in when each lifecycle event happens. */
-const LIFECYCLE_STATUSES: Readonly<Record<'order.progress' | 'order.cancel_requested' | 'refill.requested' | 'refill.status', readonly OrderStatus[]>> = {
-  'order.progress': ['in_progress'],
-  'order.cancel_requested': ['processing', 'in_progress'],
-  'refill.requested': ['completed', 'partial'],
-  'refill.status': ['completed', 'partial'],
-};
-
 /** An order between its placement and the status its row ends in. */
 interface OpenOrder {
   account: number;
-  /** Units ordered in all (unitsOrdered): what remains counts. */
-  units: number;
+  service: number;
+  /** With the runs of a drip-feed order: the units ordered in all (unitsOrdered), which remains counts. */
+  quantity: number;
+  extras?: { runs?: number };
   rate: number;
   debit: number;
   status: OrderStatus;
   remains: number | null;
+  /** When it reached a final state: its refill window counts from here. */
+  finishedAtMs?: number;
   final: { status: unknown; remains: unknown };
 }
 
@@ -380,6 +388,14 @@ class LedgerReplay {
   private lastNumber = 0;
   refunded = 0n;
   private rows: OrderRowCursor | null = null;
+  /** Each service as the latest service.saved left it: cancel and refill requests depend on it. */
+  private readonly services = new Map<number, ServiceRecord>();
+  /** The latest service.saved: which service, and the version it replaced (see servicesSeen). */
+  private lastSave: { id: number; before: ServiceRecord | null } | null = null;
+  /** Orders with a cancel request open: until their move to a final state. */
+  private readonly cancelRequests = new ShardedMap<true>();
+  /** Each order's open refill, until it moves to completed or rejected (at most one per order). */
+  private readonly openRefills = new ShardedMap<NonNullable<OrderRecord['refill']>>();
 
   constructor(private readonly source: LedgerSource) {}
 
@@ -426,7 +442,7 @@ class LedgerReplay {
     if (typeof e.type !== 'string' || !Object.hasOwn(KNOWN_TYPES, e.type)) {
       fail('log-sequence', seq, null, null, `the event type ${JSON.stringify(e.type)} is unknown, so its effect on balances cannot be checked.`);
     }
-    if (e.type === 'service.saved') return;
+    if (e.type === 'service.saved') return this.serviceSaved(seq, e);
     const accountId = e.account;
     if (!isInt(accountId)) fail('balance', seq, null, null, `${e.type} does not name a valid account id (${String(accountId)}).`);
     if (e.type === 'account.created') return this.accountCreated(seq, accountId, e);
@@ -551,7 +567,9 @@ class LedgerReplay {
     // Only an order whose row ends somewhere else than where it starts is
     // remembered; every other order is, from here on, what its row says.
     if (r.status !== 'pending' || r.remains !== null) {
-      this.setOpen(orderId, { account: id, units: unitsOrdered({ quantity, extras: { runs } }), rate, debit, status: 'pending', remains: null, final: { status: r.status, remains: r.remains } });
+      const open: OpenOrder = { account: id, service: e.service as number, quantity, rate, debit, status: 'pending', remains: null, final: { status: r.status, remains: r.remains } };
+      if (runs !== 1) open.extras = { runs };
+      this.setOpen(orderId, open);
     }
   }
 
@@ -575,9 +593,9 @@ class LedgerReplay {
       fail('order-status', seq, id, orderId, `the order moves backwards or sideways, from ${order.status} to ${toStatus}.`);
     }
     const remains = e.remains;
-    const remainsProblem = remainsRefusal(order.units, toStatus, remains);
+    const remainsProblem = remainsRefusal(unitsOrdered(order), toStatus, remains);
     if (remainsProblem === 'partial-needs-remains') {
-      fail('order-status', seq, id, orderId, `a partial order needs remains from 1 to ${order.units - 1}, not ${String(remains)}.`);
+      fail('order-status', seq, id, orderId, `a partial order needs remains from 1 to ${unitsOrdered(order) - 1}, not ${String(remains)}.`);
     }
     if (remainsProblem === 'remains-only-on-partial') {
       fail('order-status', seq, id, orderId, `remains is set (${String(remains)}) on a move to ${toStatus}; only partial carries it.`);
@@ -599,48 +617,112 @@ class LedgerReplay {
     this.statuses[toStatus]++;
     order.status = toStatus;
     order.remains = toStatus === 'partial' ? (remains as number) : null;
+    if (FINAL_STATUSES.has(toStatus)) {
+      if (isInt(e.atMs)) order.finishedAtMs = e.atMs;
+      // A final move resolves an open cancel request, as the actor's does.
+      this.cancelRequests.delete(orderId);
+    }
     if (order.status === order.final.status && order.remains === order.final.remains) this.open.delete(orderId);
     else this.setOpen(orderId, order);
   }
 
   /**
-   * (f) The lifecycle events that move no money: each names an order of its
-   * account in a status that allows it (progress while in_progress, a cancel
-   * request while processing or in_progress, a refill of a completed or
-   * partial order), a refill moves forward only, and none carries an amount,
-   * a refund or a balance: refills and requests never touch the wallet.
+   * (f) The lifecycle events that move no money: none carries an amount, a
+   * refund or a balance, each names an order of its account, and each is one
+   * the actor would accept at that point of the log, by the same rules
+   * (src/ledger/lifecycle.ts): progress while in_progress, a cancel request
+   * once per processing or in_progress order of a service that allows it, a
+   * refill of a finished order within its service's window while none is
+   * open, and a refill move forward from the status the refill is in.
    */
   private lifecycle(seq: number, id: number, e: Raw): void {
+    const type = String(e.type);
     const orderId = e.order;
-    if (typeof orderId !== 'string') fail('lifecycle', seq, id, null, `${String(e.type)} does not carry an order id.`);
+    if (typeof orderId !== 'string') fail('lifecycle', seq, id, null, `${type} does not carry an order id.`);
     for (const field of MONEY_FIELDS) {
-      if (e[field] !== undefined) fail('lifecycle', seq, id, orderId, `${String(e.type)} carries ${field} ${credits(e[field])}; it must move no money.`);
+      if (e[field] !== undefined) fail('lifecycle', seq, id, orderId, `${type} carries ${field} ${credits(e[field])}; it must move no money.`);
     }
     const order = this.open.get(orderId) ?? this.settledOrder(orderId);
-    if (order === undefined) fail('lifecycle', seq, id, orderId, `${String(e.type)} names an order that no earlier order.placed created.`);
-    if (order.account !== id) fail('lifecycle', seq, id, orderId, `${String(e.type)} names account ${id} but the order belongs to account ${order.account}.`);
-    const allowed = LIFECYCLE_STATUSES[e.type as keyof typeof LIFECYCLE_STATUSES];
-    if (!allowed.includes(order.status)) {
-      fail('lifecycle', seq, id, orderId, `${String(e.type)} happens while the order is ${order.status}; it is allowed only while ${allowed.join(' or ')}.`);
-    }
-    if (e.type === 'order.progress') {
-      const bad = (v: unknown, max: number): boolean => v !== null && (!isInt(v) || v < 0 || v > max);
-      if (bad(e.startCount, Number.MAX_SAFE_INTEGER) || bad(e.remains, order.units)) {
-        fail('lifecycle', seq, id, orderId, `order.progress records start_count ${String(e.startCount)} and remains ${String(e.remains)}; remains must lie in 0..${order.units}.`);
+    if (order === undefined) fail('lifecycle', seq, id, orderId, `${type} names an order that no earlier order.placed created.`);
+    if (order.account !== id) fail('lifecycle', seq, id, orderId, `${type} names account ${id} but the order belongs to account ${order.account}.`);
+    const atMs = e.atMs;
+    if (!isInt(atMs)) fail('lifecycle', seq, id, orderId, `${type} carries an invalid time (${String(atMs)}).`);
+    const refused = (why: string): never => fail('lifecycle', seq, id, orderId, `the actor refuses ${type} here: ${why}`);
+    switch (e.type) {
+      case 'order.progress': {
+        const refusal = progressRefusal(order, e.startCount as number | null | undefined, e.remains as number | null | undefined);
+        if (refusal === 'not-in-progress') refused(`progress is recorded only while the order is in_progress, and it is ${order.status}.`);
+        if (refusal !== null) {
+          refused(`it records start_count ${String(e.startCount)} and remains ${String(e.remains)}; start_count must be 0 or more, remains must lie in 0..${unitsOrdered(order)}.`);
+        }
+        return;
       }
-    }
-    if (e.type === 'refill.requested' && (!isInt(e.refill) || e.refill < 1)) fail('lifecycle', seq, id, orderId, `refill.requested carries an invalid refill id ${String(e.refill)}.`);
-    if (e.type === 'refill.status') {
-      if (!isRefillStatus(e.from) || !isRefillStatus(e.to) || refillMoveRefusal(e.from, e.to) !== null) {
-        fail('lifecycle', seq, id, orderId, `refill ${String(e.refill)} moves from ${String(e.from)} to ${String(e.to)}; refills move forward only and completed or rejected is final.`);
+      case 'order.cancel_requested': {
+        const asked = { status: order.status, cancelRequested: this.cancelRequests.has(orderId) };
+        const verdicts = this.servicesSeen(order.service).map((service) => cancelVerdict(asked, service));
+        if (!verdicts.some((v) => v.kind === 'request')) {
+          const verdict = verdicts[0]!;
+          refused(verdict.kind === 'refused' ? cancelRefusalMessage(verdict.reason, order.status) : 'a pending order is canceled at once (order.status), never by request.');
+        }
+        this.cancelRequests.set(orderId, true);
+        return;
+      }
+      case 'refill.requested': {
+        const refillId = e.refill;
+        if (!isInt(refillId) || refillId < 1) fail('lifecycle', seq, id, orderId, `refill.requested carries an invalid refill id ${String(refillId)}.`);
+        const asked = { status: order.status, finishedAtMs: order.finishedAtMs, refill: this.openRefills.get(orderId) };
+        const services = this.servicesSeen(order.service);
+        const refusals = services.map((service) => refillRefusal(asked, service, atMs));
+        if (!refusals.includes(null)) refused(refillRefusalMessage(refusals[0]!, order.status, services[0]?.refillDays ?? 0));
+        this.openRefills.set(orderId, { id: refillId, status: 'pending', createdAtMs: atMs });
+        return;
+      }
+      case 'refill.status': {
+        // The actor moves a refill from the status the order's record holds
+        // for it, and only while it is the order's open refill.
+        const refill = this.openRefills.get(orderId);
+        const move = `refill ${String(e.refill)} moves from ${String(e.from)} to ${String(e.to)}`;
+        if (refill === undefined || refill.id !== e.refill || refill.status !== e.from) {
+          const open = refill === undefined ? 'the order has no open refill' : `the order's open refill is ${refill.id}, ${refill.status}`;
+          fail('lifecycle', seq, id, orderId, `${move} but ${open}.`);
+        }
+        if (!isRefillStatus(e.to) || refillMoveRefusal(refill.status, e.to) !== null) {
+          fail('lifecycle', seq, id, orderId, `${move}; refills move forward only and completed or rejected is final.`);
+        }
+        if (isOpenRefill(e.to)) refill.status = e.to;
+        else this.openRefills.delete(orderId);
+        return;
       }
     }
   }
 
+  /** service.saved: the catalogue's new version of a service. */
+  private serviceSaved(seq: number, e: Raw): void {
+    const saved = asRaw(e.service);
+    if (!isInt(saved.id)) fail('lifecycle', seq, null, null, `service.saved carries no valid service id (${String(saved.id)}).`);
+    this.lastSave = { id: saved.id, before: this.services.get(saved.id) ?? null };
+    // Services saved before a field existed read as its default, as the catalogue reads them.
+    this.services.set(saved.id, withServiceDefaults(saved as Partial<ServiceRecord> & Pick<ServiceRecord, 'id'>));
+  }
+
+  /**
+   * The versions of service `id` a request logged now may have been decided
+   * on (null: no such service). The catalogue saves one service at a time
+   * and applies a save only once it is durable, so a request logged after
+   * the latest service.saved may still have read the version that save
+   * replaced; every earlier save was applied before the latest was logged.
+   */
+  private servicesSeen(id: number): (ServiceRecord | null)[] {
+    const current = this.services.get(id) ?? null;
+    return this.lastSave?.id === id ? [current, this.lastSave.before] : [current];
+  }
+
   /**
    * An order that is not open is, at this point of the log, exactly what its
-   * row says (or was never placed): its state comes from the row. Reached
-   * only when a move goes beyond the row's status, which the end reports.
+   * row says (or was never placed): its state comes from the row. Reached by
+   * a lifecycle event, or by a move beyond the row's status, which the end
+   * reports. Whether a cancel request or a refill is open is not taken from
+   * the row, which holds the end state: the replay tracks those itself.
    */
   private settledOrder(orderId: string): OpenOrder | undefined {
     const key = this.source.orderKey(orderId);
@@ -650,11 +732,14 @@ class LedgerReplay {
     if (!isOrderStatus(r.status)) return undefined;
     return {
       account: r.account as number,
-      units: unitsOrdered({ quantity: r.quantity as number, extras: r.extras as { runs?: number } | undefined }),
+      service: r.service as number,
+      quantity: r.quantity as number,
+      extras: r.extras as { runs?: number } | undefined,
       rate: r.rate as number,
       debit: r.debit as number,
       status: r.status,
       remains: (r.remains as number | null) ?? null,
+      finishedAtMs: isInt(r.finishedAtMs) ? r.finishedAtMs : undefined,
       final: { status: r.status, remains: r.remains },
     };
   }

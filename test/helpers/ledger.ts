@@ -4,7 +4,7 @@
  * Tests tamper with `events` or `rows` before `write()` to break exactly one
  * invariant.
  */
-import { chargeFor, isUnlimited, planExpiryAfter, planPriceInr, refundFor, type IdempotencyRecord, type LogEvent, type OrderRecord, type OrderExtras, type OrderStatus, type WalletRecord } from '../../src/ledger/index.js';
+import { chargeFor, FINAL_STATUSES, isUnlimited, planExpiryAfter, planPriceInr, refundFor, withServiceDefaults, type IdempotencyRecord, type LogEvent, type OrderRecord, type OrderExtras, type OrderStatus, type ServiceRecord, type WalletRecord } from '../../src/ledger/index.js';
 import type { TableName } from '../../src/wal/index.js';
 import { openStore, type Store } from '../../src/wal/store.js';
 import { orderIndexKey } from '../../src/wal/index.js';
@@ -55,6 +55,13 @@ export class Ledger {
     const w = this.wallet(id);
     w.credits += amount;
     this.events.push({ type: 'credits.adjusted', atMs: this.now(), account: id, amount, reason: 'test', balance: w.credits });
+    return this;
+  }
+
+  /** A service.saved as the catalogue logs it; place() orders service 1. */
+  service(fields: Partial<ServiceRecord> = {}, id = 1): this {
+    const service = withServiceDefaults({ id, platform: 'test', name: `service ${id}`, rate: 100_000, min: 1, max: 1_000_000, enabled: true, ...fields });
+    this.events.push({ type: 'service.saved', atMs: this.now(), service });
     return this;
   }
 
@@ -126,9 +133,12 @@ export class Ledger {
     const w = this.wallet(o.account);
     const refund = refundFor(o, to, remains);
     w.credits += refund;
-    this.events.push({ type: 'order.status', atMs: this.now(), account: o.account, order: orderId, from: o.status, to, remains, refund, balance: w.credits });
+    const at = this.now();
+    this.events.push({ type: 'order.status', atMs: at, account: o.account, order: orderId, from: o.status, to, remains, refund, balance: w.credits });
     o.status = to;
     o.remains = to === 'partial' ? remains : null;
+    // As the actor's move: a final state starts the refill window.
+    if (FINAL_STATUSES.has(to)) o.finishedAtMs = at;
     return this;
   }
 
