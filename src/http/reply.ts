@@ -102,7 +102,37 @@ function write(ex: Exchange, status: number, body: string, extraHeaders: string[
     for (let i = 0; i < ex.headers.length; i += 2) res.writeHeader(ex.headers[i]!, ex.headers[i + 1]!);
     for (let i = 0; i < extraHeaders.length; i += 2) res.writeHeader(extraHeaders[i]!, extraHeaders[i + 1]!);
     if (ex.head) res.endWithoutBody(Buffer.byteLength(body), close);
-    else res.end(body, close);
+    else if (close) res.end(body, true);
+    else endPaced(res, body);
+  });
+}
+
+/**
+ * Ends a reply without having uWS buffer it for a client that does not read
+ * its answers. `end` would copy whatever the socket cannot take into a
+ * per-connection buffer with no bound, so one connection that pipelines
+ * thousands of requests and never reads would make the server hold every
+ * answer. `tryEnd` hands over only what the socket takes now; the rest waits
+ * here and goes out as the client reads (onWritable). Until it has all gone,
+ * the reply is unfinished, and uWS closes the connection when another
+ * request arrives on it (it never pipelines behind an unfinished reply):
+ * such a client is disconnected, holding at most one answer, while a slow
+ * client that reads its answer is served at its own pace.
+ */
+export function endPaced(res: HttpResponse, body: string): void {
+  const size = Buffer.byteLength(body);
+  const [, done] = res.tryEnd(body, size);
+  if (done) return;
+  const bytes = Buffer.from(body);
+  res.onWritable((offset) => {
+    // A throw here would stop the process (the binding exits when this
+    // handler returns no boolean); uWS clears the handler once the reply is
+    // done or aborted, so none is expected.
+    try {
+      return res.tryEnd(bytes.subarray(offset), size)[0];
+    } catch {
+      return true;
+    }
   });
 }
 
