@@ -11,6 +11,7 @@ import { ORDER_ID_PATTERN } from '../order-ids.js';
 import { renderStatus } from '../render.js';
 import type { OrderRequest } from '../ledger/index.js';
 import { refuseBlockedAddress } from './address-block.js';
+import { remoteAddressKey } from './address-key.js';
 import { countHeaders, idempotencyHeader } from './header-counts.js';
 import { orderRequest, refusedOrder, submitOrder } from './order-submit.js';
 import { handleV2, V2_PATH } from './v2.js';
@@ -95,7 +96,7 @@ function handleApi(ctx: AppContext, ex: Exchange, res: HttpResponse, req: HttpRe
   const apiSecret = seen.apiSecret > 1 ? '' : req.getHeader('x-api-secret');
   // The address is read only when needed (a failure to count or check):
   // most requests never need it.
-  const ip = (): string => Buffer.from(res.getRemoteAddressAsText()).toString();
+  const ip = (): string => remoteAddressKey(res);
 
   if (method === 'post') {
     const contentType = req.getHeader('content-type');

@@ -23,6 +23,7 @@ import { BATCH_IDS_MAX, readOrderPayload, remainsShown, type OrderRecord, type R
 import { formatBig, formatMicro } from '../money/index.js';
 import { parsePositiveId } from '../order-numbers.js';
 import { refuseBlockedAddress } from './address-block.js';
+import { remoteAddressKey } from './address-key.js';
 import type { Answer } from './answer.js';
 import { admit, answerWhenDurable } from './api-lifecycle.js';
 import { readBody } from './body.js';
@@ -59,7 +60,7 @@ export function handleV2(ctx: AppContext, ex: Exchange, res: HttpResponse, req: 
   const query = req.getQuery() ?? '';
   const idempotency = idempotencyHeader(req, seen);
   // Read only when needed (a failure to count or check).
-  const ip = (): string => Buffer.from(res.getRemoteAddressAsText()).toString();
+  const ip = (): string => remoteAddressKey(res);
   if (method === 'get') return run(ctx, ex, ip, parseV2Params(query, '', null), idempotency);
   const contentType = req.getHeader('content-type');
   readBody(res, req.getHeader('content-length'), ctx.limits.bodyBytesMax, (body) =>
