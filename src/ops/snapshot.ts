@@ -12,9 +12,10 @@
  * It runs synchronous work (the copy's verification) where it is called:
  * a server runs it through `OperatorJobs`, in a child process.
  */
+import { statSync } from 'node:fs';
 import { mkdir, open, readdir, stat } from 'node:fs/promises';
 import { LMDB_FILES, makeFilesPrivate, PRIVATE_DIR_MODE } from '../private-files.js';
-import { dirname, extname, join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { openStore, type Store } from '../wal/store.js';
 import { verifyLedger, type VerifyReport } from './verify.js';
 
@@ -39,14 +40,6 @@ const DATA_FILE = 'data.mdb';
  */
 export async function takeSnapshot(store: Store, outDir: string): Promise<SnapshotReport> {
   const dir = resolve(outDir);
-  // lmdb-js treats a path whose last part has an extension as a single-file
-  // environment, so `openStore` could not open such a directory later.
-  if (extname(dir) !== '') {
-    throw new Error(
-      `The snapshot directory name ${JSON.stringify(dir)} ends in an extension (${extname(dir)}); ` +
-        'lmdb-js would open it as a single file, so choose a name without a dot in its last part.',
-    );
-  }
   await prepareEmptyDirectory(dir);
   const dataFile = join(dir, DATA_FILE);
   // mdb_env_copy2 names the target the way the live environment is laid
@@ -95,12 +88,13 @@ async function prepareEmptyDirectory(dir: string): Promise<void> {
 }
 
 /**
- * lmdb-js opens a path with an extension as a single file (its `noSubdir`
- * default); the root database keeps the path it was opened with.
+ * Whether the live store is one file rather than a directory (openStore
+ * opens an existing directory as a directory environment whatever its
+ * name); the root database keeps the path it was opened with.
  */
 function isSingleFileEnvironment(store: Store): boolean {
   const path = (store.root as unknown as { path?: unknown }).path;
-  return typeof path === 'string' && extname(path) !== '';
+  return typeof path === 'string' && statSync(path, { throwIfNoEntry: false })?.isFile() === true;
 }
 
 async function fsyncPath(path: string): Promise<void> {

@@ -50,10 +50,20 @@ export const STRUCTURES_KEY = Symbol.for('structures');
 export const CHAIN_KEY = 'commits';
 const RECORD_TABLES: ReadonlySet<TableName> = new Set(['profiles', 'wallets', 'services', 'orders', 'idempotency', 'refills']);
 
+function isDirectory(path: string): boolean {
+  return statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false;
+}
+
 export function openStore(path: string, options: { syncMode?: SyncMode; readOnly?: boolean } = {}): Store {
   const syncMode = options.syncMode ?? 'commit';
+  // lmdb-js takes a path whose last part has an extension for a single file
+  // (its noSubdir default), and then fails on a directory: an existing
+  // directory is opened as a directory environment whatever its name
+  // (DATA_DIR=/srv/coa.data).
+  const directory = isDirectory(path);
   const root = open({
     path,
+    ...(directory ? { noSubdir: false } : {}),
     maxDbs: 32,
     readOnly: options.readOnly ?? false,
     overlappingSync: syncMode !== 'commit',
@@ -70,7 +80,7 @@ export function openStore(path: string, options: { syncMode?: SyncMode; readOnly
   if (!(options.readOnly ?? false)) {
     // A path with an extension is a single-file environment (lmdb-js's
     // noSubdir default): the file and its `-lock` twin.
-    if (statSync(path).isDirectory()) makeFilesPrivate(path, LMDB_FILES);
+    if (isDirectory(path)) makeFilesPrivate(path, LMDB_FILES);
     else makeFilesPrivate(dirname(path), [basename(path), `${basename(path)}-lock`]);
   }
   // Tables of records keep their msgpack record structures in the table
