@@ -52,6 +52,9 @@ describe.skipIf(ONLY_SEED !== undefined)('simulation: wallet actors over the fau
     expect(sum(reports, 'cancelsRefunded')).toBeGreaterThan(0);
     expect(sum(reports, 'cancelRequests')).toBeGreaterThan(0);
     expect(sum(reports, 'refillsOpened')).toBeGreaterThan(0);
+    // Typed and drip-feed orders ran too, with partial refunds over more than one run.
+    expect(sum(reports, 'typedOrdersAcknowledged')).toBeGreaterThan(0);
+    expect(sum(reports, 'partialsOverRuns')).toBeGreaterThan(0);
   });
 
   it('crash: losing the unsynced tail never loses an acknowledged reply or unbalances the ledger', async () => {
@@ -75,6 +78,8 @@ describe.skipIf(ONLY_SEED !== undefined)('simulation: wallet actors over the fau
       refused: sum(reports, 'refused'),
       acknowledged: sum(reports, 'acknowledged'),
       ordersAcknowledged: sum(reports, 'ordersAcknowledged'),
+      typedOrdersAcknowledged: sum(reports, 'typedOrdersAcknowledged'),
+      partialsOverRuns: sum(reports, 'partialsOverRuns'),
       syncs: sum(reports, 'syncs'),
       crashes: sum(reports, 'crashes'),
       commitFailures: sum(reports, 'commitFailures'),

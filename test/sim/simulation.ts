@@ -28,7 +28,7 @@ import { orderRequest, refusedOrder } from '../../src/http/order-submit.js';
 import { TARGET_CHARS_MAX, type OrderBody } from '../../src/http/schemas.js';
 import { OrderNumbers } from '../../src/order-numbers.js';
 import { imageLedgerSource, orderIndexKey } from '../../src/wal/index.js';
-import { chargeFor, isOpenRefill, readOrderPayload, refillMoveRefusal, withServiceDefaults, FINAL_STATUSES, ORDER_STATUSES, REFILL_STATUSES, replayLedger, STATUS_RANK, type RefillRecord, type RefillStatus, type IdempotencyRecord, type OrderRecord, type OrderStatus, type ServiceRecord, type WalletRecord } from '../../src/ledger/index.js';
+import { chargeFor, isOpenRefill, readOrderPayload, refillMoveRefusal, remainsShown, unitsOrdered, RUNS_MAX, withServiceDefaults, FINAL_STATUSES, ORDER_STATUSES, REFILL_STATUSES, replayLedger, STATUS_RANK, type RefillRecord, type RefillStatus, type IdempotencyRecord, type OrderRecord, type OrderStatus, type ServiceRecord, type WalletRecord } from '../../src/ledger/index.js';
 import { MemoryWal, emptyImage, tableKeyString, type DurableImage } from '../../src/wal/memory-wal.js';
 
 // --- Deterministic randomness -------------------------------------------
@@ -87,6 +87,10 @@ export interface SimulationReport {
   refused: number;
   acknowledged: number;
   ordersAcknowledged: number;
+  /** Acknowledged orders of a typed service (not Default). */
+  typedOrdersAcknowledged: number;
+  /** Acknowledged partial moves of drip-feed orders refunding more units than one run holds. */
+  partialsOverRuns: number;
   /** Acknowledged customer cancels that refunded, cancel requests, and refills opened. */
   cancelsRefunded: number;
   cancelRequests: number;
@@ -146,6 +150,13 @@ const SERVICES: ServiceRecord[] = [
   withServiceDefaults({ id: 1, platform: 'instagram', name: 'Followers', rate: 1_500, min: 10, max: 10_000, enabled: true, cancel: true, refill: true }),
   withServiceDefaults({ id: 2, platform: 'telegram', name: 'Members', rate: 2_000_000, min: 1, max: 20, enabled: true }),
   withServiceDefaults({ id: 3, platform: 'youtube', name: 'Views (retired)', rate: 1_000, min: 1, max: 100, enabled: false }),
+  // Service 4 is drip-feed: quantity is per run, the charge covers every run,
+  // and remains (so a partial refund) counts units over all the runs.
+  withServiceDefaults({ id: 4, platform: 'instagram', name: 'Likes (drip-feed)', rate: 2_500, min: 10, max: 1_000, enabled: true, cancel: true, refill: true, dripfeed: true }),
+  // Service 5 is typed: its quantity is the number of comment lines sent.
+  withServiceDefaults({ id: 5, platform: 'instagram', name: 'Comments', type: 'Custom Comments', rate: 150_000, min: 1, max: 12, enabled: true, cancel: true }),
+  // Service 6 is a package: one unit, and a quantity sent with it is refused.
+  withServiceDefaults({ id: 6, platform: 'tiktok', name: 'Starter package', type: 'Package', rate: 3_000_000, min: 1, max: 1, enabled: true }),
 ];
 const serviceById = (id: number): ServiceRecord | null => SERVICES.find((s) => s.id === id) ?? null;
 const UNKNOWN_SERVICE_ID = 99;
@@ -210,7 +221,8 @@ class Simulation {
   private readonly ackedReasons = new Set<string>();
   private readonly ackedStatus = new Map<string, OrderStatus>();
   // What the clients know exists (accepted in memory, acknowledged or not).
-  private readonly knownOrders: { id: string; wallet: number; quantity: number }[] = [];
+  /** `units` counts every run of a drip-feed order (see unitsOrdered): what remains may name. */
+  private readonly knownOrders: { id: string; wallet: number; units: number }[] = [];
   private readonly usedKeys = new Map<number, { key: string; sent: OrderBody }[]>();
   /** Refills accepted in memory, and the status each was acknowledged in. */
   private readonly knownRefills: number[] = [];
@@ -233,6 +245,8 @@ class Simulation {
       refused: 0,
       acknowledged: 0,
       ordersAcknowledged: 0,
+      typedOrdersAcknowledged: 0,
+      partialsOverRuns: 0,
       cancelsRefunded: 0,
       cancelRequests: 0,
       refillsOpened: 0,
@@ -377,15 +391,33 @@ class Simulation {
     return o.kind;
   }
 
+  /**
+   * A request body as a client sends it: mostly one its service takes, and
+   * about one in ten that it refuses (a quantity out of range, drip-feed runs
+   * out of range or on a service without drip-feed, a comment list too long
+   * or empty, a quantity sent with a package).
+   */
   private randomBody(): OrderBody {
     const r = this.rng.float();
-    const serviceId = r < 0.5 ? 1 : r < 0.85 ? 2 : r < 0.93 ? 3 : UNKNOWN_SERVICE_ID;
+    const serviceId = r < 0.3 ? 1 : r < 0.5 ? 2 : r < 0.68 ? 4 : r < 0.82 ? 5 : r < 0.88 ? 6 : r < 0.94 ? 3 : UNKNOWN_SERVICE_ID;
     const service = serviceById(serviceId);
-    let quantity: number;
-    if (service === null) quantity = this.rng.int(1, 100);
-    else if (this.rng.chance(0.9)) quantity = this.rng.int(service.min, service.max);
-    else quantity = this.rng.pick([0, -1, service.min - 1, service.max + 1]);
-    return { service: serviceId, target: `https://example.com/p/${this.rng.int(1, 5)}`, quantity };
+    const body: OrderBody = { service: serviceId, target: `https://example.com/p/${this.rng.int(1, 5)}` };
+    const refused = this.rng.chance(0.1);
+    if (service?.type === 'Package') {
+      if (refused) body.quantity = 1;
+    } else if (service?.type === 'Custom Comments') {
+      const lines = refused ? this.rng.pick([0, service.max + 1]) : this.rng.int(service.min, service.max);
+      body.comments = Array.from({ length: lines }, (_, i) => `comment ${i + 1}`).join('\n');
+    } else if (service === null) {
+      body.quantity = this.rng.int(1, 100);
+    } else {
+      body.quantity = refused && this.rng.chance(0.5) ? this.rng.pick([0, -1, service.min - 1, service.max + 1]) : this.rng.int(service.min, service.max);
+      if (service.dripfeed ? this.rng.chance(0.8) : refused && this.rng.chance(0.5)) {
+        body.runs = refused ? this.rng.pick([1, RUNS_MAX + 1]) : this.rng.int(2, 6);
+        body.interval = this.rng.int(1, 120);
+      }
+    }
+    return body;
   }
 
   /** The order command for `body` sent with Idempotency-Key `key` (or none), built as the HTTP layer builds it. */
@@ -411,7 +443,8 @@ class Simulation {
         key = prior.key;
         // Reused with the same body (a retry) or, sometimes, a different one (a client bug).
         if (this.rng.chance(0.65)) body = { ...prior.sent };
-        else body = { ...prior.sent, quantity: prior.sent.quantity! + this.rng.int(1, 3) };
+        else if (prior.sent.quantity !== undefined) body = { ...prior.sent, quantity: prior.sent.quantity + this.rng.int(1, 3) };
+        else body = { ...prior.sent, target: `${prior.sent.target}/other` };
       } else {
         key = `k${this.nextId()}`;
         used.push({ key, sent: { ...body } });
@@ -422,8 +455,9 @@ class Simulation {
     const delivery = this.send(wallet, command, (d) => this.onOrderAck(wallet, command, body, d));
     if (delivery === null) return;
     const order = delivery.decision.order;
-    if (order !== null) this.knownOrders.push({ id: order.id, wallet, quantity: order.quantity });
-    this.note(`w${wallet} order ${body.service}x${body.quantity}${key === null ? '' : ` key ${key}`}: ${this.outcomeText(delivery)}`);
+    if (order !== null) this.knownOrders.push({ id: order.id, wallet, units: unitsOrdered(order) });
+    const runs = body.runs === undefined ? '' : `x${body.runs} runs`;
+    this.note(`w${wallet} order ${body.service}x${body.quantity ?? body.comments?.split('\n').length ?? '-'}${runs}${key === null ? '' : ` key ${key}`}: ${this.outcomeText(delivery)}`);
   }
 
   private onOrderAck(wallet: number, command: Extract<Command, { kind: 'order' }>, sent: OrderBody, d: Delivery): void {
@@ -439,6 +473,7 @@ class Simulation {
       this.check(order!.charge === expected, () => `order ${order!.id}: charge ${order!.charge}, but ${JSON.stringify(sent)} costs ${expected}`);
       this.ackedOrders.set(order!.id, { wallet, order: order! });
       this.report.ordersAcknowledged++;
+      if (order!.type !== undefined) this.report.typedOrdersAcknowledged++;
     }
     if (!request.ok || request.idempotency === null) return;
     const { key, fingerprint } = request.idempotency;
@@ -486,15 +521,17 @@ class Simulation {
     const to = this.rng.pick(ORDER_STATUSES);
     let remains: number | null = null;
     if (to === 'partial') {
-      remains = this.rng.chance(0.85) && target.quantity >= 2 ? this.rng.int(1, target.quantity - 1) : this.rng.pick([0, target.quantity]);
+      remains = this.rng.chance(0.85) && target.units >= 2 ? this.rng.int(1, target.units - 1) : this.rng.pick([0, target.units]);
     } else if (this.rng.chance(0.05)) {
       remains = 1;
     }
     const reason = `status-${this.nextId()}`;
     const command: Command = { kind: 'set-status', orderId: target.id, to, remains, reason };
     const delivery = this.send(wallet, command, (d) => {
-      if (d.decision.outcome.kind !== 'moved') return;
+      const o = d.decision.outcome;
+      if (o.kind !== 'moved') return;
       this.ackedReasons.add(reason);
+      if (to === 'partial' && o.order.extras?.runs !== undefined && remains! > o.order.quantity) this.report.partialsOverRuns++;
       const before = this.ackedStatus.get(target.id);
       this.check(before === undefined || RANK.get(before)! < RANK.get(to)!, () => `order ${target.id}: acknowledged move ${before} → ${to} goes backwards`);
       this.check(before === undefined || !FINAL_STATUSES.has(before), () => `order ${target.id}: acknowledged move away from final ${before}`);
@@ -516,7 +553,7 @@ class Simulation {
     const r = this.rng.float();
     let command: Command;
     if (r < 0.35) command = { kind: 'cancel', orderId: target.id };
-    else if (r < 0.55) command = { kind: 'progress', orderId: target.id, startCount: this.rng.int(0, 1000), remains: this.rng.int(0, target.quantity + 1) };
+    else if (r < 0.55) command = { kind: 'progress', orderId: target.id, startCount: this.rng.int(0, 1000), remains: this.rng.int(0, target.units + 1) };
     else if (r < 0.8 || this.knownRefills.length === 0) command = { kind: 'refill', orderId: target.id };
     else {
       const stored = this.wal.get('refills', this.rng.pick(this.knownRefills)) as RefillRecord | undefined;
@@ -666,8 +703,10 @@ class Simulation {
     for (const key of tables.orderIndex.keys()) this.check(expectedIndex.has(key), () => at(`stale status index entry ${key}`));
     const placedByKey = new Map<string, string>();
     const reasons = new Set<string>();
+    const refunded = new Map<string, number>();
     for (const e of image.events) {
       if ('reason' in e && typeof e.reason === 'string') reasons.add(e.reason);
+      if (e.type === 'order.status') refunded.set(e.order, (refunded.get(e.order) ?? 0) + e.refund);
       if (e.type === 'order.placed' && e.idempotencyKey !== null) {
         const slot = idempotencyTableKey(e.account, e.idempotencyKey);
         this.check(!placedByKey.has(slot), () => at(`key ${slot} created two orders: ${placedByKey.get(slot)} and ${e.order}`));
@@ -689,6 +728,23 @@ class Simulation {
     for (const [slot, id] of placedByKey) {
       const r = tables.idempotency.get(tableKeyString(slot)) as IdempotencyRecord | undefined;
       this.check(r !== undefined && r.order === id, () => at(`order ${id} was placed under key ${slot} but the key record is ${JSON.stringify(r)}`));
+    }
+
+    // Every order costs what it delivers: it is charged for every unit it
+    // asks for (all the runs of a drip-feed order), and once final the
+    // customer has paid, net of refunds, for the units delivered only (none
+    // when canceled, all but remains when partial), or nothing under the
+    // unlimited plan. Priced here by units, not as decide prices them
+    // (quantity, then runs), so a rule that drops the runs somewhere shows.
+    for (const value of tables.orders.values()) {
+      const o = value as OrderRecord;
+      const units = unitsOrdered(o);
+      this.check(o.charge === chargeFor(units, o.rate) && o.debit === (o.unlimited ? 0 : o.charge), () => at(`order ${o.id} of ${units} units at ${o.rate} was charged ${o.charge}, debited ${o.debit}`));
+      if (!FINAL_STATUSES.has(o.status)) continue;
+      const delivered = units - remainsShown(o);
+      const paid = o.debit - (refunded.get(o.id) ?? 0);
+      const due = o.unlimited ? 0 : chargeFor(delivered, o.rate);
+      this.check(paid === due, () => at(`order ${o.id} is ${o.status} with ${delivered} of ${units} units delivered; the customer paid ${paid}, not ${due}`));
     }
 
     // Nothing acknowledged was lost.
