@@ -71,6 +71,7 @@ import {
   isUnlimited,
   ORDER_STATUSES,
   planExpiryAfter,
+  planExpiryAfterBeforeClamp,
   planPriceInr,
   PLAN_MONTHS_MAX,
   refundFor,
@@ -196,6 +197,15 @@ const LABEL: Record<Invariant, string> = {
 };
 
 /** Thrown inside the replay to stop at the first failure; never escapes `replayLedger`. */
+/**
+ * An error a ledger rule throws on a value it cannot take (`invariant: …`),
+ * or JavaScript's own on a value of the wrong kind (a BigInt where a number
+ * belongs): what a malformed event makes replay throw.
+ */
+function isValueError(error: unknown): boolean {
+  return error instanceof TypeError || error instanceof RangeError || (error instanceof Error && error.message.startsWith('invariant:'));
+}
+
 class Broken extends Error {
   constructor(readonly finding: BrokenInvariant) {
     super(finding.sentence);
@@ -422,9 +432,11 @@ class LedgerReplay {
       try {
         this.apply(seq, value);
       } catch (error) {
-        if (error instanceof Broken) throw error;
+        if (error instanceof Broken || !isValueError(error)) throw error;
         // A rule that throws on a value no check above caught is still a
         // finding at this seq: verify names the event, it does not crash.
+        // Anything else (a read that failed, a bug here) is not the log's
+        // fault and fails the verification as an error, not a finding.
         const e = asRaw(value);
         const detail = `${String(e.type)} cannot be replayed: ${error instanceof Error ? error.message : String(error)}.`;
         fail(INVARIANT_OF_TYPE.get(e.type) ?? 'balance', seq, isInt(e.account) ? e.account : null, typeof e.order === 'string' ? e.order : null, detail);
@@ -501,7 +513,7 @@ class LedgerReplay {
       fail('balance', seq, id, null, `plan.granted prices ${months} months at ${String(e.priceInr)} INR but the plan costs ${planPriceInr(months)} INR.`);
     }
     const expected = planExpiryAfter(atMs, account.unlimitedExpiresMs, months);
-    if (expiresMs !== expected) {
+    if (expiresMs !== expected && expiresMs !== planExpiryAfterBeforeClamp(atMs, account.unlimitedExpiresMs, months)) {
       fail(
         'balance',
         seq,
@@ -510,7 +522,8 @@ class LedgerReplay {
         `plan.granted ends the window at ${instant(expiresMs)} but ${months} months from ${instant(Math.max(atMs, account.unlimitedExpiresMs ?? 0))} end at ${instant(expected)}.`,
       );
     }
-    account.unlimitedExpiresMs = expected;
+    // The window the wallet got is the logged one (either rule's).
+    account.unlimitedExpiresMs = expiresMs as number;
   }
 
   private orderPlaced(seq: number, id: number, account: AccountState, e: Raw): void {

@@ -95,6 +95,18 @@ export function addMonthsUtc(ms: number, months: number): number {
 }
 
 /**
+ * How grants were computed before the month-end clamp (25dafa4): Date's
+ * overflow, 31 Jan + 1 month = 3 Mar. Logs written then hold such expiries;
+ * replay accepts them so that verify (and the snapshot it gates) does not
+ * reject a store for a rule it followed when it was written.
+ */
+export function planExpiryAfterBeforeClamp(wallMs: number, currentExpiresMs: number | null, months: number): number {
+  const d = new Date(Math.max(wallMs, currentExpiresMs ?? 0));
+  d.setUTCMonth(d.getUTCMonth() + months);
+  return d.getTime();
+}
+
+/**
  * When the unlimited window ends after a grant of `months` at `wallMs`: the
  * months are added to the later of now and the current expiry, so a grant
  * before the window closes extends it instead of restarting it.

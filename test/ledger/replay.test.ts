@@ -128,6 +128,28 @@ describe('the same replay over the in-memory image', () => {
     expect(report.firstBroken).toMatch(/^Order status check failed at seq 7 \(account 1, order o2\): order.status cannot be replayed: .*BigInt/);
   });
 
+  it('a failure that is not the log\'s (a row that cannot be read) fails the replay instead of being blamed on the log', () => {
+    const source = imageLedgerSource(image(consistent()));
+    const readError = new Error('EIO: the orders table could not be read');
+    // The first row reads, the next one fails (while an event is replayed).
+    const failing = {
+      ...source,
+      orderRows: () => {
+        const rows = source.orderRows()[Symbol.iterator]();
+        let reads = 0;
+        return {
+          [Symbol.iterator]: () => ({
+            next: () => {
+              if (++reads > 1) throw readError;
+              return rows.next();
+            },
+          }),
+        };
+      },
+    };
+    expect(() => replayLedger(failing)).toThrow(readError);
+  });
+
   it('names the same broken invariant: a status index that lost an order', () => {
     const ledger = consistent();
     ledger.unindexed.add('u1');

@@ -243,6 +243,19 @@ describe('the unlimited plan, as the actor grants and bills it', () => {
     expectBroken(verify(ledger), 'balance', 2, 1, null, /ends the window at 2024-02-12T.* but 3 months from 2023-11-14T.* end at 2024-02-14T/);
   });
 
+  it('a grant logged before the month-end clamp (31 Jan + 1 month = 3 Mar, as Date overflows) still verifies, and the window it logged is the one that counts', () => {
+    const ledger = new Ledger().account(1).credit(1, 10 * CREDIT).plan(1);
+    const granted = ledger.last('plan.granted');
+    granted.atMs = Date.UTC(2026, 0, 31, 12);
+    granted.expiresMs = Date.UTC(2026, 2, 3, 12);
+    ledger.wallet(1).unlimitedExpiresMs = granted.expiresMs;
+    expect(verify(ledger).ok).toBe(true);
+    // Not any date: a window of 30 days from 31 Jan is neither rule's.
+    granted.expiresMs = Date.UTC(2026, 2, 2, 12);
+    ledger.wallet(1).unlimitedExpiresMs = granted.expiresMs;
+    expectBroken(verify(ledger), 'balance', 3, 1, null, /ends the window at 2026-03-02T12.* but 1 months from 2026-01-31T12.* end at 2026-02-28T12/);
+  });
+
   it('a grant is priced by planPriceInr and lasts 1 to 120 months', () => {
     const priced = planned();
     priced.last('plan.granted').priceInr = 1;
