@@ -7,7 +7,7 @@
  */
 import type { Account } from '../actors/index.js';
 import { errorOutcome, type ErrorOutcome } from '../errors.js';
-import { orderFingerprint, type OrderPayload, type OrderRequest, type ServiceRecord } from '../ledger/index.js';
+import { orderFingerprint, readOrderPayload, type OrderPayload, type OrderRequest, type ServiceRecord } from '../ledger/index.js';
 import type { Answer } from './answer.js';
 import type { AppContext } from './context.js';
 import { deliver, type OutcomeRenderer } from './deliver.js';
@@ -35,6 +35,10 @@ export function refusedOrder(reason: ErrorOutcome): OrderRequest {
 export function submitOrder(ex: Exchange, ctx: AppContext, account: Account, request: OrderRequest, close: boolean, render?: OutcomeRenderer): void {
   // An unread body may hold a request the client is still sending: answer, then close.
   if (!request.ok) return sendOrder(ex, ctx, account, request, close, render);
+  // A payload its service's type refuses gets VALIDATION (or its key's
+  // replay) from the actor, neither of which needs the force-join verdict:
+  // no Telegram call and no mailbox place for it.
+  if (!readOrderPayload(request.payload, request.service).ok) return sendOrder(ex, ctx, account, request, false, render);
   const pending = ctx.forceJoinVerdict(account);
   if (pending === null) return sendOrder(ex, ctx, account, request, false, render);
   // While Telegram is asked, the order holds a mailbox place: a client cannot

@@ -132,6 +132,14 @@ describe('orders waiting for a Telegram answer', () => {
       expect((await Promise.all(waiting)).map((r) => r.status)).toEqual([201, 201, 201, 201]);
       expect((await t.api('GET', '/api/v1/balance', creds)).body.credits).toBe(96);
       expect(actor()?.depth).toBe(0);
+      // A payload the service's type refuses is VALIDATION at once: Telegram
+      // (holding again) is not asked and no mailbox place is taken.
+      bot.hold();
+      const calls = bot.calls.count;
+      const invalid = await t.api('POST', '/api/v1/order', creds, { ...order(service, 1), runs: 3, interval: 10 });
+      expect(invalid.status).toBe(400);
+      expect(invalid.body.error).toBe('VALIDATION');
+      expect(bot.calls.count).toBe(calls);
     } finally {
       await t.close();
       await bot.close();
