@@ -134,6 +134,21 @@ export async function startTestServer(
   return t;
 }
 
+/**
+ * Two round trips to the in-process test server on a route that waits for
+ * nothing (the public OpenAPI document; admin replies may wait for a held
+ * sync). The server shares this process's event loop, so by their end the
+ * loop has read every request written before them and delivered every reply
+ * written meanwhile: a test that asserts a request has NOT been answered
+ * waits for this rather than for a fixed time.
+ */
+export async function roundTrips(t: Pick<TestServer, 'api'>): Promise<void> {
+  for (let i = 0; i < 2; i++) {
+    const r = await t.api('GET', '/api/v1/openapi.json', null);
+    if (r.status !== 200) throw new Error(`the round trip got ${r.status}`);
+  }
+}
+
 export function order(service: number, quantity: number, target = 'https://instagram.com/p/abc'): { service: number; target: string; quantity: number } {
   return { service, target, quantity };
 }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LmdbGroupCommit } from '../../src/wal/index.js';
 import { HeldWal } from '../helpers/held-wal.js';
-import { order, startTestServer, type Creds, type TestServer } from '../helpers/server.js';
+import { order, roundTrips, startTestServer, type Creds, type TestServer } from '../helpers/server.js';
 
 describe('restart recovers exactly the durable state', () => {
   it('accounts, balances, services, orders and credentials are identical after a restart', async () => {
@@ -77,7 +77,7 @@ describe('no reply before its sync (held WAL)', () => {
       read = true;
       return r;
     });
-    await new Promise((r) => setTimeout(r, 50));
+    await roundTrips(t);
     expect(answered).toBe(false);
     expect(read).toBe(false);
     held.release();
@@ -94,7 +94,7 @@ describe('no reply before its sync (held WAL)', () => {
     let released = false;
     const listing = t.admin('GET', '/admin/v1/orders?status=pending&limit=500').then((r) => ({ r, released }));
     const shown = t.admin('GET', `/admin/v1/orders/${id}`).then((r) => ({ r, released }));
-    await new Promise((r) => setTimeout(r, 50));
+    await roundTrips(t);
     released = true;
     held.release();
     const [list, one] = await Promise.all([listing, shown]);

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
-import { order, startTestServer, tempDir } from '../helpers/server.js';
+import { order, roundTrips, startTestServer, tempDir } from '../helpers/server.js';
 
 /**
  * A commit that fails stops the process with one clear log line, the
@@ -36,14 +36,14 @@ describe('fail-stop on a failed commit (injected: a record cannot be stored)', (
     const fatal = lines.map((l) => JSON.parse(l) as { level: number; msg: string }).filter((l) => l.level === 60);
     expect(fatal).toHaveLength(1);
     expect(fatal[0]!.msg).toContain('a commit failed; stopping');
-    await new Promise((r) => setTimeout(r, 50));
+    await roundTrips(t);
     expect(answered).toBe(false);
     // Later requests are not acknowledged either.
     const after = t.api('GET', '/api/v1/balance', creds).then(
       () => (answered = true),
       () => undefined,
     );
-    await new Promise((r) => setTimeout(r, 50));
+    await roundTrips(t);
     expect(answered).toBe(false);
 
     // "Restart": a new server on the same directory sees only the durable state.
