@@ -568,9 +568,22 @@ class LedgerReplay {
     this.debited += BigInt(debit);
     if (row === 'missing') fail('order-charge', seq, id, orderId, 'order.placed has no row in the orders table.');
     const r = asRaw(row);
-    const placed: Raw = { account: id, service: e.service, type: e.orderType, charge, debit, rate, quantity, extras: e.extras, number };
-    for (const field of ORDER_FIELDS) {
-      if (!sameField(r[field], placed[field])) fail('order-charge', seq, id, orderId, `the orders row has ${field} ${shown(r[field])} but order.placed says ${shown(placed[field])}.`);
+    // Compared field by field first: this runs for every order of the log,
+    // and the record naming the mismatch is only built when there is one.
+    if (
+      r.account !== id ||
+      r.service !== e.service ||
+      r.type !== e.orderType ||
+      r.charge !== charge ||
+      r.debit !== debit ||
+      r.rate !== rate ||
+      r.quantity !== quantity ||
+      r.number !== number ||
+      !sameField(r.extras, e.extras)
+    ) {
+      const placed: Raw = { account: id, service: e.service, type: e.orderType, charge, debit, rate, quantity, extras: e.extras, number };
+      const field = ORDER_FIELDS.find((f) => !sameField(r[f], placed[f]))!;
+      fail('order-charge', seq, id, orderId, `the orders row has ${field} ${shown(r[field])} but order.placed says ${shown(placed[field])}.`);
     }
     if (r.unlimited !== unlimited) {
       fail('order-charge', seq, id, orderId, `the orders row has unlimited ${String(r.unlimited)} but the order was placed ${unlimited ? 'inside' : 'outside'} an unlimited-plan window.`);
