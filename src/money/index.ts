@@ -68,6 +68,10 @@ export function multiplyMicro(quantity: number, rateMicro: number): number | nul
   // a float) and the result is that product, exactly; beyond it, the exact
   // product is at least 2^53, past MICRO_MAX. No BigInt, which costs a few
   // allocations on every order and every order verify replays.
+  if (!Number.isInteger(quantity) || !Number.isInteger(rateMicro)) {
+    // What BigInt refused before: a caller bug, never a value to round.
+    throw new RangeError(`invariant: multiplyMicro takes integers, not ${quantity} × ${rateMicro}`);
+  }
   const product = quantity * rateMicro;
   if (product > MICRO_MAX || product < -MICRO_MAX) return null;
   return product === 0 ? 0 : product; // never -0

@@ -165,6 +165,12 @@ describe('multiplyMicro', () => {
     expect(multiplyMicro(0, MAX)).toBe(0);
   });
 
+  it('refuses a non-integer operand instead of returning an inexact amount', () => {
+    expect(() => multiplyMicro(1.5, 2)).toThrow(/takes integers/);
+    expect(() => multiplyMicro(2, 0.1)).toThrow(/takes integers/);
+    expect(() => multiplyMicro(Number.NaN, 1)).toThrow(/takes integers/);
+  });
+
   it('returns null instead of overflowing at the MAX_SAFE boundaries', () => {
     expect(multiplyMicro(1, MAX)).toBe(MAX);
     expect(multiplyMicro(MAX, 1)).toBe(MAX);
