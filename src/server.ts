@@ -260,7 +260,7 @@ function buildParts(config: Config, options: ServerOptions, storage: Storage, se
     },
     openapiBody: JSON.stringify(buildOpenApi(VERSION)),
     currency: config.currency,
-    forceJoinVerdict: verifier === null ? () => null : (account) => verdictFor(verifier, account),
+    forceJoinVerdict: verifier === null ? null : (account) => verdictFor(verifier, account),
     forceJoinChanged: (id) => verifier?.invalidate(id),
     draining: () => draining,
     idempotencyStats: () => sweeper.stats(),

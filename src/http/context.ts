@@ -49,7 +49,7 @@ export interface AppContext {
    * The force-join verdict for an account's order, or null (synchronously,
    * so the order path stays synchronous) when no channel is required.
    */
-  forceJoinVerdict: (account: Account) => Promise<ForceJoinVerdict> | null;
+  forceJoinVerdict: ((account: Account) => Promise<ForceJoinVerdict> | null) | null;
   /** The operator changed an account's force-join settings: forget cached answers. */
   forceJoinChanged: (accountId: number) => void;
   /** True while the server is shutting down: new requests get 503. */

@@ -35,11 +35,13 @@ export function refusedOrder(reason: ErrorOutcome): OrderRequest {
 export function submitOrder(ex: Exchange, ctx: AppContext, account: Account, request: OrderRequest, close: boolean, render?: OutcomeRenderer): void {
   // An unread body may hold a request the client is still sending: answer, then close.
   if (!request.ok) return sendOrder(ex, ctx, account, request, close, render);
-  // A payload its service's type refuses gets VALIDATION (or its key's
-  // replay) from the actor, neither of which needs the force-join verdict:
-  // no Telegram call and no mailbox place for it.
-  if (!readOrderPayload(request.payload, request.service).ok) return sendOrder(ex, ctx, account, request, false, render);
-  const pending = ctx.forceJoinVerdict(account);
+  // Without force-join nothing waits here. With it, a payload its service's
+  // type refuses gets VALIDATION (or its key's replay) from the actor,
+  // neither of which needs the verdict: no Telegram call and no mailbox
+  // place for it (the payload is read here only when that can happen).
+  const askVerdict = ctx.forceJoinVerdict;
+  if (askVerdict === null || !readOrderPayload(request.payload, request.service).ok) return sendOrder(ex, ctx, account, request, false, render);
+  const pending = askVerdict(account);
   if (pending === null) return sendOrder(ex, ctx, account, request, false, render);
   // While Telegram is asked, the order holds a mailbox place: a client cannot
   // park more orders on one check than the wallet's mailbox takes.

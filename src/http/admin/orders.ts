@@ -121,7 +121,7 @@ export const placePanelOrder: AdminHandler = async (ex, ctx, [id], body) => {
   if (account === null) return;
   const checked = checkOrderInput(body, ctx.limits.targetCharsMax, (serviceId) => ctx.catalog.get(serviceId));
   if (!checked.ok) return sendError(ex, checked.error);
-  const forceJoin = await (ctx.forceJoinVerdict(account) ?? Promise.resolve(null));
+  const forceJoin = await (ctx.forceJoinVerdict?.(account) ?? Promise.resolve(null));
   const delivery = account.actor.send({
     kind: 'order',
     requestId: ex.requestId,
