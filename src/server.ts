@@ -225,7 +225,7 @@ function buildParts(config: Config, options: ServerOptions, storage: Storage, se
     withWebhookMessages: (events, account, order, refill, atMs) => webhooks.outbox.withMessages(events, account, order, refill, atMs),
   };
   const registry = new Registry(store, wal, clock, actorContext, config.defaultRateLimitPerMinute);
-  const sweeper = new IdempotencySweeper(store, wal, clock, actorContext.idempotencyRetentionMs);
+  const sweeper = new IdempotencySweeper(store, wal, clock, actorContext.idempotencyRetentionMs, (tableKey) => registry.idempotencyKeyPending(tableKey));
   const catalog = new Catalog(store, wal, clock);
   const verifier =
     config.forceJoin === null

@@ -297,6 +297,17 @@ export class Registry {
     });
   }
 
+  /**
+   * Whether the wallet of an Idempotency-Key record's table key
+   * (`account:key`) holds a newer record for it that is not yet durable.
+   * Only loaded accounts can: one with a commit in flight is never evicted.
+   */
+  idempotencyKeyPending(tableKey: string): boolean {
+    const colon = tableKey.indexOf(':');
+    const account = this.active.get(Number(tableKey.slice(0, colon)));
+    return account !== undefined && account.actor.idempotencyKeyPending(tableKey.slice(colon + 1));
+  }
+
   /** Drops accounts idle for longer than `idleMs` with nothing in flight. Returns how many. */
   evictIdle(idleMs: number = ACCOUNT_IDLE_EVICT_MS): number {
     const now = this.clock.monotonicMs();

@@ -228,6 +228,11 @@ export class WalletActor {
     return this.pendingOrders?.get(id) ?? this.ctx.readOrder(id) ?? null;
   }
 
+  /** Whether this wallet holds a record for the Idempotency-Key that is not yet durable (the sweep keeps its stored one). */
+  idempotencyKeyPending(key: string): boolean {
+    return this.pendingKeys?.has(key) ?? false;
+  }
+
   /** The Idempotency-Key record of a decision that asks to be remembered: its answer as the front end renders it. */
   private remember(decision: Decision, requestId: string, wallMs: number): { key: string; record: IdempotencyRecord } {
     const { key, fingerprint } = decision.remember!;

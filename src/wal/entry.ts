@@ -29,12 +29,8 @@ export interface TablePut {
 export interface WalEntry {
   events: LogEvent[];
   puts: TablePut[];
-  /**
-   * Rows to delete. With `ifAtMsBefore`, the row is deleted only if, inside
-   * the commit, it still exists with an `atMs` older than that: a record
-   * written again meanwhile is kept.
-   */
-  removes?: { table: TableName; key: string | number | (string | number)[]; ifAtMsBefore?: number }[];
+  /** Rows to delete (a missing row is no error). */
+  removes?: { table: TableName; key: string | number | (string | number)[] }[];
 }
 
 /** Key of an order in the status index: oldest first within a status. */

@@ -200,7 +200,7 @@ export class LmdbGroupCommit implements Wal {
       } else {
         // A callback in a child transaction rolls back entirely if any write
         // throws (lmdb-js commits whatever a plain transaction callback wrote
-        // before it threw), and can read inside the commit.
+        // before it threw).
         written = store.root.childTransaction(() => {
           this.writeInTransaction(batch.entries, item);
           store.chain.put(CHAIN_KEY, next, next);
@@ -249,17 +249,11 @@ export class LmdbGroupCommit implements Wal {
     return writes;
   }
 
-  /** Writes the batch inside a transaction callback, where a remove can read first. */
+  /** Writes the batch inside a transaction callback (a batch with a key that may not fit). */
   private writeInTransaction(entries: readonly WalEntry[], item: Queued): void {
     this.eachWrite(entries, item, {
       put: (db, key, value) => db.put(key, value),
-      remove: (db, r) => {
-        if (r.ifAtMsBefore !== undefined) {
-          const row = db.get(r.key) as { atMs?: number } | undefined;
-          if (row === undefined || row.atMs === undefined || row.atMs >= r.ifAtMsBefore) return;
-        }
-        db.remove(r.key);
-      },
+      remove: (db, r) => db.remove(r.key),
     });
   }
 
@@ -363,15 +357,13 @@ function keyFits(key: unknown): boolean {
 }
 
 /**
- * Whether a batch can be queued as asynchronous lmdb-js writes: no
- * conditional removes (they read inside the commit) and no key that could
- * make a put throw halfway through queueing the batch. Values are the
- * service's own records, which msgpack always encodes.
+ * Whether a batch can be queued as asynchronous lmdb-js writes: no key that
+ * could make a put throw halfway through queueing the batch. Values are the
+ * service's own records, which msgpack always encodes. No batch reads
+ * inside its commit (the Idempotency-Key sweep decides before it appends),
+ * so every batch the service makes is queued this way.
  */
 export function queueable(entries: readonly WalEntry[]): boolean {
-  for (const entry of entries) {
-    if (entry.removes !== undefined) for (const r of entry.removes) if (r.ifAtMsBefore !== undefined) return false;
-  }
   return keysFit(entries, keyFits);
 }
 

@@ -10,11 +10,25 @@
  * and runs alone, so no step holds the write lock or the event loop for
  * long; a sweep runs steps back to back until nothing expired is left.
  *
- * Deletions go through the WAL, in order with every other write. A record
- * is removed only if, inside the commit, it is still older than the cutoff:
- * a key used again since (a new record, with its own newer index entry) is
- * kept. Index entries older than the cutoff are removed outright: nothing
- * writes one again.
+ * Deletions go through the WAL, in order with every other write, as plain
+ * removes: a step decides on the event loop, in the turn that appends it,
+ * which records are still expired, and its commit reads nothing. A record
+ * is removed only if its durable copy is older than the cutoff and its
+ * wallet actor holds no newer one not yet durable (`keyPending`): a key
+ * used again since (a new record, with its own newer index entry) is kept,
+ * whether its commit has landed or is still on its way, and a key used
+ * again after the step is written after the step's removes. Index entries
+ * older than the cutoff are removed outright: nothing writes one again.
+ *
+ * The decision used to be made inside the commit (a remove that read the
+ * row first), which LMDB can only do in a transaction callback run apart
+ * from the queued write blocks; deciding before the append leaves every
+ * batch on one path. That was not what a sweep costs the orders beside it,
+ * though: the deletes are (bench/storage/sweep-stall.ts; bench/RESULTS.md,
+ * session 16). A step of 5,000 records took keyed orders from about 20,000
+ * to 3,000 a second while it ran, either way; steps of 1,000 (the default)
+ * keep about 7,700 and halve the worst latency, and the sweep takes twice
+ * as long.
  *
  * A store written before the index existed has records without index
  * entries: the first sweeps walk the records table once, in bounded steps,
@@ -60,8 +74,13 @@ export class IdempotencySweeper {
     private readonly wal: Wal,
     private readonly clock: Clock,
     private readonly retentionMs: number,
-    /** Most index entries (and records) removed in one step and commit. */
-    private readonly stepMax = 5_000,
+    /**
+     * Whether the wallet actor of a record's key (`account:key`) holds a
+     * record for it that is not yet durable (Registry.idempotencyKeyPending).
+     */
+    private readonly keyPending: (tableKey: string) => boolean,
+    /** Most index entries (and records) removed in one step and commit: the step reads them on the event loop. */
+    private readonly stepMax = 1_000,
   ) {
     this.indexed = store.tables.meta.get(IDEMPOTENCY_INDEXED_KEY) === true;
   }
@@ -76,10 +95,20 @@ export class IdempotencySweeper {
       const [, tableKey] = key as [number, string];
       entries++;
       removes.push({ table: 'idempotencyExpiry', key: key as [number, string] });
-      removes.push({ table: 'idempotency', key: tableKey, ifAtMsBefore: cutoffMs });
+      if (this.expired(tableKey, cutoffMs)) removes.push({ table: 'idempotency', key: tableKey });
     }
     if (entries > 0) await this.wal.append({ events: [], puts: [], removes });
     return { removed: entries, more: entries === this.stepMax };
+  }
+
+  /**
+   * Whether a record may go: its durable copy is older than the cutoff, and
+   * no newer one is on its way to the disk (that one would be written before
+   * this step's removes, which are appended after it).
+   */
+  private expired(tableKey: string, cutoffMs: number): boolean {
+    const record = this.store.tables.idempotency.get(tableKey) as IdempotencyRecord | undefined;
+    return record !== undefined && record.atMs < cutoffMs && !this.keyPending(tableKey);
   }
 
   /** Steps until nothing expired is left (one sweep at a time). */

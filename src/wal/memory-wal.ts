@@ -274,8 +274,7 @@ export class MemoryWal implements Wal {
 
   /**
    * Writes one batch into the durable image, entry by entry: events, then
-   * removes (conditional ones checked against the image as it is at that
-   * point of the commit), then puts, as the LMDB group commit does.
+   * removes, then puts, as the LMDB group commit does.
    */
   private apply(batch: Batch): number {
     let events = 0;
@@ -287,14 +286,7 @@ export class MemoryWal implements Wal {
       if (entry.removes !== undefined) {
         for (const r of entry.removes) {
           const table = this.image.tables[r.table];
-          const key = tableKeyString(r.key);
-          if (r.ifAtMsBefore !== undefined) {
-            // Conditional, decided inside the commit as the LMDB one does: a
-            // row written again since the remover read it is kept.
-            const row = table.get(key) as { atMs?: unknown } | undefined;
-            if (row === undefined || typeof row.atMs !== 'number' || row.atMs >= r.ifAtMsBefore) continue;
-          }
-          table.delete(key);
+          table.delete(tableKeyString(r.key));
         }
       }
       for (const put of entry.puts) this.image.tables[put.table].set(tableKeyString(put.key), put.value);

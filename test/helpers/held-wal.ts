@@ -7,11 +7,19 @@ import type { Wal, WalEntry, WalStats } from '../../src/wal/index.js';
 
 export class HeldWal implements Wal {
   holding = false;
+  /**
+   * Stronger than `holding`: entries are not even handed to the inner WAL
+   * until the release (a commit that has not landed: nothing of it can be
+   * read), and then go in the order they were appended.
+   */
+  deferring = false;
   private readonly held: (() => void)[] = [];
+  private readonly deferred: { entry: WalEntry; resolve: () => void; reject: (error: unknown) => void }[] = [];
 
   constructor(private readonly inner: Wal) {}
 
   append(entry: WalEntry): Promise<void> {
+    if (this.deferring) return new Promise((resolve, reject) => this.deferred.push({ entry, resolve, reject }));
     const durable = this.inner.append(entry);
     if (!this.holding) return durable;
     return new Promise((resolve, reject) => {
@@ -23,7 +31,14 @@ export class HeldWal implements Wal {
     return this.held.length;
   }
 
+  /** Entries appended while deferring, not yet handed on. */
+  get deferredCount(): number {
+    return this.deferred.length;
+  }
+
   release(): void {
+    this.deferring = false;
+    for (const { entry, resolve, reject } of this.deferred.splice(0)) this.inner.append(entry).then(resolve, reject);
     this.holding = false;
     for (const resolve of this.held.splice(0)) resolve();
     for (const resolve of this.barriers.splice(0)) resolve();

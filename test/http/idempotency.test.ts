@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LmdbGroupCommit } from '../../src/wal/index.js';
+import { HeldWal } from '../helpers/held-wal.js';
 import { keepAlive } from '../helpers/keep-alive.js';
-import { order, startTestServer, type Creds, type TestServer } from '../helpers/server.js';
+import { order, roundTrips, startTestServer, type Creds, type TestServer } from '../helpers/server.js';
 
 describe('Idempotency-Key on POST /order', () => {
   let t: TestServer;
@@ -151,10 +153,50 @@ describe('Idempotency-Key retention sweep', () => {
     }
   });
 
-  // The sweep's conditional removes are written by a child-transaction
-  // callback, apart from the queued write blocks; the exact interleaving
-  // that once stopped the server is pinned in test/wal/group-commit.test.ts.
-  // This is the same thing end to end, with real requests around a sweep.
+  it('keeps a key used again whose new record is still on its way to the disk when the sweep reads it', async () => {
+    let held!: HeldWal;
+    const t = await startTestServer({ server: { wal: (store, onFatal) => (held = new HeldWal(new LmdbGroupCommit(store, { onFatal }))) } });
+    try {
+      const clock = t.clock as import('../../src/clock.js').ManualClock;
+      const service = await t.createService({ rate: '1', min: 1, max: 10 });
+      const creds = await t.createAccount('inflight', '100');
+      // A new store's first sweep marks the expiry index complete, so the sweep below goes straight to removing.
+      await t.server.sweeper.runOnce();
+      const first = await t.api('POST', '/api/v1/order', creds, order(service, 1), { 'idempotency-key': 'again' });
+      clock.advance(24 * 3_600_000 + 1);
+      // The key's record has expired: its next use places a new order, whose
+      // commit (with the new record) has not landed when the sweep reads the old one.
+      held.deferring = true;
+      const second = t.api('POST', '/api/v1/order', creds, order(service, 2), { 'idempotency-key': 'again' });
+      for (let i = 0; held.deferredCount < 1; i++) {
+        if (i === 100) throw new Error('the order never reached the WAL');
+        await roundTrips(t);
+      }
+      const swept = t.server.sweeper.runOnce();
+      for (let i = 0; held.deferredCount < 2; i++) {
+        if (i === 100) throw new Error("the sweep's step never reached the WAL");
+        await roundTrips(t);
+      }
+      // Both commits land, the order's first and the sweep's step after it.
+      held.release();
+      expect((await swept).removed).toBe(1);
+      const placed = await second;
+      expect(placed.status).toBe(201);
+      expect(placed.body.order).not.toBe(first.body.order);
+      expect([...t.server.context.store.tables.idempotency.getKeys()]).toEqual([`${creds.id}:again`]);
+      // A retry of the second order is recognised, not placed a third time.
+      const retry = await t.api('POST', '/api/v1/order', creds, order(service, 2), { 'idempotency-key': 'again' });
+      expect(retry.headers.get('idempotent-replayed')).toBe('true');
+      expect(retry.body.order).toBe(placed.body.order);
+      expect((await t.api('GET', '/api/v1/balance', creds)).body.credits).toBe(100 - 3);
+    } finally {
+      await t.close();
+    }
+  });
+
+  // The exact interleaving of batches that once stopped the server is
+  // pinned in test/wal/group-commit.test.ts. This is a sweep end to end,
+  // with real requests around it.
   it('runs while orders are being placed: every order is acknowledged and the server keeps going', async () => {
     const fatals: unknown[] = [];
     const t = await startTestServer({ server: { onFatal: (e: unknown) => void fatals.push(e) } });

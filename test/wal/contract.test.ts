@@ -336,43 +336,6 @@ describe.each(IMPLEMENTATIONS)('WAL contract: $name', (impl) => {
     expect(view.get('orders', 1 as unknown as string)).toBeUndefined();
   });
 
-  it('a conditional remove deletes a row only if, inside the commit, it is still older than its bound', async () => {
-    const s = make();
-    const first = s.wal.append({
-      events: [],
-      puts: [
-        { table: 'idempotency', key: '1:a', value: { atMs: 10 } },
-        { table: 'idempotency', key: '1:b', value: { atMs: 50 } },
-        { table: 'idempotency', key: '1:c', value: { atMs: 10 } },
-        { table: 'meta', key: 'no-time', value: { note: 'no atMs' } },
-      ],
-    });
-    await s.sync();
-    await first;
-    // One batch: 'a' is written again before the remover's entry, which read it when it was old.
-    const rewrite = s.wal.append({ events: [], puts: [{ table: 'idempotency', key: '1:a', value: { atMs: 100 } }] });
-    const sweep = s.wal.append({
-      events: [],
-      puts: [],
-      removes: [
-        { table: 'idempotency', key: '1:a', ifAtMsBefore: 20 },
-        { table: 'idempotency', key: '1:b', ifAtMsBefore: 20 },
-        { table: 'idempotency', key: '1:c', ifAtMsBefore: 20 },
-        { table: 'idempotency', key: '1:missing', ifAtMsBefore: 20 },
-        { table: 'meta', key: 'no-time', ifAtMsBefore: 20 },
-      ],
-    });
-    expect(sweep).toBe(rewrite);
-    await s.sync();
-    await sweep;
-    const view = await s.reopenDurable();
-    expect(view.get('idempotency', '1:a')).toEqual({ atMs: 100 });
-    expect(view.get('idempotency', '1:b')).toEqual({ atMs: 50 });
-    expect(view.get('idempotency', '1:c')).toBeUndefined();
-    expect(view.get('idempotency', '1:missing')).toBeUndefined();
-    expect(view.get('meta', 'no-time')).toEqual({ note: 'no atMs' });
-  });
-
   it('a failed commit rejects its whole batch, calls onFatal once, and nothing later is acknowledged', async () => {
     const s = make();
     const before = s.wal.append(entry(1, 10));

@@ -8,7 +8,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import type { IdempotencyRecord } from '../../src/ledger/index.js';
-import { IdempotencySweeper, idempotencyExpiryKey, LmdbGroupCommit, type TablePut } from '../../src/wal/index.js';
+import { IDEMPOTENCY_INDEXED_KEY, IdempotencySweeper, idempotencyExpiryKey, LmdbGroupCommit, type TablePut } from '../../src/wal/index.js';
 import { tempStores } from '../helpers/temp-store.js';
 
 const { open, cleanup } = tempStores('credit-order-api-sweep');
@@ -23,7 +23,7 @@ describe('Idempotency-Key sweep', () => {
     const clock = new ManualClock();
     const retentionMs = 2_000;
     const stepMax = 2_000;
-    const sweeper = new IdempotencySweeper(store, wal, clock, retentionMs, stepMax);
+    const sweeper = new IdempotencySweeper(store, wal, clock, retentionMs, () => false, stepMax);
     const perTick = 1_750; // 17,500/s in ticks of 100 ms
     const table = store.tables.idempotency;
     let written = 0;
@@ -67,6 +67,29 @@ describe('Idempotency-Key sweep', () => {
     await wal.close();
   }, 120_000);
 
+  it('keeps a record used again, whether its new copy is durable or still pending in its wallet, and removes only stale index entries', async () => {
+    const { store } = open();
+    const wal = new LmdbGroupCommit(store, { onFatal: (e) => { throw e; } });
+    const clock = new ManualClock();
+    const put = (key: string): TablePut[] => [
+      { table: 'idempotency', key, value: record(clock.wallMs()) },
+      { table: 'idempotencyExpiry', key: idempotencyExpiryKey(clock.wallMs(), key), value: 1 },
+    ];
+    // A store written with the expiry index from the start.
+    await wal.append({ events: [], puts: [...put('1:old'), ...put('1:durable'), ...put('2:pending'), { table: 'meta', key: IDEMPOTENCY_INDEXED_KEY, value: true }] });
+    clock.advance(2_000);
+    // '1:durable' was used again and its new record landed; '2:pending' was used again and its wallet holds the new record, not yet durable.
+    await wal.append({ events: [], puts: put('1:durable') });
+    const asked: string[] = [];
+    const sweeper = new IdempotencySweeper(store, wal, clock, 1_000, (key) => (asked.push(key), key === '2:pending'));
+    expect(await sweeper.runOnce()).toEqual({ removed: 3, steps: 1 });
+    expect([...store.tables.idempotency.getKeys()].sort()).toEqual(['1:durable', '2:pending']);
+    expect([...store.tables.idempotencyExpiry.getKeys()].map((k) => (k as [number, string])[1])).toEqual(['1:durable']);
+    // The durable copy already shows '1:durable' is fresh: its wallet is not asked.
+    expect(asked.sort()).toEqual(['1:old', '2:pending']);
+    await wal.close();
+  });
+
   it('indexes records written before the expiry index existed, in bounded steps, and then sweeps them', async () => {
     const { store } = open();
     const wal = new LmdbGroupCommit(store, { onFatal: (e) => { throw e; } });
@@ -77,14 +100,14 @@ describe('Idempotency-Key sweep', () => {
     clock.advance(1_000);
     await wal.append({ events: [], puts: [{ table: 'idempotency', key: '1:fresh', value: record(clock.wallMs()) }] });
     clock.advance(1_000);
-    const sweeper = new IdempotencySweeper(store, wal, clock, 1_500, 1_000);
+    const sweeper = new IdempotencySweeper(store, wal, clock, 1_500, () => false, 1_000);
     const swept = await sweeper.runOnce();
     expect(swept.removed).toBe(2_500);
     // Three indexing steps of at most 1,000, then three removing steps.
     expect(swept.steps).toBe(6);
     expect([...store.tables.idempotency.getKeys()]).toEqual(['1:fresh']);
     // A restarted sweeper knows the walk is done.
-    expect((await new IdempotencySweeper(store, wal, clock, 1_500, 1_000).runOnce()).steps).toBe(1);
+    expect((await new IdempotencySweeper(store, wal, clock, 1_500, () => false, 1_000).runOnce()).steps).toBe(1);
     await wal.close();
   });
 });
