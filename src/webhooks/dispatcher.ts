@@ -138,6 +138,12 @@ interface EndpointState {
   /** Its rows in `webhookOutbox` (counting moves written and not yet durable, and removals not yet durable). */
   held: number;
   /**
+   * `atMs` of its first held row, for the backlog gauge: null when it holds
+   * none, undefined when not known (read at the next look, then kept until
+   * a held row goes).
+   */
+  oldestHeldAtMs: number | null | undefined;
+  /**
    * Per message id not yet delivered: attempts made so far (for the log),
    * and the wall ms of its first failure in this process since the endpoint
    * was last woken (null after a wake: a replay gives it the whole retry
@@ -328,9 +334,13 @@ export class Dispatcher {
   /**
    * Messages not yet delivered (in the log past the cursor, or held) and the
    * age of the oldest, for metrics and the operator. The count costs no
-   * walk; the oldest reads the first held row of each endpoint that holds
-   * any (a running value would have to follow each endpoint's first row
-   * through moves and deliveries not yet durable).
+   * walk. The oldest is each holding endpoint's first held row, kept in its
+   * state: a scrape reads only the first rows it does not know, those of
+   * endpoints whose held rows were delivered from since it was last read,
+   * so with many endpoints holding (a receiver down for everyone) a scrape
+   * stays a walk of memory, not a read per endpoint. A deleted endpoint's
+   * rows, which its purge is removing, count in the number but not in the
+   * age: they will never be delivered.
    */
   backlog(): { held: number; oldestAtMs: number | null } {
     let queued = this.unread;
@@ -341,13 +351,20 @@ export class Dispatcher {
       if (oldest === null) oldest = w.message.atMs;
     }
     const held = (this.store.tables.webhookOutbox.getStats() as { entryCount: number }).entryCount;
-    for (const endpoint of endpointsWithRows(this.store, 'webhookOutbox')) {
-      for (const { value } of this.store.tables.webhookOutbox.getRange({ start: [endpoint], end: [endpoint + 1], limit: 1 })) {
-        const at = (value as OutboxMessage).atMs;
-        if (oldest === null || at < oldest) oldest = at;
-      }
+    for (const [endpoint, state] of this.states) {
+      if (state.held === 0 || this.directory.get(endpoint) === undefined) continue;
+      // Read once when not known; a miss (its moves not yet durable) is not kept.
+      state.oldestHeldAtMs ??= this.firstHeldAtMs(endpoint) ?? undefined;
+      const at = state.oldestHeldAtMs;
+      if (typeof at === 'number' && (oldest === null || at < oldest)) oldest = at;
     }
     return { held: queued + held, oldestAtMs: oldest };
+  }
+
+  /** `atMs` of the endpoint's first held row, null when it has none durable yet. */
+  private firstHeldAtMs(endpoint: number): number | null {
+    for (const { value } of this.store.tables.webhookOutbox.getRange({ start: [endpoint], end: [endpoint + 1], limit: 1 })) return (value as OutboxMessage).atMs;
+    return null;
   }
 
   /** Undelivered messages of one endpoint that the dispatcher knows of (held rows and window), oldest first (the operator's view). */
@@ -427,7 +444,7 @@ export class Dispatcher {
       for (const key of this.store.tables.webhookLog.getKeys({ start: [id + 1], end: [id], reverse: true, limit: 1 })) nextLogSeq = (key as [number, number])[1] + 1;
       // Counted once per endpoint and process (at start-up for every endpoint that holds rows); kept up to date from here on.
       const held = this.store.tables.webhookOutbox.getCount({ start: [id], end: [id + 1] });
-      state = { failures: 0, nextAttemptAtMs: 0, inFlight: new Map(), windowed: new Map(), holding: false, moving: 0, held, attempts: new Map(), nextLogSeq };
+      state = { failures: 0, nextAttemptAtMs: 0, inFlight: new Map(), windowed: new Map(), holding: false, moving: 0, held, oldestHeldAtMs: held === 0 ? null : undefined, attempts: new Map(), nextLogSeq };
       this.states.set(id, state);
     }
     return state;
@@ -541,6 +558,8 @@ export class Dispatcher {
       this.markFailingFor(id, `it holds ${state.held} undelivered messages, the most WEBHOOKS_HELD_MAX keeps; newer changes are dropped until it is replayed`);
       return;
     }
+    // Moves are in log order: the first one into an empty set of held rows is its oldest.
+    if (state.held === 0) state.oldestHeldAtMs = w.message.atMs;
     state.held++;
     state.holding = true;
     state.moving++;
@@ -665,6 +684,8 @@ export class Dispatcher {
         pending.after.push(() => {
           state.inFlight.delete(seq);
           state.held--;
+          // It may have been the first held row: read again when next asked.
+          state.oldestHeldAtMs = state.held === 0 ? null : undefined;
         });
       } else {
         this.settleRow(w, () => state.inFlight.delete(seq));

@@ -6,7 +6,7 @@
  * LMDB, a real local receiver; signatures checked with the
  * `standardwebhooks` package.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { LogEvent } from '../../src/ledger/index.js';
 import { openStore, type WalEntry } from '../../src/wal/index.js';
 import { BUSY_ATTEMPTS_PER_TICK, PER_ENDPOINT_IN_FLIGHT_MAX, WEBHOOK_CURSOR_KEY, messagesIn, type QueuedMessage } from '../../src/webhooks/index.js';
@@ -272,5 +272,54 @@ describe('webhook queue', () => {
     await t.server.webhooks.dispatcher.idle();
     const listed = (await t.admin('GET', '/admin/v1/webhooks')).body.webhooks as { id: number }[];
     expect(listed.find((w) => w.id === endpoint)).toMatchObject({ failing: false, held: 0 });
+  });
+  it('shows the oldest undelivered age from memory: a scrape reads only the first held rows it does not know', async () => {
+    setup = await startWebhookTest({ random: 0.5 });
+    const { t, receiver, clock, creds, service, register } = setup;
+    const dispatcher = t.server.webhooks.dispatcher;
+    const endpoint = await register('/a', ['order.updated']);
+    receiver.behave('fail');
+    const settle = async (): Promise<void> => {
+      await dispatcher.idle();
+      await t.server.context.wal.flushed();
+    };
+    // Three orders 100 ms apart (within the first retry's delay); the first fails, and the endpoint holds all three.
+    const placedAt: number[] = [];
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      if (i > 0) clock.advance(100);
+      placedAt.push(clock.wallMs());
+      ids.push((await t.api('POST', '/api/v1/order', creds, order(service, 1))).body.order);
+      await settle();
+    }
+    expect(receiver.received).toHaveLength(1);
+    expect(dispatcher.heldCount(endpoint)).toBe(3);
+    const reads = vi.spyOn(t.server.context.store.tables.webhookOutbox, 'getRange');
+    const ageSeconds = async (): Promise<number> => Number(/^coa_webhook_oldest_undelivered_age_seconds (\S+)$/m.exec((await t.admin('GET', '/metrics')).text)![1]);
+    // Known since the first was moved there: no read.
+    expect(dispatcher.backlog().oldestAtMs).toBe(placedAt[0]);
+    expect(await ageSeconds()).toBe((clock.wallMs() - placedAt[0]!) / 1000);
+    expect(reads).not.toHaveBeenCalled();
+    // The receiver recovers but for the second order: the first and third are delivered, the second is now the oldest.
+    let failSecond = true;
+    receiver.behave('ok');
+    receiver.behaveWhen((json) => failSecond && json.data.order === ids[1], 'fail');
+    clock.advance(60_000);
+    dispatcher.pass();
+    await settle();
+    expect(dispatcher.heldCount(endpoint)).toBe(1);
+    reads.mockClear();
+    expect(dispatcher.backlog().oldestAtMs).toBe(placedAt[1]);
+    expect(await ageSeconds()).toBe((clock.wallMs() - placedAt[1]!) / 1000);
+    // Read once after the delivery, then known for every later scrape.
+    expect(reads.mock.calls.filter(([range]) => (range as { limit?: number }).limit === 1)).toHaveLength(1);
+    // Delivered: nothing is undelivered, and the gauge says 0.
+    failSecond = false;
+    clock.advance(3_600_000);
+    dispatcher.pass();
+    await settle();
+    expect(dispatcher.backlog()).toEqual({ held: 0, oldestAtMs: null });
+    expect(await ageSeconds()).toBe(0);
+    reads.mockRestore();
   });
 });
