@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -29,43 +30,60 @@ describe('graceful shutdown of the real process', () => {
         await admin(server.adminUrl, 'POST', `/admin/v1/accounts/${created.account.id}/credits`, { amount: 100000, reason: 'test' });
         const acked: string[] = [];
         const statuses = new Set<number>();
-        // Every request sent before the signal, with what became of it: the
-        // drain must answer each one (201, or 503 while draining), never drop
-        // its connection, as a server that exits at once would.
-        const sentBeforeSignal: Promise<string>[] = [];
-        let signalled = false;
-        let pending = 0;
+        // Every request written before the signal, with what became of it:
+        // the drain must answer each one (201, or 503 while draining), never
+        // drop its connection, as a server that exits at once would. Written
+        // means handed to the kernel (node:http's 'finish'): on loopback its
+        // bytes are then in the server's socket. A request only begun (a
+        // fetch() called, its bytes not yet written when the signal came) may
+        // find the server gone, and is not counted.
+        const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
+        type Sent = { written: boolean; settled: boolean; outcome: Promise<string> };
+        const requests: Sent[] = [];
         let stop = false;
         const url = server.url;
+        const body = JSON.stringify({ service, target: 'https://example.com/x', quantity: 5 });
+        const post = (): Sent => {
+          const sent: Sent = { written: false, settled: false, outcome: Promise.resolve('') };
+          sent.outcome = new Promise<string>((resolve) => {
+            const headers = { 'x-api-key': created.api_key, 'x-api-secret': created.api_secret, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) };
+            const request = http.request(`${url}/api/v1/order`, { method: 'POST', agent, headers }, (response) => {
+              const chunks: Buffer[] = [];
+              response.on('data', (chunk: Buffer) => chunks.push(chunk));
+              response.on('end', () => {
+                const status = response.statusCode ?? 0;
+                statuses.add(status);
+                if (status === 201) acked.push((JSON.parse(Buffer.concat(chunks).toString()) as { order: string }).order);
+                resolve(`answered ${status}`);
+              });
+              response.on('close', () => resolve('no answer: the connection closed mid-answer'));
+            });
+            request.on('finish', () => (sent.written = true));
+            request.on('error', (error) => resolve(`no answer: ${error.message}`));
+            request.end(body);
+          }).finally(() => (sent.settled = true));
+          return sent;
+        };
         const worker = async () => {
           while (!stop) {
-            pending++;
-            const request = fetch(`${url}/api/v1/order`, {
-              method: 'POST',
-              headers: { 'x-api-key': created.api_key, 'x-api-secret': created.api_secret, 'content-type': 'application/json' },
-              body: JSON.stringify({ service, target: 'https://example.com/x', quantity: 5 }),
-            }).then(async (r) => {
-              statuses.add(r.status);
-              const body = (await r.json()) as { order?: string };
-              if (r.status === 201) acked.push(body.order!);
-              return `answered ${r.status}`;
-            });
-            const outcome = request.catch((error: unknown) => `no answer: ${(error as Error).message}`).finally(() => pending--);
-            if (!signalled) sentBeforeSignal.push(outcome);
+            const sent = post();
+            requests.push(sent);
             // After the signal a new request may find the listener closed: that ends this worker.
-            if ((await outcome).startsWith('no answer')) return;
+            if ((await sent.outcome).startsWith('no answer')) return;
           }
         };
         const workers = Array.from({ length: 8 }, worker);
         while (acked.length < 50) await new Promise((r) => setTimeout(r, 10));
-        const inFlight = pending;
+        // In the same turn as the signal: which requests were written before it, and which of those await their answer.
+        const writtenBeforeSignal = requests.filter((r) => r.written);
+        const inFlight = writtenBeforeSignal.filter((r) => !r.settled).length;
         server.child.kill(signal);
-        signalled = true;
         const exit = await server.exited;
         stop = true;
         await Promise.all(workers);
-        const outcomes = await Promise.all(sentBeforeSignal);
-        expect(inFlight, 'requests were in flight when the signal came').toBeGreaterThan(0);
+        agent.destroy();
+        const outcomes = await Promise.all(writtenBeforeSignal.map((r) => r.outcome));
+        expect(inFlight, 'requests were written and waiting for their answer when the signal came').toBeGreaterThan(0);
         expect(outcomes.filter((o) => !o.startsWith('answered'))).toEqual([]);
         expect(exit.code).toBe(0);
         expect(server.output()).toContain('stopped cleanly');
