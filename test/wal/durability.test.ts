@@ -108,8 +108,21 @@ describe('no reply before its sync (held WAL)', () => {
 
   it('a full mailbox answers 503 UNAVAILABLE with Retry-After and changes nothing', async () => {
     held.holding = true;
-    const pending = Array.from({ length: 4 }, () => t.api('POST', '/api/v1/order', creds, order(service, 1)));
-    while (held.heldCount < 1 || t.server.context.registry.get(creds.id)!.actor.depth < 4) await new Promise((r) => setTimeout(r, 5));
+    // A request that ends before the mailbox is full (answered, or its connection failed) ends the wait with its outcome.
+    let early: string | null = null;
+    const pending = Array.from({ length: 4 }, () =>
+      t.api('POST', '/api/v1/order', creds, order(service, 1)).then(
+        (r) => ((early ??= `answered ${r.status} ${r.text}`), r),
+        (error: unknown) => {
+          early ??= `failed: ${String(error)}`;
+          throw error;
+        },
+      ),
+    );
+    while (held.heldCount < 1 || t.server.context.registry.get(creds.id)!.actor.depth < 4) {
+      if (early !== null) throw new Error(`an order ended before the mailbox was full: ${early}`);
+      await new Promise((r) => setTimeout(r, 5));
+    }
     const refused = await t.api('POST', '/api/v1/order', creds, order(service, 1));
     expect(refused.status).toBe(503);
     expect(refused.body.error).toBe('UNAVAILABLE');
