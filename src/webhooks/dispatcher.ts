@@ -558,8 +558,10 @@ export class Dispatcher {
       this.markFailingFor(id, `it holds ${state.held} undelivered messages, the most WEBHOOKS_HELD_MAX keeps; newer changes are dropped until it is replayed`);
       return;
     }
-    // Moves are in log order: the first one into an empty set of held rows is its oldest.
+    // The first move into an empty set of held rows sets the oldest; a later one can be older (an attempt
+    // that failed late, after newer messages of the endpoint failed and moved), so the oldest is kept.
     if (state.held === 0) state.oldestHeldAtMs = w.message.atMs;
+    else if (typeof state.oldestHeldAtMs === 'number' && w.message.atMs < state.oldestHeldAtMs) state.oldestHeldAtMs = w.message.atMs;
     state.held++;
     state.holding = true;
     state.moving++;

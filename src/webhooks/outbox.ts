@@ -62,7 +62,8 @@ export class Outbox {
       // 13-field event took about 3 µs to build and made it about 2 µs slower
       // to encode (against 1.5 and 0.9 µs), some 5% of a core at 10,000
       // orders a second (bench/RESULTS.md, session 16).
-      return [Object.assign({}, placed, { webhooks })];
+      // (`satisfies` keeps the check a spread's literal had: a misspelt field would not compile.)
+      return [Object.assign({}, placed, { webhooks } satisfies Pick<PlacedEvent, 'webhooks'>)];
     }
     const view = order === null ? null : statusView(order);
     const out: QueuedEvent[] = [];

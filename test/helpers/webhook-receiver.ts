@@ -41,6 +41,8 @@ export interface Receiver {
   behaveWhen(match: (json: Received['json']) => boolean, b: Behaviour): void;
   /** Answers every hanging request (with 200) and stops hanging new ones. */
   releaseHung(): void;
+  /** Answers every hanging request with 500 (a late failure, at the moment the test chooses). */
+  failHung(): void;
   /** Waits (real time, bounded) until `check` holds. */
   waitFor(check: (received: Received[]) => boolean, timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
@@ -137,6 +139,9 @@ export async function startReceiver(): Promise<Receiver> {
     releaseHung: () => {
       if (standing === 'hang') standing = 'ok';
       for (const res of hung.splice(0)) if (!res.destroyed) res.writeHead(200).end();
+    },
+    failHung: () => {
+      for (const res of hung.splice(0)) if (!res.destroyed) res.writeHead(500, { 'content-type': 'text/plain' }).end('receiver failing late');
     },
     async waitFor(check, timeoutMs = 20_000) {
       const until = Date.now() + timeoutMs;

@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { LogEvent } from '../../src/ledger/index.js';
 import { openStore, type WalEntry } from '../../src/wal/index.js';
 import { BUSY_ATTEMPTS_PER_TICK, PER_ENDPOINT_IN_FLIGHT_MAX, WEBHOOK_CURSOR_KEY, messagesIn, type QueuedMessage } from '../../src/webhooks/index.js';
-import { order } from '../helpers/server.js';
+import { order, roundTrips } from '../helpers/server.js';
 import { startWebhookTest, type WebhookTest } from '../helpers/webhook-setup.js';
 
 let setup: WebhookTest | null = null;
@@ -273,6 +273,7 @@ describe('webhook queue', () => {
     const listed = (await t.admin('GET', '/admin/v1/webhooks')).body.webhooks as { id: number }[];
     expect(listed.find((w) => w.id === endpoint)).toMatchObject({ failing: false, held: 0 });
   });
+
   it('shows the oldest undelivered age from memory: a scrape reads only the first held rows it does not know', async () => {
     setup = await startWebhookTest({ random: 0.5 });
     const { t, receiver, clock, creds, service, register } = setup;
@@ -321,5 +322,34 @@ describe('webhook queue', () => {
     expect(dispatcher.backlog()).toEqual({ held: 0, oldestAtMs: null });
     expect(await ageSeconds()).toBe(0);
     reads.mockRestore();
+  });
+
+  it('keeps the oldest undelivered age when an older message fails after a newer one has been held', async () => {
+    setup = await startWebhookTest({ random: 0.5 });
+    const { t, receiver, clock, creds, service, register } = setup;
+    const dispatcher = t.server.webhooks.dispatcher;
+    const endpoint = await register('/a', ['order.updated']);
+    // The first order's message hangs; every later one fails at once.
+    receiver.behave('fail');
+    receiver.next(1, 'hang');
+    const firstAt = clock.wallMs();
+    await t.api('POST', '/api/v1/order', creds, order(service, 1));
+    await receiver.waitFor((r) => r.length === 1);
+    clock.advance(100);
+    await t.api('POST', '/api/v1/order', creds, order(service, 2));
+    await receiver.waitFor((r) => r.length === 2);
+    // The second is moved to the held rows (durably) while the first is still in flight.
+    const heldRows = (): number => t.server.context.store.tables.webhookOutbox.getCount({ start: [endpoint], end: [endpoint + 1] });
+    for (let i = 0; heldRows() < 1; i++) {
+      if (i === 100) throw new Error('the second message was not held');
+      await t.server.context.wal.flushed();
+      await roundTrips(t);
+    }
+    // Now the first fails too, and is held behind it: the older one is the oldest.
+    receiver.failHung();
+    await dispatcher.idle();
+    await t.server.context.wal.flushed();
+    expect(heldRows()).toBe(2);
+    expect(dispatcher.backlog().oldestAtMs).toBe(firstAt);
   });
 });
