@@ -522,7 +522,7 @@ function decideProgress(state: WalletState, command: Extract<Command, { kind: 'p
   if (refusal === 'remains-range') return refused(state, errorOutcome('VALIDATION', `remains must be an integer from 0 to ${unitsOrdered(order)} (units not delivered) or null.`));
   const startCount = command.startCount === undefined ? (order.startCount ?? null) : command.startCount;
   const remains = command.remains === undefined ? (order.progressRemains ?? null) : command.remains;
-  const updated: OrderRecord = { ...order, startCount, progressRemains: remains };
+  const updated: OrderRecord = Object.assign({}, order, { startCount, progressRemains: remains } satisfies Partial<OrderRecord>);
   return changed(state, { type: 'order.progress', atMs: now.wallMs, account: state.wallet.id, order: order.id, startCount, remains }, undefined, updated);
 }
 
@@ -538,7 +538,7 @@ function decideCancel(state: WalletState, command: Extract<Command, { kind: 'can
     case 'cancel-now':
       return moveOrder(state, order, 'canceled', null, now, 'canceled by the customer');
     case 'request': {
-      const updated: OrderRecord = { ...order, cancelRequested: true };
+      const updated: OrderRecord = Object.assign({}, order, { cancelRequested: true } satisfies Partial<OrderRecord>);
       return changed(
         state,
         { type: 'order.cancel_requested', atMs: now.wallMs, account: state.wallet.id, order: order.id },
@@ -562,7 +562,7 @@ function decideRefill(state: WalletState, command: Extract<Command, { kind: 'ref
     state,
     { type: 'refill.requested', atMs: now.wallMs, account: state.wallet.id, order: order.id, refill: id },
     { kind: 'refill-opened', refill },
-    { ...order, refill: { id, status: 'pending', createdAtMs: now.wallMs } },
+    Object.assign({}, order, { refill: { id, status: 'pending', createdAtMs: now.wallMs } } satisfies Partial<OrderRecord>),
   );
   decision.refill = refill;
   return decision;
@@ -599,7 +599,7 @@ function decideRefillStatus(state: WalletState, command: Extract<Command, { kind
       ...(command.reason === undefined ? {} : { reason: command.reason }),
     },
     undefined,
-    { ...order, refill: { id: stored.id, status: to, createdAtMs: latest!.createdAtMs } },
+    Object.assign({}, order, { refill: { id: stored.id, status: to, createdAtMs: latest!.createdAtMs } } satisfies Partial<OrderRecord>),
   );
   decision.refill = refill;
   return decision;
