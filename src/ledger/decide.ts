@@ -522,7 +522,7 @@ function decideProgress(state: WalletState, command: Extract<Command, { kind: 'p
   if (refusal === 'remains-range') return refused(state, errorOutcome('VALIDATION', `remains must be an integer from 0 to ${unitsOrdered(order)} (units not delivered) or null.`));
   const startCount = command.startCount === undefined ? (order.startCount ?? null) : command.startCount;
   const remains = command.remains === undefined ? (order.progressRemains ?? null) : command.remains;
-  const updated: OrderRecord = Object.assign({}, order, { startCount, progressRemains: remains } satisfies Partial<OrderRecord>);
+  const updated: OrderRecord = orderWith(order, { startCount, progressRemains: remains });
   return changed(state, { type: 'order.progress', atMs: now.wallMs, account: state.wallet.id, order: order.id, startCount, remains }, undefined, updated);
 }
 
@@ -538,7 +538,7 @@ function decideCancel(state: WalletState, command: Extract<Command, { kind: 'can
     case 'cancel-now':
       return moveOrder(state, order, 'canceled', null, now, 'canceled by the customer');
     case 'request': {
-      const updated: OrderRecord = Object.assign({}, order, { cancelRequested: true } satisfies Partial<OrderRecord>);
+      const updated: OrderRecord = orderWith(order, { cancelRequested: true });
       return changed(
         state,
         { type: 'order.cancel_requested', atMs: now.wallMs, account: state.wallet.id, order: order.id },
@@ -562,7 +562,7 @@ function decideRefill(state: WalletState, command: Extract<Command, { kind: 'ref
     state,
     { type: 'refill.requested', atMs: now.wallMs, account: state.wallet.id, order: order.id, refill: id },
     { kind: 'refill-opened', refill },
-    Object.assign({}, order, { refill: { id, status: 'pending', createdAtMs: now.wallMs } } satisfies Partial<OrderRecord>),
+    orderWith(order, { refill: { id, status: 'pending', createdAtMs: now.wallMs } }),
   );
   decision.refill = refill;
   return decision;
@@ -599,10 +599,20 @@ function decideRefillStatus(state: WalletState, command: Extract<Command, { kind
       ...(command.reason === undefined ? {} : { reason: command.reason }),
     },
     undefined,
-    Object.assign({}, order, { refill: { id: stored.id, status: to, createdAtMs: latest!.createdAtMs } } satisfies Partial<OrderRecord>),
+    orderWith(order, { refill: { id: stored.id, status: to, createdAtMs: latest!.createdAtMs } }),
   );
   decision.refill = refill;
   return decision;
+}
+
+/**
+ * The order with some fields changed. Object.assign, not `{ ...order, … }`:
+ * on Node 20's V8 a spread that adds fields the record lacks (startCount,
+ * cancelRequested, refill) builds an object of a slow shape, about 6 µs more
+ * per lifecycle change with the row's encoding (bench/RESULTS.md, session 16).
+ */
+function orderWith(order: OrderRecord, changes: Partial<OrderRecord>): OrderRecord {
+  return Object.assign({}, order, changes);
 }
 
 /** Grants or extends the unlimited window from the later of now and the current expiry. */
