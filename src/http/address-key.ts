@@ -45,3 +45,9 @@ function ipv6Groups(address: string): string[] {
   const [before, after] = [part(head), part(tail)];
   return [...before, ...new Array<string>(8 - before.length - after.length).fill('0'), ...after];
 }
+
+/** The /48 an IPv6 address key (`a:b:c:d::/64`, from addressKey) lies in, as `a:b:c::/48`; null for any other key. */
+export function siteKey(key: string): string | null {
+  if (!key.endsWith('::/64')) return null;
+  return `${key.split(':', 3).join(':')}::/48`;
+}

@@ -9,7 +9,8 @@
  * Decoding is strict: a malformed percent escape or bytes that are not UTF-8
  * refuse the request instead of being replaced by U+FFFD and stored altered.
  */
-import { isJsonContentType } from './json-request.js';
+import { firstInexactNumber } from './exact-numbers.js';
+import { inexactMessage, isJsonContentType } from './json-request.js';
 import { multipartBoundary, parseMultipart } from './multipart.js';
 
 export type V2Params = Map<string, string>;
@@ -49,11 +50,15 @@ export function parseFormEncoded(text: string, into: V2Params): boolean {
  */
 function parseJsonBody(bytes: Buffer, into: V2Params): string | null {
   let value: unknown;
+  let text: string;
   try {
-    value = JSON.parse(utf8.decode(bytes));
+    text = utf8.decode(bytes);
+    value = JSON.parse(text);
   } catch {
     return 'The request body is not valid JSON.';
   }
+  const inexact = firstInexactNumber(text);
+  if (inexact !== null) return inexactMessage(inexact);
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'The JSON body must be an object of fields.';
   const entries = Object.entries(value);
   if (entries.length > V2_FIELDS_MAX) return `Send at most ${V2_FIELDS_MAX} fields.`;

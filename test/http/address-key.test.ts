@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
-import { addressKey } from '../../src/http/address-key.js';
-import { AuthFailureLimiter } from '../../src/http/auth-failures.js';
+import { addressKey, siteKey } from '../../src/http/address-key.js';
+import { AuthFailureLimiter, SITE_FACTOR } from '../../src/http/auth-failures.js';
 
 describe('address key for per-address limits', () => {
   it('keys an IPv6 address by its /64, however it is spelled', () => {
@@ -40,6 +40,22 @@ describe('failed-authentication limiter with address keys', () => {
     for (let i = 1; i <= 3; i++) limiter.recordFailure(addressKey(`2001:db8:0:7::${i.toString(16)}`));
     expect(limiter.blockedForS(addressKey('2001:db8:0:7:dead:beef:0:1'))).toBeGreaterThan(0);
     expect(limiter.blockedForS(addressKey('2001:db8:0:8::1'))).toBe(0);
+  });
+
+  it('blocks a client that rotates /64s within its /48 once the /48 has used its allowance, and no other /48', () => {
+    const limiter = new AuthFailureLimiter(new ManualClock(), 3);
+    expect(siteKey(addressKey('2001:db8:7:1::1'))).toBe('2001:db8:7::/48');
+    expect(siteKey('192.0.2.7')).toBeNull();
+    // Two failures from each fresh /64: none of them is blocked on its own.
+    const failures = 3 * SITE_FACTOR;
+    for (let net = 1; net <= failures / 2; net++) {
+      const key = addressKey(`2001:db8:7:${net.toString(16)}::1`);
+      expect(limiter.blockedForS(key)).toBe(0);
+      limiter.recordFailure(key);
+      limiter.recordFailure(key);
+    }
+    expect(limiter.blockedForS(addressKey('2001:db8:7:ffff::9'))).toBeGreaterThan(0);
+    expect(limiter.blockedForS(addressKey('2001:db8:8:1::1'))).toBe(0);
   });
 
   it('when full, forgets a less used bucket rather than a blocked one', () => {

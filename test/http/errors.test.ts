@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { order, startTestServer, type Creds, type TestServer } from '../helpers/server.js';
 
@@ -109,6 +110,24 @@ describe('error catalogue over HTTP', () => {
     expect(await snapshot()).toEqual(before);
   });
 
+  it('VALIDATION for a number JSON would round to another value, while the same values written exactly are orders', async () => {
+    const before = await snapshot();
+    const body = (quantity: string): string => `{"service":${service},"target":"https://x.com/a","quantity":${quantity}}`;
+    // Each parses to a whole number in range (10, 10, 9007199254740990 > max, 0) that the client did not write.
+    for (const quantity of ['10.0000000000000001', '9.99999999999999999', '9007199254740990.5', '1e-400']) {
+      const r = await t.api('POST', '/api/v1/order', creds, body(quantity));
+      expectError(r, 400, 'VALIDATION');
+      expect(r.body.message).toContain(`The number ${quantity} cannot be read exactly`);
+    }
+    // The admin API too: this amount would have been a top-up of 5.
+    const credit = await t.admin('POST', `/admin/v1/accounts/${creds.id}/credits`, '{"amount":5.0000000000000001,"reason":"typo"}');
+    expect(credit.status).toBe(400);
+    expect(credit.body.message).toContain('The number 5.0000000000000001 cannot be read exactly');
+    expect(await snapshot()).toEqual(before);
+    // Exact spellings of a whole number stay orders.
+    for (const quantity of ['10.0', '1e1', '100e-1']) expect((await t.api('POST', '/api/v1/order', creds, body(quantity))).status).toBe(201);
+  });
+
   it('VALIDATION 415 for a wrong content type and 413 for an oversized body', async () => {
     const before = await snapshot();
     const wrongType = await t.api('POST', '/api/v1/order', creds, JSON.stringify(order(service, 10)), { 'content-type': 'text/plain' });
@@ -148,6 +167,27 @@ describe('error catalogue over HTTP', () => {
     expectError(r, 405, 'METHOD');
     expect(r.headers.get('allow')).toBe('POST');
     expectError(await t.api('POST', '/api/v1/balance', creds, {}), 405, 'METHOD');
+  });
+
+  it('answers AUTH before reading a POST body: wrong credentials get 401 and a closed connection while the body is still awaited', async () => {
+    const before = await snapshot();
+    const { port } = new URL(t.url);
+    // The headers promise 100 bytes that are never sent: a server that read
+    // the body first would wait for them, and this answer would never come.
+    const head =
+      'POST /api/v1/order HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n' +
+      `X-API-Key: ${creds.key}\r\nX-API-Secret: sec_wrong\r\n\r\n`;
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect({ port: Number(port), host: '127.0.0.1' }, () => socket.write(head));
+      let text = '';
+      socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
+      socket.on('error', reject);
+      // Resolves only when the server closes the connection.
+      socket.on('close', () => resolve(text));
+    });
+    expect(answer.slice(0, 12)).toBe('HTTP/1.1 401');
+    expect(answer).toContain('"error":"AUTH"');
+    expect(await snapshot()).toEqual(before);
   });
 
   it('runs checks in order: AUTH before VALIDATION, VALIDATION before SERVICE', async () => {

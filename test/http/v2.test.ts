@@ -163,6 +163,11 @@ describe('API v2', () => {
     expect(latin.body).toEqual({ error: 'The request body is not valid UTF-8.' });
     const xml = await reply(await fetch(`${t.url}/api/v2`, { method: 'POST', headers: { 'content-type': 'text/xml' }, body: '<key/>' }));
     expect(xml.body.error).toMatch(/form-encoded/);
+    // A JSON number the server would round to another value (here the quantity 100) is refused, not rounded.
+    const rounded = await reply(
+      await fetch(`${t.url}/api/v2`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: `{"key":"${key}","action":"add","service":${service},"link":"https://x.test","quantity":100.0000000000000001}` }),
+    );
+    expect(rounded.body.error).toMatch(/^The number 100\.0000000000000001 cannot be read exactly/);
     const put = await reply(await fetch(`${t.url}/api/v2`, { method: 'PUT', body: 'x' }));
     expect(put).toMatchObject({ status: 200, body: { error: '/api/v2 accepts POST (form fields) or GET (query string).' } });
     expect(await credits()).toBe(before);
