@@ -44,6 +44,7 @@ export interface Config {
   webhooksPerAccount: number;
   webhooksLogKeep: number;
   webhooksBusyPercent: number;
+  webhooksBusyMinPerSecond: number;
   webhooksHeldMax: number;
 }
 
@@ -112,7 +113,16 @@ export const SETTINGS = [
     kind: 'int',
     min: 0,
     max: 100,
-    doc: 'While the order path is busy, webhook deliveries started per 100 ms: at most this percent of the entries committed in the 100 ms before (at least 5).',
+    doc: 'While the order path is busy, webhook deliveries started per 100 ms: at most this percent of the entries committed in the 100 ms before (at least WEBHOOKS_BUSY_MIN_PER_SECOND a second).',
+  },
+  {
+    key: 'webhooksBusyMinPerSecond',
+    env: 'WEBHOOKS_BUSY_MIN_PER_SECOND',
+    def: '50',
+    kind: 'int',
+    min: 0,
+    max: 100000,
+    doc: 'While the order path is busy, webhook deliveries started a second at least, whatever WEBHOOKS_BUSY_PERCENT gives (0: none until it is not busy).',
   },
   {
     key: 'webhooksHeldMax',

@@ -188,6 +188,7 @@ function buildParts(config: Config, options: ServerOptions, storage: Storage, se
       perAccount: config.webhooksPerAccount,
       logKeep: config.webhooksLogKeep,
       busyPercent: config.webhooksBusyPercent,
+      busyMinPerSecond: config.webhooksBusyMinPerSecond,
       heldMax: config.webhooksHeldMax,
     },
     {

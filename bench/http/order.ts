@@ -76,6 +76,9 @@ const HELP = `Usage: npm run bench:http -- [options]
                        (other processes below --quiet-below percent of all cores; default 0: don't wait)
   --quiet-below PCT    idle threshold for --quiet-wait (default 10)
   --server-entry PATH  the server script to run (default dist/src/main.js), e.g. an instrumented copy
+  --sink-nice=N        with --webhooks: run the receiver (this process's main thread, set once the server and
+                       the load generator have started, so neither inherits it) at this nice value: at 19 it takes
+                       only the cores' idle time, as a receiver on another machine would take none of them
   --loadgen-nice=N     run the load generator at this nice value (-20..19; below 0 needs root).
                        A diagnostic, not the benchmark of record: with -10 the load generator is
                        no longer kept waiting behind the server's threads on the shared cores, as
@@ -112,6 +115,7 @@ interface Options {
   quietWait: number;
   quietBelow: number;
   loadgenNice: number | null;
+  sinkNice: number | null;
   /** Each load account registers a webhook endpoint at a local receiver (order.updated): every order is a delivery. */
   webhooks: boolean;
   /** With --webhooks: only this many load accounts (spread evenly) register one; null: all. */
@@ -151,6 +155,7 @@ function parseOptions(argv: string[]): Options {
       'server-entry': { type: 'string' },
       ...QUIET_OPTION_SPECS,
       'loadgen-nice': { type: 'string' },
+      'sink-nice': { type: 'string' },
       webhooks: { type: 'boolean', default: false },
       'webhook-accounts': { type: 'string' },
       'webhooks-disabled': { type: 'boolean', default: false },
@@ -197,7 +202,8 @@ function parseOptions(argv: string[]): Options {
     targetP99: positiveInt('target-p99', values['target-p99']),
     serverEntry: values['server-entry'] ?? SERVER_MAIN,
     ...quietOptions(values),
-    loadgenNice: values['loadgen-nice'] === undefined ? null : niceValue(values['loadgen-nice']),
+    loadgenNice: values['loadgen-nice'] === undefined ? null : niceValue('loadgen-nice', values['loadgen-nice']),
+    sinkNice: values['sink-nice'] === undefined ? null : niceValue('sink-nice', values['sink-nice']),
     webhooks: values.webhooks,
     webhookAccounts: values['webhook-accounts'] === undefined ? null : positiveInt('webhook-accounts', values['webhook-accounts']),
     webhooksDisabled: values['webhooks-disabled'],
@@ -211,8 +217,8 @@ function sinkKind(raw: string | undefined): SinkKind {
   throw new Error(`--sink is node or uws, not ${String(raw)}`);
 }
 
-function niceValue(raw: string): number {
-  if (!/^-?\d+$/.test(raw) || Number(raw) < -20 || Number(raw) > 19) throw new Error(`--loadgen-nice must be an integer from -20 to 19; got ${JSON.stringify(raw)}`);
+function niceValue(name: string, raw: string): number {
+  if (!/^-?\d+$/.test(raw) || Number(raw) < -20 || Number(raw) > 19) throw new Error(`--${name} must be an integer from -20 to 19; got ${JSON.stringify(raw)}`);
   return Number(raw);
 }
 
@@ -344,6 +350,8 @@ async function main(): Promise<void> {
   try {
     log(`load generator pid ${session.runner.pid}`);
     if (options.loadgenNice !== null) setPriority(session.runner.pid, options.loadgenNice);
+    // Linux's nice is per thread: this sets the main thread's, where the receiver runs.
+    if (options.sinkNice !== null && sink !== null) setPriority(options.sinkNice);
     if (options.sideTraffic !== null) side = await startSideTraffic(options.sideTraffic);
     if (options.warmup > 0) await session.warmup(options.warmup);
     const reports: RunReport[] = [];

@@ -81,7 +81,7 @@ export interface DispatcherOptions {
    * Yield to the order path: every 100 ms, when the event loop was busy
    * (BUSY_UTILISATION) or commits are queueing (BUSY_PENDING_ENTRIES), start
    * only a small share of the entries just committed (`busyShare`, at
-   * least BUSY_ATTEMPTS_PER_TICK) until the next sample. Off in the tests
+   * least `busyMinPerSecond`) until the next sample. Off in the tests
    * that count deliveries; the rule itself (`applyLoadSample`) is tested
    * with samples handed to it.
    */
@@ -94,6 +94,13 @@ export interface DispatcherOptions {
    * order path gives up to its notifications.
    */
   busyShare: number;
+  /**
+   * WEBHOOKS_BUSY_MIN_PER_SECOND: while busy, attempts a second at least,
+   * whatever the share, so that a saturated server still notifies (0: none
+   * until it is not busy, which is what costs the order path least; see
+   * docs/DECISIONS.md).
+   */
+  busyMinPerSecond: number;
 }
 
 /** Event-loop utilisation (0–1, over the last 100 ms) above which deliveries yield to the order path. */
@@ -104,8 +111,6 @@ export const BUSY_UTILISATION = 0.6;
  * disk) with its event loop half idle, and deliveries add commits.
  */
 export const BUSY_PENDING_ENTRIES = 16;
-/** While busy, attempts per sample at least (50 a second), whatever the share: a saturated server still notifies. */
-export const BUSY_ATTEMPTS_PER_TICK = 5;
 const LOAD_SAMPLE_MS = 100;
 
 /** One load sample: the event loop's utilisation over the interval, and the WAL's counters at its end. */
@@ -204,6 +209,8 @@ export class Dispatcher {
   /** Attempts that may still start in this load sample (Infinity while the order path is not busy). */
   private budget = Infinity;
   private loadTimer: NodeJS.Timeout | null = null;
+  /** The fraction of an attempt the busy floor has owed since the last whole one (a floor of 15 a second is 1, then 2, per sample). */
+  private floorCarry = 0;
   /** The WAL's entry count at the last load sample (null before the first). */
   private lastSampleEntries: number | null = null;
   private readonly counts: Record<AttemptOutcome, number> = { delivered: 0, failed: 0, timeout: 0, forbidden: 0 };
@@ -273,7 +280,15 @@ export class Dispatcher {
     const committed = this.lastSampleEntries === null ? 0 : sample.wal.entries - this.lastSampleEntries;
     this.lastSampleEntries = sample.wal.entries;
     const busy = sample.utilisation > BUSY_UTILISATION || sample.wal.pendingEntries >= BUSY_PENDING_ENTRIES;
-    this.budget = busy ? Math.max(BUSY_ATTEMPTS_PER_TICK, Math.floor(committed * this.options.busyShare)) : Infinity;
+    if (!busy) {
+      this.floorCarry = 0;
+      this.budget = Infinity;
+      return;
+    }
+    this.floorCarry += (this.options.busyMinPerSecond * LOAD_SAMPLE_MS) / 1000;
+    const floor = Math.floor(this.floorCarry);
+    this.floorCarry -= floor;
+    this.budget = Math.max(floor, Math.floor(committed * this.options.busyShare));
   }
 
   /** Waits for attempts in flight and result commits; no new attempt starts. */

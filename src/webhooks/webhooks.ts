@@ -26,6 +26,8 @@ export interface WebhooksConfig {
   logKeep: number;
   /** WEBHOOKS_BUSY_PERCENT: while the order path is busy, deliveries' share of its committed entries. */
   busyPercent: number;
+  /** WEBHOOKS_BUSY_MIN_PER_SECOND: while the order path is busy, deliveries started a second at least. */
+  busyMinPerSecond: number;
   /** WEBHOOKS_HELD_MAX: most undelivered messages kept per endpoint. */
   heldMax: number;
 }
@@ -64,6 +66,7 @@ export class Webhooks {
       retryMs: config.retryHours * 3_600_000,
       logKeep: config.logKeep,
       busyShare: config.busyPercent / 100,
+      busyMinPerSecond: config.busyMinPerSecond,
       pageSize: OUTBOX_PAGE,
       windowMax: options.windowMax ?? QUEUE_WINDOW_MAX,
       heldMax: config.heldMax,

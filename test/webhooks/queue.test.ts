@@ -9,7 +9,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { LogEvent } from '../../src/ledger/index.js';
 import { openStore, type WalEntry } from '../../src/wal/index.js';
-import { BUSY_ATTEMPTS_PER_TICK, PER_ENDPOINT_IN_FLIGHT_MAX, WEBHOOK_CURSOR_KEY, messagesIn, type QueuedMessage } from '../../src/webhooks/index.js';
+import { PER_ENDPOINT_IN_FLIGHT_MAX, WEBHOOK_CURSOR_KEY, messagesIn, type QueuedMessage } from '../../src/webhooks/index.js';
 import { order, roundTrips } from '../helpers/server.js';
 import { startWebhookTest, type WebhookTest } from '../helpers/webhook-setup.js';
 
@@ -176,26 +176,63 @@ describe('webhook queue', () => {
   });
 
   it('yields to a busy order path: while a sample says busy, at most the budget of attempts starts (WEBHOOKS_BUSY_PERCENT of the entries committed); when not busy, the rest', async () => {
-    setup = await startWebhookTest({ random: 0.5, config: { webhooksBusyPercent: 5 } });
+    setup = await startWebhookTest({ random: 0.5, config: { webhooksBusyPercent: 5, webhooksBusyMinPerSecond: 50 } });
     const { t, receiver, creds, service, register } = setup;
     await register('/hook', ['order.updated']);
     const dispatcher = t.server.webhooks.dispatcher;
-    // A busy event loop: the first sample has no earlier count of entries, so the floor applies.
+    // A busy event loop: the first sample has no earlier count of entries, so the floor applies (50 a second: 5 per sample).
     dispatcher.applyLoadSample({ utilisation: 0.95, wal: { entries: 1_000, pendingEntries: 0 } });
     for (let i = 0; i < 30; i++) expect((await t.api('POST', '/api/v1/order', creds, order(service, 5))).status).toBe(201);
     await dispatcher.idle();
-    expect(receiver.received).toHaveLength(BUSY_ATTEMPTS_PER_TICK);
+    expect(receiver.received).toHaveLength(5);
     // Commits queueing count as busy too; WEBHOOKS_BUSY_PERCENT=5 of the 200 entries committed since the last sample is 10.
     dispatcher.applyLoadSample({ utilisation: 0.1, wal: { entries: 1_200, pendingEntries: 40 } });
     dispatcher.pass();
     await dispatcher.idle();
-    expect(receiver.received).toHaveLength(BUSY_ATTEMPTS_PER_TICK + 10);
+    expect(receiver.received).toHaveLength(5 + 10);
     // Not busy: no limit.
     dispatcher.applyLoadSample({ utilisation: 0.1, wal: { entries: 1_300, pendingEntries: 0 } });
     dispatcher.pass();
     await dispatcher.idle();
     await receiver.waitFor((r) => r.length === 30);
     expect(new Set(receiver.received.map((r) => r.id)).size).toBe(30);
+  });
+
+  it('WEBHOOKS_BUSY_MIN_PER_SECOND sets the floor while busy: 15 a second is 1, then 2, per sample; 0 starts nothing until the order path is not busy', async () => {
+    const first = await startWebhookTest({ random: 0.5, config: { webhooksBusyPercent: 0, webhooksBusyMinPerSecond: 15 } });
+    setup = first;
+    const { t, receiver, creds, service, register } = first;
+    await register('/hook', ['order.updated']);
+    const dispatcher = t.server.webhooks.dispatcher;
+    const busy = (entries: number): void => dispatcher.applyLoadSample({ utilisation: 0.95, wal: { entries, pendingEntries: 0 } });
+    busy(1_000);
+    for (let i = 0; i < 10; i++) expect((await t.api('POST', '/api/v1/order', creds, order(service, 5))).status).toBe(201);
+    await dispatcher.idle();
+    expect(receiver.received).toHaveLength(1);
+    busy(1_100);
+    dispatcher.pass();
+    await dispatcher.idle();
+    expect(receiver.received).toHaveLength(3);
+    busy(1_200);
+    dispatcher.pass();
+    await dispatcher.idle();
+    expect(receiver.received).toHaveLength(4);
+    await first.close();
+    setup = null;
+
+    const second = await startWebhookTest({ random: 0.5, config: { webhooksBusyPercent: 0, webhooksBusyMinPerSecond: 0 } });
+    setup = second;
+    await second.register('/hook', ['order.updated']);
+    const idle = second.t.server.webhooks.dispatcher;
+    idle.applyLoadSample({ utilisation: 0.95, wal: { entries: 1_000, pendingEntries: 0 } });
+    for (let i = 0; i < 5; i++) expect((await second.t.api('POST', '/api/v1/order', second.creds, order(second.service, 5))).status).toBe(201);
+    idle.applyLoadSample({ utilisation: 0.1, wal: { entries: 1_100, pendingEntries: 40 } });
+    idle.pass();
+    await idle.idle();
+    expect(second.receiver.received).toHaveLength(0);
+    idle.applyLoadSample({ utilisation: 0.1, wal: { entries: 1_200, pendingEntries: 0 } });
+    idle.pass();
+    await second.receiver.waitFor((r) => r.length === 5);
   });
 
   it('a database from before the log held the messages: a message left in the old queue and a later one of its order among the held rows go out in sequence, before newer ones', async () => {
