@@ -101,14 +101,14 @@ function handleApi(ctx: AppContext, ex: Exchange, res: HttpResponse, req: HttpRe
   if (method === 'post') {
     const contentType = req.getHeader('content-type');
     const idempotency = idempotencyHeader(req, seen);
-    // Credentials are headers, so AUTH comes before a byte of the body is
-    // read: an unauthenticated client cannot make the server wait for, or
-    // buffer, a body. Its connection is closed, since the body it may still
-    // be sending is never read.
-    const account = authenticate(ex, ctx, ip, apiKey, apiSecret, true);
-    if (account === null) return;
+    // AUTH is answered once the body is read, though the credentials are
+    // headers: answering before it would mean closing the connection with
+    // the body unread, and a client whose body arrives after the close gets
+    // a reset that can lose the 401 (docs/DECISIONS.md, "HTTP").
     readBody(res, req.getHeader('content-length'), ctx.limits.bodyBytesMax, (body) =>
       guarded(ctx, ex, () => {
+        const account = authenticate(ex, ctx, ip, apiKey, apiSecret, body.kind === 'too-large');
+        if (account === null) return;
         if (url === '/api/v1/order') return placeOrder(ex, ctx, account, body, contentType, idempotency);
         if (path === WEBHOOKS_PATH) return createWebhook(ex, ctx, account, body, contentType);
         if (path === WEBHOOK_ROTATE_PATH) return rotateWebhook(ex, ctx, account, hook!.id!);

@@ -1,26 +1,29 @@
 /**
  * JSON numbers the server would not read as written. JSON.parse rounds every
  * number to the nearest double without a word: `1.0000000000000001` becomes
- * the quantity 1, and `9007199254740990.5` the integer 9007199254740990, so
- * a client's typo or a float printed with too many digits would be accepted
- * as a different, valid value. A body is refused instead (VALIDATION) when
- * one of its numbers does not come back from the double it parses to: the
- * double's shortest decimal form (`String(n)`) must have the same value as
- * the text sent. `1.0`, `10e-1` and `0.30000000000000004` are kept (their
- * doubles are exactly what they say); `1e400` (Infinity) and `1e-400` (0)
- * are refused.
+ * the quantity 1, `9007199254740990.5` the integer 9007199254740990 and
+ * `1e-400` zero, so a client's typo or a float printed with too many digits
+ * would be accepted as a different, valid whole number. A body is refused
+ * instead (VALIDATION) when one of its numbers parses to a whole number
+ * that is not exactly its value, or to no finite number at all (`1e400`).
+ * `10.0`, `1e1` and 2^60 written out in full are kept: they are exactly
+ * the whole numbers they parse to. Numbers that parse to a fraction are
+ * left alone: a decimal printed with 17 digits (`0.10000000000000001`, as
+ * PHP before 7.1 wrote 0.1) is the very double its sender had, and the
+ * money parser reads that double's shortest form.
  */
 
 /**
- * A run of 16 digits (with at most its decimal point among them) is needed
- * for a 16th significant digit, and a three-digit exponent to leave the
- * range where every number of at most 15 significant digits (DBL_DIG) comes
- * back from its double exactly. Bodies without either, nearly every order,
- * skip the scan.
+ * Only a number with a 16th significant digit (a run of 16 digits, with at
+ * most its decimal point among them) or with an exponent can parse to a
+ * whole number it is not: without either, a number has at most 15
+ * significant digits (DBL_DIG, so it comes back from its double exactly)
+ * and is below 10^15. Bodies with neither, nearly every order, skip the
+ * scan; a string that merely looks like one (`v1e2`) only costs the scan.
  */
-const MAYBE_INEXACT = /[0-9.]{16}|[eE][-+]?[0-9]{3}/;
+const MAYBE_INEXACT = /[0-9.]{16}|[0-9][eE][-+]?[0-9]/;
 
-/** The first number in `text` (valid JSON) that its double does not give back, or null when every one is kept exactly. */
+/** The first number in `text` (valid JSON) that JSON.parse turns into a whole number it is not (or into no finite number), or null. */
 export function firstInexactNumber(text: string): string | null {
   if (!MAYBE_INEXACT.test(text)) return null;
   const n = text.length;
@@ -51,13 +54,15 @@ function isNumberChar(c: number): boolean {
 
 function keptExactly(token: string): boolean {
   const value = Number(token);
-  return Number.isFinite(value) && canonical(token) === canonical(String(value));
+  if (!Number.isFinite(value)) return false;
+  if (!Number.isInteger(value)) return true;
+  return exactInteger(token) === BigInt(value);
 }
 
-/** A decimal's value as `[-]digitsE exponent` with no leading or trailing zeros (zero is "0", whatever its sign). */
-function canonical(decimal: string): string {
-  const negative = decimal.startsWith('-');
-  const unsigned = negative ? decimal.slice(1) : decimal;
+/** The whole number a decimal token stands for exactly, or null when it has a fractional part. */
+function exactInteger(token: string): bigint | null {
+  const negative = token.startsWith('-');
+  const unsigned = negative ? token.slice(1) : token;
   const e = unsigned.search(/[eE]/);
   const mantissa = e < 0 ? unsigned : unsigned.slice(0, e);
   let exponent = e < 0 ? 0 : Number(unsigned.slice(e + 1));
@@ -65,8 +70,11 @@ function canonical(decimal: string): string {
   let digits = point < 0 ? mantissa : mantissa.slice(0, point) + mantissa.slice(point + 1);
   if (point >= 0) exponent -= mantissa.length - point - 1;
   digits = digits.replace(/^0+/, '');
-  if (digits === '') return '0';
+  if (digits === '') return 0n;
   const trimmed = digits.replace(/0+$/, '');
   exponent += digits.length - trimmed.length;
-  return `${negative ? '-' : ''}${trimmed}e${exponent}`;
+  // Its value is finite here (JSON.parse gave a finite whole number), so the exponent is small.
+  if (exponent < 0) return null;
+  const magnitude = BigInt(trimmed + '0'.repeat(exponent));
+  return negative ? -magnitude : magnitude;
 }
