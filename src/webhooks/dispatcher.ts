@@ -209,8 +209,8 @@ export class Dispatcher {
   /** Attempts that may still start in this load sample (Infinity while the order path is not busy). */
   private budget = Infinity;
   private loadTimer: NodeJS.Timeout | null = null;
-  /** The fraction of an attempt the busy floor has owed since the last whole one (a floor of 15 a second is 1, then 2, per sample). */
-  private floorCarry = 0;
+  /** The busy floor's attempts owed, in tenths (whole numbers, so nothing is lost to rounding: 15 a second is 1, then 2, per sample). */
+  private floorOwedTenths = 0;
   /** The WAL's entry count at the last load sample (null before the first). */
   private lastSampleEntries: number | null = null;
   private readonly counts: Record<AttemptOutcome, number> = { delivered: 0, failed: 0, timeout: 0, forbidden: 0 };
@@ -281,13 +281,14 @@ export class Dispatcher {
     this.lastSampleEntries = sample.wal.entries;
     const busy = sample.utilisation > BUSY_UTILISATION || sample.wal.pendingEntries >= BUSY_PENDING_ENTRIES;
     if (!busy) {
-      this.floorCarry = 0;
+      this.floorOwedTenths = 0;
       this.budget = Infinity;
       return;
     }
-    this.floorCarry += (this.options.busyMinPerSecond * LOAD_SAMPLE_MS) / 1000;
-    const floor = Math.floor(this.floorCarry);
-    this.floorCarry -= floor;
+    // A sample is a tenth of a second (LOAD_SAMPLE_MS).
+    this.floorOwedTenths += this.options.busyMinPerSecond;
+    const floor = Math.floor(this.floorOwedTenths / 10);
+    this.floorOwedTenths -= floor * 10;
     this.budget = Math.max(floor, Math.floor(committed * this.options.busyShare));
   }
 

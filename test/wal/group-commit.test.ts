@@ -4,6 +4,7 @@
  * after one that did not, and the choice between the queued way and the
  * child-transaction way of writing a batch.
  */
+import { spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CHAIN_KEY, LmdbGroupCommit, ORDER_COUNTS_KEY, type Store, type WalEntry } from '../../src/wal/index.js';
 import { type LogEvent } from '../../src/ledger/index.js';
@@ -25,6 +26,33 @@ function amounts(store: Store): number[] {
 
 const { open, cleanup } = tempStores('group-commit');
 
+/**
+ * Holds LMDB's write lock on `dir` from another process (an empty write
+ * transaction that waits for a byte on its stdin), so that this process's
+ * write thread waits for it: batches queue behind the lock whatever the
+ * disk's speed, and `release` lets them through.
+ */
+async function holdWriteLock(dir: string): Promise<{ release(): Promise<void> }> {
+  const script = `
+    import { open } from 'lmdb';
+    import { readSync } from 'node:fs';
+    const env = open({ path: ${JSON.stringify(dir)}, maxDbs: 32 });
+    env.transactionSync(() => { process.stdout.write('locked\\n'); readSync(0, Buffer.alloc(1)); });
+    await env.close();`;
+  const holder = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const exited = new Promise<number | null>((resolve) => holder.once('exit', resolve));
+  await new Promise<void>((resolve, reject) => {
+    holder.stdout.once('data', () => resolve());
+    void exited.then((code) => reject(new Error(`the lock holder exited (${String(code)}) before taking the lock`)));
+  });
+  return {
+    async release() {
+      holder.stdin.end('x');
+      expect(await exited).toBe(0);
+    },
+  };
+}
+
 /** A group commit on the store, with the fatal errors it reports. */
 function groupCommit(store: Store): { wal: LmdbGroupCommit; fatals: unknown[] } {
   const fatals: unknown[] = [];
@@ -39,6 +67,10 @@ describe('LMDB group commit', () => {
     const { wal, fatals } = groupCommit(store);
     const acknowledged: number[] = [];
     const all: Promise<void>[] = [];
+    // A first commit writes the log's record structures (a synchronous write, which the lock would block).
+    await wal.append(entry(7, -1));
+    const before = wal.stats();
+    const lock = await holdWriteLock(dir);
     for (let t = 0; t < 50; t++) {
       for (let i = 0; i < 5; i++) {
         const amount = t * 5 + i;
@@ -47,19 +79,22 @@ describe('LMDB group commit', () => {
       }
       await turn();
     }
+    // Nothing can have landed while another process holds the write lock.
+    expect(acknowledged).toEqual([]);
+    await lock.release();
     await Promise.all(all);
     expect(fatals).toEqual([]);
     const expected = Array.from({ length: 250 }, (_, i) => i);
     expect(acknowledged).toEqual(expected);
     const stats = wal.stats();
-    expect(stats.batches).toBe(50);
-    expect(stats.entries).toBe(250);
-    // LMDB's write thread took several waiting batches into one commit.
-    expect(stats.commits).toBeLessThan(stats.batches);
+    expect(stats.batches - before.batches).toBe(50);
+    expect(stats.entries - before.entries).toBe(250);
+    // LMDB's write thread took the waiting batches into one commit (two if it had begun one with the first batch alone).
+    expect(stats.commits - before.commits).toBeLessThanOrEqual(2);
     await store.close();
     const reopened = open(dir).store;
-    expect(amounts(reopened)).toEqual(expected);
-    expect(reopened.chain.getEntry(CHAIN_KEY)?.version).toBe(50);
+    expect(amounts(reopened)).toEqual([-1, ...expected]);
+    expect(reopened.chain.getEntry(CHAIN_KEY)?.version).toBe(51);
   });
 
   it('a batch whose predecessor did not land writes nothing, stops the WAL, and nothing after it is acknowledged', async () => {
