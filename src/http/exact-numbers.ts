@@ -23,6 +23,14 @@
  */
 const MAYBE_INEXACT = /[0-9.]{16}|[0-9][eE][-+]?[0-9]/;
 
+/** The sentence refusing a JSON text (already parsed) with a number JSON.parse turned into a whole number it is not, or null when there is none. */
+export function inexactNumberProblem(text: string): string | null {
+  const token = firstInexactNumber(text);
+  if (token === null) return null;
+  const shown = token.length > 40 ? `${token.slice(0, 40)}…` : token;
+  return `The number ${shown} cannot be read exactly (it has more digits, or a larger or smaller exponent, than a JSON number keeps); send it as the value you mean, with at most 15 significant digits.`;
+}
+
 /** The first number in `text` (valid JSON) that JSON.parse turns into a whole number it is not (or into no finite number), or null. */
 export function firstInexactNumber(text: string): string | null {
   if (!MAYBE_INEXACT.test(text)) return null;

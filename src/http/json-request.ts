@@ -4,7 +4,7 @@
  * text that is not JSON (400).
  */
 import { errorOutcome, type ErrorOutcome } from '../errors.js';
-import { firstInexactNumber } from './exact-numbers.js';
+import { inexactNumberProblem } from './exact-numbers.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
@@ -29,15 +29,9 @@ export function parseJson(contentType: string, bytes: Buffer): { ok: true; value
   } catch {
     return { ok: false, error: errorOutcome('VALIDATION', 'The request body is not valid JSON.') };
   }
-  const inexact = firstInexactNumber(text);
-  if (inexact !== null) return { ok: false, error: errorOutcome('VALIDATION', inexactMessage(inexact)) };
+  const inexact = inexactNumberProblem(text);
+  if (inexact !== null) return { ok: false, error: errorOutcome('VALIDATION', inexact) };
   return { ok: true, value };
-}
-
-/** The sentence for a number JSON.parse would round (exact-numbers.ts). */
-export function inexactMessage(token: string): string {
-  const shown = token.length > 40 ? `${token.slice(0, 40)}…` : token;
-  return `The number ${shown} cannot be read exactly (it has more digits, or a larger or smaller exponent, than a JSON number keeps); send it as the value you mean, with at most 15 significant digits.`;
 }
 
 export const TOO_LARGE = (bytesMax: number): ErrorOutcome =>

@@ -9,8 +9,8 @@
  * Decoding is strict: a malformed percent escape or bytes that are not UTF-8
  * refuse the request instead of being replaced by U+FFFD and stored altered.
  */
-import { firstInexactNumber } from './exact-numbers.js';
-import { inexactMessage, isJsonContentType } from './json-request.js';
+import { inexactNumberProblem } from './exact-numbers.js';
+import { isJsonContentType } from './json-request.js';
 import { multipartBoundary, parseMultipart } from './multipart.js';
 
 export type V2Params = Map<string, string>;
@@ -57,8 +57,8 @@ function parseJsonBody(bytes: Buffer, into: V2Params): string | null {
   } catch {
     return 'The request body is not valid JSON.';
   }
-  const inexact = firstInexactNumber(text);
-  if (inexact !== null) return inexactMessage(inexact);
+  const inexact = inexactNumberProblem(text);
+  if (inexact !== null) return inexact;
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'The JSON body must be an object of fields.';
   const entries = Object.entries(value);
   if (entries.length > V2_FIELDS_MAX) return `Send at most ${V2_FIELDS_MAX} fields.`;
