@@ -58,6 +58,8 @@ const HELP = `Usage: npm run bench:http -- [options]
   --seed HOW           admin (default: through the admin API) or direct (written into LMDB
                        before the server starts; same records; for big data sets)
   --connections N      concurrent HTTP connections (default 64)
+  --rate N             offer N requests a second in all, spread evenly in time, instead of as many as the
+                       connections can make: a fixed load below saturation (default: none)
   --duration S         seconds per measured run (default 10)
   --warmup S           seconds of unmeasured load first (default 3; 0 skips)
   --runs N             measured runs against the same server (default 1)
@@ -126,6 +128,8 @@ interface Options {
   sink: SinkKind;
   /** Posts a second between two other processes during the warm-up and the runs (a reference); null: none. */
   sideTraffic: number | null;
+  /** Requests a second offered in all (a fixed load); null: as many as the connections can make. */
+  rate: number | null;
 }
 
 function parseOptions(argv: string[]): Options {
@@ -161,6 +165,7 @@ function parseOptions(argv: string[]): Options {
       'webhooks-disabled': { type: 'boolean', default: false },
       sink: { type: 'string', default: 'node' },
       'side-traffic': { type: 'string' },
+      rate: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -209,6 +214,7 @@ function parseOptions(argv: string[]): Options {
     webhooksDisabled: values['webhooks-disabled'],
     sink: sinkKind(values.sink),
     sideTraffic: values['side-traffic'] === undefined ? null : positiveInt('side-traffic', values['side-traffic']),
+    rate: values.rate === undefined ? null : positiveInt('rate', values.rate),
   };
 }
 
@@ -280,7 +286,7 @@ function markdown(env: Environment, options: Options, session: Session, runs: Ru
     ...(options.loadgenNice === null ? [] : [`Load generator at nice ${options.loadgenNice} (a diagnostic: see --help).`, '']),
     ...(options.sideTraffic === null ? [] : [`Side traffic: ${options.sideTraffic} signed posts a second between two other processes (a reference: see --help).`, '']),
     `Server ${env.source}. Node ${env.node}; ${env.cpu}, ${env.cores} cores; data directory on ${env.dataFs}; ${env.syncLatency}; WAL sync mode ${env.syncMode}; ${scenarioText}` +
-      `${f0(options.accounts)} accounts (seeded ${session.seeded.how === 'admin' ? 'through the admin API' : 'directly into LMDB'} in ${f1(session.seeded.seconds)} s), ${options.connections} connections (${options.mode} requests), ` +
+      `${f0(options.accounts)} accounts (seeded ${session.seeded.how === 'admin' ? 'through the admin API' : 'directly into LMDB'} in ${f1(session.seeded.seconds)} s), ${options.connections} connections (${options.mode} requests${options.rate === null ? '' : `, ${f0(options.rate)} offered a second`}), ` +
       `${options.warmup} s warm-up, ${options.duration} s per run, quantity ${options.quantity} × rate ${RATE} = charge ${options.quantity * Number(RATE)} credits. ` +
       `SIGTERM: exit code ${stop.code} after ${stop.ms} ms.`,
     '',
@@ -337,6 +343,7 @@ async function main(): Promise<void> {
     scenario: options.scenario,
     accounts: options.accounts,
     connections: options.connections,
+    rate: options.rate,
     mode: options.mode,
     quantity: options.quantity,
     seed: options.seed,
@@ -356,12 +363,17 @@ async function main(): Promise<void> {
     if (options.warmup > 0) await session.warmup(options.warmup);
     const reports: RunReport[] = [];
     for (let i = 1; i <= options.runs; i++) {
+      const receivedBefore = sink?.received() ?? 0;
       const report = await session.measure(`run ${i}`, options.duration, options);
       reports.push(report);
       process.stdout.write(`${describeRun(report)}\n  ${verdict(report, options)}\n\n`);
       if (sink !== null) {
         const connections = sink.connections();
-        log(`webhook deliveries received so far: ${f0(sink.received())}${connections === null ? '' : ` over ${f0(connections)} connections`} (${options.sink} receiver)`);
+        const during = sink.received() - receivedBefore;
+        log(
+          `webhook deliveries received during the run: ${f0(during)} (${f0(during / options.duration)}/s); so far: ${f0(sink.received())}` +
+            `${connections === null ? '' : ` over ${f0(connections)} connections`} (${options.sink} receiver)`,
+        );
       }
       if (side !== null) log(`side traffic answered so far: ${f0(await side.answered())}`);
     }

@@ -32,6 +32,8 @@ export interface RunnerConfig {
   baseUrl: string;
   /** Connections of a run unless the run asks for another number. */
   connections: number;
+  /** Requests a second offered in all, spread evenly in time (runner.ts, Pacer); null: as many as the connections can make. */
+  rate?: number | null;
   serviceId: number;
   quantity: number;
   accounts: RunnerAccount[];

@@ -32,6 +32,9 @@ interface Client {
   requestIterator?: { requests?: unknown; currentRequestIndex?: number; currentRequest?: RequestData };
   /** autocannon 9 internal: what the client writes for the current request; replaced for the idempotent scenario. */
   getRequestBuffer?: () => Buffer;
+  /** autocannon 9 internal: writes the next request (called on connect and after each response); wrapped to pace a fixed rate. */
+  _doRequest?: () => void;
+  destroyed?: boolean;
 }
 
 interface AutocannonOptions {
@@ -290,6 +293,59 @@ function handOver(client: Client, slot: Slot): void {
   }
 }
 
+/**
+ * A fixed offered load, spread evenly in time. autocannon's own rate
+ * (overallRate) is a quota per second: every connection sends as fast as
+ * it can until its quota is used, then waits for the next second, so the
+ * server sees bursts at full speed and idle gaps rather than the load.
+ * Here each connection earns perConnection requests a second in 5 ms ticks,
+ * starting at a random phase, and writes its next request only when it has
+ * earned one (one in flight per connection, as without a rate).
+ */
+class Pacer {
+  private readonly clients: { client: Client; send: () => void; credit: number; waiting: boolean }[] = [];
+  private readonly timer: NodeJS.Timeout;
+  private last = performance.now();
+
+  constructor(private readonly perConnection: number) {
+    this.timer = setInterval(() => this.tick(), 5);
+  }
+
+  add(client: Client): void {
+    const send = client._doRequest;
+    if (send === undefined) throw new Error('runner: this autocannon version has no _doRequest; --rate needs it');
+    const paced = { client, send: send.bind(client), credit: Math.random(), waiting: false };
+    client._doRequest = () => {
+      if (paced.credit >= 1) {
+        paced.credit -= 1;
+        paced.send();
+      } else {
+        paced.waiting = true;
+      }
+    };
+    this.clients.push(paced);
+  }
+
+  private tick(): void {
+    const now = performance.now();
+    const earned = (this.perConnection * (now - this.last)) / 1000;
+    this.last = now;
+    for (const paced of this.clients) {
+      // At most two earned: a connection held up by a slow response catches up by one, not in a burst.
+      paced.credit = Math.min(paced.credit + earned, 2);
+      if (paced.waiting && paced.credit >= 1 && paced.client.destroyed !== true) {
+        paced.waiting = false;
+        paced.credit -= 1;
+        paced.send();
+      }
+    }
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+}
+
 function monoUs(): number {
   return Number(process.hrtime.bigint() / 1000n);
 }
@@ -327,7 +383,16 @@ function run(durationS: number, connections: number): Promise<LoadResult> {
       options.requests = [{ method: 'POST', path: '/api/v1/order', headers: { 'Content-Type': 'application/json' }, setupRequest, kind: 'order' }];
       options.setupClient = (client) => handOver(client, all[nextConnection++ % all.length]!);
     }
+    const pacer = config.rate == null ? null : new Pacer(config.rate / connections);
+    if (pacer !== null) {
+      const setup = options.setupClient;
+      options.setupClient = (client) => {
+        setup?.(client);
+        pacer.add(client);
+      };
+    }
     const instance = autocannon(options, (error, result) => {
+      pacer?.stop();
       const finishMonoUs = monoUs();
       if (error !== null) return reject(error);
       const statusCodes: Record<string, number> = {};

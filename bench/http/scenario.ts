@@ -24,6 +24,8 @@ export interface SessionOptions {
   /** At most this many of them (spread evenly) get load (default: all). */
   loadAccounts?: number;
   connections: number;
+  /** Requests a second offered in all, spread evenly in time; null or absent: as many as the connections can make. */
+  rate?: number | null;
   mode: 'prebuilt' | 'rotate';
   /** Quantity per order; the service rate is 0.001. */
   quantity: number;
@@ -154,6 +156,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     const config: RunnerConfig = {
       baseUrl: server.baseUrl,
       connections: options.connections,
+      rate: options.rate ?? null,
       serviceId: seeded.serviceId,
       quantity: options.quantity,
       mode: options.mode,
