@@ -58,6 +58,7 @@ import { messageCount, messagesIn } from './outbox.js';
 import { endpointKey, endpointsWithRows, type AttemptOutcome, type DeliveryAttempt, type OutboxMessage, type QueuedMessage, type WebhookEndpoint } from './records.js';
 import { SECRET_KEY_FILE } from './secret-box.js';
 import type { AttemptResult } from './sender.js';
+import { initialAllowance, nextAllowance } from './delivery-allowance.js';
 
 export interface DispatcherOptions {
   /** WEBHOOKS_CONCURRENCY: most attempts in flight in total. */
@@ -78,24 +79,24 @@ export interface DispatcherOptions {
   random: () => number;
   onError: (error: unknown, what: string) => void;
   /**
-   * Yield to the order path: every 100 ms, when the event loop was busy
-   * (BUSY_UTILISATION) or commits are queueing (BUSY_PENDING_ENTRIES), start
-   * only a small share of the entries just committed (`busyShare`, at
-   * least `busyMinPerSecond`) until the next sample. Off in the tests
-   * that count deliveries; the rule itself (`applyLoadSample`) is tested
-   * with samples handed to it.
+   * Yield to the order path: every 100 ms, the attempts that may start
+   * until the next sample follow the order path's spare capacity
+   * (delivery-allowance.ts). Off in the tests that count deliveries; the
+   * rule itself (`applyLoadSample`) is tested with samples handed to it.
    */
   yieldWhenBusy: boolean;
   /**
-   * WEBHOOKS_BUSY_PERCENT / 100: while busy, attempts per sample as a share
-   * of the entries committed in the sample before. Each delivery costs the
+   * WEBHOOKS_BUSY_PERCENT / 100: while the order path has no spare
+   * capacity, attempts per sample at least, as a share of the entries
+   * committed in the sample before. Each delivery costs the
    * shared cores several orders' worth of work (docs/DECISIONS.md, "What
    * webhooks cost the order path"), so this share is what a saturated
    * order path gives up to its notifications.
    */
   busyShare: number;
   /**
-   * WEBHOOKS_BUSY_MIN_PER_SECOND: while busy, attempts a second at least,
+   * WEBHOOKS_BUSY_MIN_PER_SECOND: while the order path has no spare
+   * capacity, attempts a second at least,
    * whatever the share, so that a saturated server still notifies (0: none
    * until it is not busy, which is what costs the order path least; see
    * docs/DECISIONS.md).
@@ -103,14 +104,6 @@ export interface DispatcherOptions {
   busyMinPerSecond: number;
 }
 
-/** Event-loop utilisation (0–1, over the last 100 ms) above which deliveries yield to the order path. */
-export const BUSY_UTILISATION = 0.6;
-/**
- * Entries waiting for their commit above which the storage path counts as
- * busy too: a server can be bound by its commits (the write thread, the
- * disk) with its event loop half idle, and deliveries add commits.
- */
-export const BUSY_PENDING_ENTRIES = 16;
 const LOAD_SAMPLE_MS = 100;
 
 /** One load sample: the event loop's utilisation over the interval, and the WAL's counters at its end. */
@@ -206,13 +199,13 @@ export class Dispatcher {
   /** The last look at the log reached its end (events written later have higher numbers than any held row). */
   private caughtUp = false;
   private active = 0;
-  /** Attempts that may still start in this load sample (Infinity while the order path is not busy). */
+  /** The allowance rule's state (delivery-allowance.ts). */
+  private allowance = initialAllowance();
+  /** Attempts that may still start in this load sample (no limit before the first, or without `yieldWhenBusy`). */
   private budget = Infinity;
+  /** Attempts started in this load sample. */
+  private started = 0;
   private loadTimer: NodeJS.Timeout | null = null;
-  /** The busy floor's attempts owed, in tenths (whole numbers, so nothing is lost to rounding: 15 a second is 1, then 2, per sample). */
-  private floorOwedTenths = 0;
-  /** The WAL's entry count at the last load sample (null before the first). */
-  private lastSampleEntries: number | null = null;
   private readonly counts: Record<AttemptOutcome, number> = { delivered: 0, failed: 0, timeout: 0, forbidden: 0 };
   private dropped = 0;
   /** Endpoints whose failing mark is being written (one event each, however many failures or drops meanwhile). */
@@ -273,23 +266,16 @@ export class Dispatcher {
 
   /**
    * The yield rule, applied to one load sample (every 100 ms when
-   * `yieldWhenBusy`): while the order path is busy, attempts until the next
-   * sample are limited to a share of the entries committed since the last.
+   * `yieldWhenBusy`): sets the attempts that may start until the next.
    */
   applyLoadSample(sample: LoadSample): void {
-    const committed = this.lastSampleEntries === null ? 0 : sample.wal.entries - this.lastSampleEntries;
-    this.lastSampleEntries = sample.wal.entries;
-    const busy = sample.utilisation > BUSY_UTILISATION || sample.wal.pendingEntries >= BUSY_PENDING_ENTRIES;
-    if (!busy) {
-      this.floorOwedTenths = 0;
-      this.budget = Infinity;
-      return;
-    }
-    // A sample is a tenth of a second (LOAD_SAMPLE_MS).
-    this.floorOwedTenths += this.options.busyMinPerSecond;
-    const floor = Math.floor(this.floorOwedTenths / 10);
-    this.floorOwedTenths -= floor * 10;
-    this.budget = Math.max(floor, Math.floor(committed * this.options.busyShare));
+    this.allowance = nextAllowance(
+      this.allowance,
+      { utilisation: sample.utilisation, entries: sample.wal.entries, pendingEntries: sample.wal.pendingEntries, started: this.started },
+      { busyShare: this.options.busyShare, busyMinPerSecond: this.options.busyMinPerSecond },
+    );
+    this.budget = this.allowance.allowance;
+    this.started = 0;
   }
 
   /** Waits for attempts in flight and result commits; no new attempt starts. */
@@ -651,6 +637,7 @@ export class Dispatcher {
     state.inFlight.set(seq, message.subject);
     this.active++;
     this.budget--;
+    this.started++;
     const attempt = (state.attempts.get(message.id)?.count ?? 0) + 1;
     const round = state.failures;
     const now = this.clock.wallMs();

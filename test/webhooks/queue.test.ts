@@ -9,7 +9,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { LogEvent } from '../../src/ledger/index.js';
 import { openStore, type WalEntry } from '../../src/wal/index.js';
-import { PER_ENDPOINT_IN_FLIGHT_MAX, WEBHOOK_CURSOR_KEY, messagesIn, type QueuedMessage } from '../../src/webhooks/index.js';
+import { PENDING_ENTRIES_MAX, PER_ENDPOINT_IN_FLIGHT_MAX, WEBHOOK_CURSOR_KEY, messagesIn, type QueuedMessage } from '../../src/webhooks/index.js';
 import { order, roundTrips } from '../helpers/server.js';
 import { startWebhookTest, type WebhookTest } from '../helpers/webhook-setup.js';
 
@@ -175,30 +175,33 @@ describe('webhook queue', () => {
     expect(t.server.webhooks.dispatcher.backlog().held).toBe(0);
   });
 
-  it('yields to a busy order path: while a sample says busy, at most the budget of attempts starts (WEBHOOKS_BUSY_PERCENT of the entries committed); when not busy, the rest', async () => {
+  it('yields to a full order path: attempts per sample follow the allowance (delivery-allowance.ts), down to WEBHOOKS_BUSY_PERCENT of the entries committed, and grow back with room', async () => {
     setup = await startWebhookTest({ random: 0.5, config: { webhooksBusyPercent: 5, webhooksBusyMinPerSecond: 50 } });
     const { t, receiver, creds, service, register } = setup;
     await register('/hook', ['order.updated']);
     const dispatcher = t.server.webhooks.dispatcher;
-    // A busy event loop: the first sample has no earlier count of entries, so the floor applies (50 a second: 5 per sample).
+    // An event loop over the target: the first sample has no earlier count of entries, so the floor applies (50 a second: 5 per sample).
     dispatcher.applyLoadSample({ utilisation: 0.95, wal: { entries: 1_000, pendingEntries: 0 } });
     for (let i = 0; i < 30; i++) expect((await t.api('POST', '/api/v1/order', creds, order(service, 5))).status).toBe(201);
     await dispatcher.idle();
     expect(receiver.received).toHaveLength(5);
-    // Commits queueing count as busy too; WEBHOOKS_BUSY_PERCENT=5 of the 200 entries committed since the last sample is 10.
-    dispatcher.applyLoadSample({ utilisation: 0.1, wal: { entries: 1_200, pendingEntries: 40 } });
+    // Commits queueing past PENDING_ENTRIES_MAX count as full too; WEBHOOKS_BUSY_PERCENT=5 of the 200 entries committed since the last sample is 10.
+    dispatcher.applyLoadSample({ utilisation: 0.1, wal: { entries: 1_200, pendingEntries: PENDING_ENTRIES_MAX } });
     dispatcher.pass();
     await dispatcher.idle();
     expect(receiver.received).toHaveLength(5 + 10);
-    // Not busy: no limit.
+    // Room under the target: the allowance grows by a quarter plus one per sample, 13 and then 17 (only 2 left).
     dispatcher.applyLoadSample({ utilisation: 0.1, wal: { entries: 1_300, pendingEntries: 0 } });
     dispatcher.pass();
     await dispatcher.idle();
+    expect(receiver.received).toHaveLength(5 + 10 + 13);
+    dispatcher.applyLoadSample({ utilisation: 0.1, wal: { entries: 1_400, pendingEntries: 0 } });
+    dispatcher.pass();
     await receiver.waitFor((r) => r.length === 30);
     expect(new Set(receiver.received.map((r) => r.id)).size).toBe(30);
   });
 
-  it('WEBHOOKS_BUSY_MIN_PER_SECOND sets the floor while busy: 15 a second is 1, then 2, per sample; 0 starts nothing until the order path is not busy', async () => {
+  it('WEBHOOKS_BUSY_MIN_PER_SECOND sets the floor while the order path is full: 15 a second is 1, then 2, per sample; 0 starts nothing until it has room', async () => {
     const first = await startWebhookTest({ random: 0.5, config: { webhooksBusyPercent: 0, webhooksBusyMinPerSecond: 15 } });
     setup = first;
     const { t, receiver, creds, service, register } = first;
@@ -226,13 +229,18 @@ describe('webhook queue', () => {
     const idle = second.t.server.webhooks.dispatcher;
     idle.applyLoadSample({ utilisation: 0.95, wal: { entries: 1_000, pendingEntries: 0 } });
     for (let i = 0; i < 5; i++) expect((await second.t.api('POST', '/api/v1/order', second.creds, order(second.service, 5))).status).toBe(201);
-    idle.applyLoadSample({ utilisation: 0.1, wal: { entries: 1_100, pendingEntries: 40 } });
+    idle.applyLoadSample({ utilisation: 0.1, wal: { entries: 1_100, pendingEntries: PENDING_ENTRIES_MAX } });
     idle.pass();
     await idle.idle();
     expect(second.receiver.received).toHaveLength(0);
-    idle.applyLoadSample({ utilisation: 0.1, wal: { entries: 1_200, pendingEntries: 0 } });
-    idle.pass();
-    await second.receiver.waitFor((r) => r.length === 5);
+    // With room again the allowance grows from nothing: 1, then 2, then 3 a sample.
+    for (const [entries, total] of [[1_200, 1], [1_300, 3], [1_400, 5]] as const) {
+      idle.applyLoadSample({ utilisation: 0.1, wal: { entries, pendingEntries: 0 } });
+      idle.pass();
+      await second.receiver.waitFor((r) => r.length === total);
+      await idle.idle();
+      expect(second.receiver.received).toHaveLength(total);
+    }
   });
 
   it('a database from before the log held the messages: a message left in the old queue and a later one of its order among the held rows go out in sequence, before newer ones', async () => {

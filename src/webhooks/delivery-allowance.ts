@@ -1,0 +1,92 @@
+/**
+ * How many delivery attempts may start in the next load sample (100 ms),
+ * from what the last sample saw: deliveries take the order path's spare
+ * capacity, and only a floor of it when there is none.
+ *
+ * The rule is additive-increase/multiplicative-decrease on the event loop's
+ * utilisation, smoothed over two samples. While the order path is over
+ * TARGET_UTILISATION (or its commits are queueing past PENDING_ENTRIES_MAX),
+ * the allowance halves from what the last sample actually started, down to
+ * the operator's floor (WEBHOOKS_BUSY_PERCENT of the entries committed, at
+ * least WEBHOOKS_BUSY_MIN_PER_SECOND). Below it, the allowance grows by a
+ * quarter (GROWTH) plus one, up to ALLOWANCE_MAX, which no receiver reaches
+ * in practice: from nothing to 150 a sample in under 2 s. Doubling instead
+ * overshot: where the deliveries themselves make the load, it swung between
+ * the concurrency limit and a quarter of it; a quarter's growth keeps the
+ * swing within about a factor of two around what fits under the target
+ * (test/webhooks/delivery-allowance.test.ts).
+ *
+ * The rule it replaces was all or nothing: "busy" (over 60%) allowed only
+ * the floor and "not busy" allowed everything. The deliveries' own work
+ * then made the next sample busy, so even at a tenth of the saturated
+ * order rate the dispatcher swung between the two and fell behind (787
+ * deliveries a second for 1,000 orders a second here; bench/RESULTS.md,
+ * session 18). Measured against the deliveries' own load, the order path is
+ * only "busy" when its orders alone keep the event loop over the target.
+ *
+ * Pure, so that the dispatcher applies it to live samples and the tests to
+ * samples they choose.
+ */
+
+/** Smoothed event-loop utilisation above which deliveries give way. */
+export const TARGET_UTILISATION = 0.75;
+/**
+ * Entries waiting for their commit above which the storage path counts as
+ * full too, whatever the event loop says: a commit-bound server (a slow
+ * disk) can have its event loop half idle. Group commit absorbs a queue of
+ * a few dozen by design (a commit of 60 entries costs little more than one
+ * of 10), so the mark is well above what 64 busy connections make.
+ */
+export const PENDING_ENTRIES_MAX = 128;
+/** Attempts per sample that count as "no limit" (the concurrency limit binds long before). */
+export const ALLOWANCE_MAX = 10_000;
+/** The allowance's growth per sample with room under the target (plus one, so that an allowance of 0 recovers). */
+export const GROWTH = 1.25;
+
+export interface AllowanceSettings {
+  /** WEBHOOKS_BUSY_PERCENT / 100: the floor's share of the entries committed in the sample. */
+  busyShare: number;
+  /** WEBHOOKS_BUSY_MIN_PER_SECOND: the floor in attempts a second. */
+  busyMinPerSecond: number;
+}
+
+export interface AllowanceState {
+  /** Attempts that may start in the coming sample. */
+  allowance: number;
+  /** The event loop's utilisation, smoothed (null before the first sample). */
+  smoothed: number | null;
+  /** The WAL's entry count at the last sample (null before the first). */
+  entries: number | null;
+  /** The floor's attempts owed, in tenths of one (so that 15 a second is 1, then 2, per sample). */
+  floorOwedTenths: number;
+}
+
+export interface AllowanceSample {
+  /** Event-loop utilisation over the sample, 0–1. */
+  utilisation: number;
+  /** The WAL's entries committed in all, and waiting for their commit, at the sample's end. */
+  entries: number;
+  pendingEntries: number;
+  /** Attempts started during the sample. */
+  started: number;
+}
+
+/** Before any sample: no limit (a server starts idle). */
+export function initialAllowance(): AllowanceState {
+  return { allowance: ALLOWANCE_MAX, smoothed: null, entries: null, floorOwedTenths: 0 };
+}
+
+export function nextAllowance(state: AllowanceState, sample: AllowanceSample, settings: AllowanceSettings): AllowanceState {
+  const committed = state.entries === null ? 0 : Math.max(0, sample.entries - state.entries);
+  const smoothed = state.smoothed === null ? sample.utilisation : (state.smoothed + sample.utilisation) / 2;
+  const full = smoothed > TARGET_UTILISATION || sample.pendingEntries >= PENDING_ENTRIES_MAX;
+  if (!full) {
+    return { allowance: Math.min(ALLOWANCE_MAX, Math.floor(state.allowance * GROWTH) + 1), smoothed, entries: sample.entries, floorOwedTenths: 0 };
+  }
+  // A sample is a tenth of a second.
+  const owed = state.floorOwedTenths + settings.busyMinPerSecond;
+  const floor = Math.floor(owed / 10);
+  const least = Math.max(floor, Math.floor(committed * settings.busyShare));
+  const halved = Math.floor(Math.min(state.allowance, sample.started) / 2);
+  return { allowance: Math.max(least, halved), smoothed, entries: sample.entries, floorOwedTenths: owed - floor * 10 };
+}
