@@ -65,7 +65,7 @@ export interface ServerOptions {
   webhookPollMs?: number;
   /** The jitter source of webhook retries, in [0, 1) (tests make it exact). */
   random?: () => number;
-  /** Webhook deliveries yield to the order path when the event loop is busy (default true; tests that count deliveries turn it off). */
+  /** Webhook deliveries take only the order path's spare capacity (delivery-allowance.ts; default true; tests that count deliveries turn it off). */
   webhookYield?: boolean;
   /** Queue messages the webhook dispatcher reads ahead (default QUEUE_WINDOW_MAX; tests make it small). */
   webhookWindowMax?: number;

@@ -59,7 +59,8 @@ const HELP = `Usage: npm run bench:http -- [options]
                        before the server starts; same records; for big data sets)
   --connections N      concurrent HTTP connections (default 64)
   --rate N             offer N requests a second in all, spread evenly in time, instead of as many as the
-                       connections can make: a fixed load below saturation (default: none)
+                       connections can make: a fixed load below saturation (default: none). Latency counts from each
+                       request's write, not its turn; req/s shows what was sent (less than N if the connections cannot keep up)
   --duration S         seconds per measured run (default 10)
   --warmup S           seconds of unmeasured load first (default 3; 0 skips)
   --runs N             measured runs against the same server (default 1)
@@ -371,7 +372,7 @@ async function main(): Promise<void> {
         const connections = sink.connections();
         const during = sink.received() - receivedBefore;
         log(
-          `webhook deliveries received during the run: ${f0(during)} (${f0(during / options.duration)}/s); so far: ${f0(sink.received())}` +
+          `webhook deliveries received from the run's start to its report: ${f0(during)} (${f0(during / options.duration)} per second of the run); so far: ${f0(sink.received())}` +
             `${connections === null ? '' : ` over ${f0(connections)} connections`} (${options.sink} receiver)`,
         );
       }

@@ -35,6 +35,9 @@ interface Client {
   /** autocannon 9 internal: writes the next request (called on connect and after each response); wrapped to pace a fixed rate. */
   _doRequest?: () => void;
   destroyed?: boolean;
+  /** autocannon 9 internals: the request timeout, which only a write restarts (a held-back connection restarts it too). */
+  timeoutTicker?: { reschedule(ms: number): void };
+  timeout?: number;
 }
 
 interface AutocannonOptions {
@@ -304,16 +307,20 @@ function handOver(client: Client, slot: Slot): void {
  */
 class Pacer {
   private readonly clients: { client: Client; send: () => void; credit: number; waiting: boolean }[] = [];
-  private readonly timer: NodeJS.Timeout;
+  private timer: NodeJS.Timeout | null = null;
   private last = performance.now();
 
-  constructor(private readonly perConnection: number) {
-    this.timer = setInterval(() => this.tick(), 5);
-  }
+  constructor(private readonly perConnection: number) {}
 
   add(client: Client): void {
     const send = client._doRequest;
     if (send === undefined) throw new Error('runner: this autocannon version has no _doRequest; --rate needs it');
+    // Started with the first client, so that a run autocannon refuses to start leaves no timer behind.
+    if (this.timer === null) {
+      this.last = performance.now();
+      this.timer = setInterval(() => this.tick(), 5);
+      this.timer.unref();
+    }
     const paced = { client, send: send.bind(client), credit: Math.random(), waiting: false };
     client._doRequest = () => {
       if (paced.credit >= 1) {
@@ -321,6 +328,8 @@ class Pacer {
         paced.send();
       } else {
         paced.waiting = true;
+        // Waiting for its turn is not a request timing out: at a low rate per connection the wait can pass autocannon's timeout.
+        if (client.timeout !== undefined) client.timeoutTicker?.reschedule(client.timeout);
       }
     };
     this.clients.push(paced);
@@ -342,7 +351,7 @@ class Pacer {
   }
 
   stop(): void {
-    clearInterval(this.timer);
+    if (this.timer !== null) clearInterval(this.timer);
   }
 }
 

@@ -111,6 +111,8 @@ export interface WebhookGauges {
   failingEndpoints: number;
   /** Messages dropped since start because their endpoint held WEBHOOKS_HELD_MAX already. */
   dropped: number;
+  /** Delivery attempts a second the order path leaves room for (src/webhooks/delivery-allowance.ts). */
+  allowedPerSecond: number;
 }
 
 function header(out: string[], name: string, type: 'counter' | 'gauge' | 'histogram', help: string): void {
@@ -126,6 +128,13 @@ function renderWebhooks(w: WebhookGauges, out: string[]): void {
   out.push(`coa_webhook_in_flight ${num(w.inFlight)}`);
   header(out, 'coa_webhook_oldest_undelivered_age_seconds', 'gauge', 'Age of the oldest webhook message not yet delivered (0 when none).');
   out.push(`coa_webhook_oldest_undelivered_age_seconds ${num(w.oldestHeldAgeMs / 1000)}`);
+  header(
+    out,
+    'coa_webhook_attempts_allowed_per_second',
+    'gauge',
+    'Webhook delivery attempts a second the order path leaves room for: near the floor (WEBHOOKS_BUSY_PERCENT, WEBHOOKS_BUSY_MIN_PER_SECOND) while it is saturated; 100000 means no limit.',
+  );
+  out.push(`coa_webhook_attempts_allowed_per_second ${num(w.allowedPerSecond)}`);
   header(out, 'coa_webhook_failing_endpoints', 'gauge', 'Webhook endpoints marked failing (waiting for the operator to replay them).');
   out.push(`coa_webhook_failing_endpoints ${num(w.failingEndpoints)}`);
   header(out, 'coa_webhook_messages_dropped_total', 'counter', 'Webhook messages dropped since start because their endpoint already held WEBHOOKS_HELD_MAX undelivered ones (the endpoint is then marked failing).');

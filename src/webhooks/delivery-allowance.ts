@@ -3,8 +3,8 @@
  * from what the last sample saw: deliveries take the order path's spare
  * capacity, and only a floor of it when there is none.
  *
- * The rule is additive-increase/multiplicative-decrease on the event loop's
- * utilisation, smoothed over two samples. While the order path is over
+ * The rule is increase-by-a-quarter/halve on the event loop's utilisation,
+ * averaged over the last two samples. While the order path is over
  * TARGET_UTILISATION (or its commits are queueing past PENDING_ENTRIES_MAX),
  * the allowance halves from what the last sample actually started, down to
  * the operator's floor (WEBHOOKS_BUSY_PERCENT of the entries committed, at
@@ -53,8 +53,8 @@ export interface AllowanceSettings {
 export interface AllowanceState {
   /** Attempts that may start in the coming sample. */
   allowance: number;
-  /** The event loop's utilisation, smoothed (null before the first sample). */
-  smoothed: number | null;
+  /** The event loop's utilisation in the last sample (null before the first). */
+  lastUtilisation: number | null;
   /** The WAL's entry count at the last sample (null before the first). */
   entries: number | null;
   /** The floor's attempts owed, in tenths of one (so that 15 a second is 1, then 2, per sample). */
@@ -73,20 +73,25 @@ export interface AllowanceSample {
 
 /** Before any sample: no limit (a server starts idle). */
 export function initialAllowance(): AllowanceState {
-  return { allowance: ALLOWANCE_MAX, smoothed: null, entries: null, floorOwedTenths: 0 };
+  return { allowance: ALLOWANCE_MAX, lastUtilisation: null, entries: null, floorOwedTenths: 0 };
 }
 
 export function nextAllowance(state: AllowanceState, sample: AllowanceSample, settings: AllowanceSettings): AllowanceState {
   const committed = state.entries === null ? 0 : Math.max(0, sample.entries - state.entries);
-  const smoothed = state.smoothed === null ? sample.utilisation : (state.smoothed + sample.utilisation) / 2;
+  // A sample with no utilisation to read (a zero-length interval) counts as full: it cannot show room.
+  const utilisation = Number.isFinite(sample.utilisation) ? sample.utilisation : 1;
+  // The mean of this sample and the last: one sample's spike (a GC, a burst) does not cut the allowance, two do.
+  const smoothed = state.lastUtilisation === null ? utilisation : (state.lastUtilisation + utilisation) / 2;
   const full = smoothed > TARGET_UTILISATION || sample.pendingEntries >= PENDING_ENTRIES_MAX;
   if (!full) {
-    return { allowance: Math.min(ALLOWANCE_MAX, Math.floor(state.allowance * GROWTH) + 1), smoothed, entries: sample.entries, floorOwedTenths: 0 };
+    // Growth does not wait for use: a server that was idle sends a backlog (a restart, a replay) at once, up to
+    // the concurrency limit, and the next samples halve it if the order path fills.
+    return { allowance: Math.min(ALLOWANCE_MAX, Math.floor(state.allowance * GROWTH) + 1), lastUtilisation: utilisation, entries: sample.entries, floorOwedTenths: 0 };
   }
   // A sample is a tenth of a second.
   const owed = state.floorOwedTenths + settings.busyMinPerSecond;
   const floor = Math.floor(owed / 10);
   const least = Math.max(floor, Math.floor(committed * settings.busyShare));
   const halved = Math.floor(Math.min(state.allowance, sample.started) / 2);
-  return { allowance: Math.max(least, halved), smoothed, entries: sample.entries, floorOwedTenths: owed - floor * 10 };
+  return { allowance: Math.max(least, halved), lastUtilisation: utilisation, entries: sample.entries, floorOwedTenths: owed - floor * 10 };
 }

@@ -82,24 +82,24 @@ export interface DispatcherOptions {
    * Yield to the order path: every 100 ms, the attempts that may start
    * until the next sample follow the order path's spare capacity
    * (delivery-allowance.ts). Off in the tests that count deliveries; the
-   * rule itself (`applyLoadSample`) is tested with samples handed to it.
+   * rule itself (`nextAllowance`, and the dispatcher obeying it through
+   * `applyLoadSample`) is tested with samples handed to it.
    */
   yieldWhenBusy: boolean;
   /**
    * WEBHOOKS_BUSY_PERCENT / 100: while the order path has no spare
    * capacity, attempts per sample at least, as a share of the entries
-   * committed in the sample before. Each delivery costs the
-   * shared cores several orders' worth of work (docs/DECISIONS.md, "What
-   * webhooks cost the order path"), so this share is what a saturated
-   * order path gives up to its notifications.
+   * committed in the sample before. Each delivery costs the shared cores
+   * two or three orders' worth of work (docs/DECISIONS.md, "What webhooks
+   * cost the order path"), so this floor is what a saturated order path
+   * gives up to its notifications.
    */
   busyShare: number;
   /**
    * WEBHOOKS_BUSY_MIN_PER_SECOND: while the order path has no spare
-   * capacity, attempts a second at least,
-   * whatever the share, so that a saturated server still notifies (0: none
-   * until it is not busy, which is what costs the order path least; see
-   * docs/DECISIONS.md).
+   * capacity, attempts a second at least, whatever the share, so that a
+   * saturated server still notifies (0: none until it has room, which is
+   * what costs the order path least; see docs/DECISIONS.md).
    */
   busyMinPerSecond: number;
 }
@@ -168,6 +168,8 @@ export interface DispatcherStats {
   dropped: number;
   /** Endpoints the dispatcher keeps state for: live ones it has met, and deleted ones until their purge is done. */
   endpointStates: number;
+  /** Attempts the order path leaves room for, a second (the last sample's allowance × 10; ALLOWANCE_MAX × 10 means no limit). */
+  allowedPerSecond: number;
 }
 
 /** Rows removed per commit when a deleted endpoint's rows are dropped. */
@@ -251,6 +253,8 @@ export class Dispatcher {
       if (this.pending === null && this.lowWater() - this.persisted >= CURSOR_LAG_MAX) this.pendingCommit();
     }, pollMs);
     this.timer.unref();
+    // Attempts before the start (none in a server; a test's set-up) are not the first sample's.
+    this.started = 0;
     if (this.options.yieldWhenBusy) {
       let last = nodePerformance.eventLoopUtilization();
       this.loadTimer = setInterval(() => {
@@ -330,7 +334,7 @@ export class Dispatcher {
   }
 
   stats(): DispatcherStats {
-    return { deliveries: { ...this.counts }, inFlight: this.active, dropped: this.dropped, endpointStates: this.states.size };
+    return { deliveries: { ...this.counts }, inFlight: this.active, dropped: this.dropped, endpointStates: this.states.size, allowedPerSecond: this.allowance.allowance * (1000 / LOAD_SAMPLE_MS) };
   }
 
   /**

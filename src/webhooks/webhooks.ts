@@ -24,9 +24,9 @@ export interface WebhooksConfig {
   connectTimeoutMs: number;
   perAccount: number;
   logKeep: number;
-  /** WEBHOOKS_BUSY_PERCENT: while the order path is busy, deliveries' share of its committed entries. */
+  /** WEBHOOKS_BUSY_PERCENT: while the order path has no spare capacity, deliveries' share (at least) of its committed entries. */
   busyPercent: number;
-  /** WEBHOOKS_BUSY_MIN_PER_SECOND: while the order path is busy, deliveries started a second at least. */
+  /** WEBHOOKS_BUSY_MIN_PER_SECOND: while the order path has no spare capacity, deliveries started a second at least. */
   busyMinPerSecond: number;
   /** WEBHOOKS_HELD_MAX: most undelivered messages kept per endpoint. */
   heldMax: number;
@@ -98,11 +98,11 @@ export class Webhooks {
   }
 
   /** What /metrics shows of webhooks. */
-  gauges(): { deliveries: Record<string, number>; held: number; inFlight: number; oldestHeldAgeMs: number; failingEndpoints: number; dropped: number } {
-    const { deliveries, inFlight, dropped } = this.dispatcher.stats();
+  gauges(): { deliveries: Record<string, number>; held: number; inFlight: number; oldestHeldAgeMs: number; failingEndpoints: number; dropped: number; allowedPerSecond: number } {
+    const { deliveries, inFlight, dropped, allowedPerSecond } = this.dispatcher.stats();
     const { held, oldestAtMs } = this.dispatcher.backlog();
     const failingEndpoints = this.directory.failingCount();
-    return { deliveries, held, inFlight, oldestHeldAgeMs: oldestAtMs === null ? 0 : Math.max(0, this.clock.wallMs() - oldestAtMs), failingEndpoints, dropped };
+    return { deliveries, held, inFlight, oldestHeldAgeMs: oldestAtMs === null ? 0 : Math.max(0, this.clock.wallMs() - oldestAtMs), failingEndpoints, dropped, allowedPerSecond };
   }
 
   start(pollMs: number): void {

@@ -20,7 +20,7 @@ function run(samples: Partial<AllowanceSample>[], options: { settings?: Allowanc
 describe('the delivery allowance (deliveries take the spare capacity, the floor when there is none)', () => {
   it('starts with no limit and keeps none while the event loop is under the target', () => {
     expect(initialAllowance().allowance).toBe(ALLOWANCE_MAX);
-    const states = run([{ utilisation: 0.5 }, { utilisation: 0.7 }, { utilisation: TARGET_UTILISATION }]);
+    const states = run([{ utilisation: TARGET_UTILISATION }, { utilisation: 0.5 }, { utilisation: 0.7 }]);
     expect(states.map((s) => s.allowance)).toEqual([ALLOWANCE_MAX, ALLOWANCE_MAX, ALLOWANCE_MAX]);
   });
 
@@ -43,9 +43,11 @@ describe('the delivery allowance (deliveries take the spare capacity, the floor 
     expect(states.map((s) => s.allowance)).toEqual([1, 2, 1, 2, 1, 2]);
   });
 
-  it('smooths over two samples: one busy sample after calm ones does not cut, two do', () => {
-    const states = run([{ utilisation: 0.2 }, { utilisation: 0.95 }, { utilisation: 0.95 }], { startable: 100 });
-    expect(states.map((s) => s.allowance)).toEqual([ALLOWANCE_MAX, ALLOWANCE_MAX, 50]);
+  it('averages the last two samples: one busy sample after calm ones does not cut, two do, however calm it was before', () => {
+    const states = run([{ utilisation: 0.1 }, { utilisation: 0.1 }, { utilisation: 0.95 }, { utilisation: 0.95 }], { startable: 100 });
+    expect(states.map((s) => s.allowance)).toEqual([ALLOWANCE_MAX, ALLOWANCE_MAX, ALLOWANCE_MAX, 50]);
+    // And a sample with no utilisation to read counts as full rather than as room.
+    expect(run([{ utilisation: Number.NaN }], { startable: 100 })[0]!.allowance).toBe(50);
   });
 
   it('counts commits queueing past PENDING_ENTRIES_MAX as full, whatever the event loop says', () => {

@@ -185,6 +185,7 @@ describe('webhook queue', () => {
     for (let i = 0; i < 30; i++) expect((await t.api('POST', '/api/v1/order', creds, order(service, 5))).status).toBe(201);
     await dispatcher.idle();
     expect(receiver.received).toHaveLength(5);
+    expect((await t.admin('GET', '/metrics')).text).toMatch(/^coa_webhook_attempts_allowed_per_second 50$/m);
     // Commits queueing past PENDING_ENTRIES_MAX count as full too; WEBHOOKS_BUSY_PERCENT=5 of the 200 entries committed since the last sample is 10.
     dispatcher.applyLoadSample({ utilisation: 0.1, wal: { entries: 1_200, pendingEntries: PENDING_ENTRIES_MAX } });
     dispatcher.pass();
@@ -195,6 +196,7 @@ describe('webhook queue', () => {
     dispatcher.pass();
     await dispatcher.idle();
     expect(receiver.received).toHaveLength(5 + 10 + 13);
+    expect((await t.admin('GET', '/metrics')).text).toMatch(/^coa_webhook_attempts_allowed_per_second 130$/m);
     dispatcher.applyLoadSample({ utilisation: 0.1, wal: { entries: 1_400, pendingEntries: 0 } });
     dispatcher.pass();
     await receiver.waitFor((r) => r.length === 30);
