@@ -16,19 +16,20 @@
  * swing within about a factor of two around what fits under the target
  * (test/webhooks/delivery-allowance.test.ts).
  *
- * The rule it replaces was all or nothing: "busy" (over 60%) allowed only
- * the floor and "not busy" allowed everything. The deliveries' own work
- * then made the next sample busy, so even at a tenth of the saturated
- * order rate the dispatcher swung between the two and fell behind (787
- * deliveries a second for 1,000 orders a second here; bench/RESULTS.md,
- * session 18). Measured against the deliveries' own load, the order path is
+ * The rule it replaces was all or nothing: "busy" (the event loop over
+ * 60%, or 16 entries waiting for their commit) allowed only the floor, and
+ * "not busy" allowed everything. The deliveries' own work then made the
+ * next sample busy, so even at an eighth of the saturated order rate the
+ * dispatcher swung between the two and fell behind (at 1,000 orders a
+ * second it ended two runs about 1,950 messages behind, where this rule
+ * keeps up; bench/RESULTS.md, session 18). Measured against the deliveries' own load, the order path is
  * only "busy" when its orders alone keep the event loop over the target.
  *
  * Pure, so that the dispatcher applies it to live samples and the tests to
  * samples they choose.
  */
 
-/** Smoothed event-loop utilisation above which deliveries give way. */
+/** Event-loop utilisation (the mean of the last two samples) above which deliveries give way. */
 export const TARGET_UTILISATION = 0.75;
 /**
  * Entries waiting for their commit above which the storage path counts as
