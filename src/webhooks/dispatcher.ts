@@ -51,6 +51,7 @@ import type { Clock } from '../clock.js';
 import type { LogEvent } from '../ledger/index.js';
 import type { Store, TablePut, Wal, WalEntry, WalStats } from '../wal/index.js';
 import { retryDelayMs } from './backoff.js';
+import { initialAllowance, nextAllowance } from './delivery-allowance.js';
 import type { WebhookDirectory } from './directory.js';
 import { startCursor } from './legacy-queue.js';
 import { messageBody, messageHeaders } from './message.js';
@@ -58,7 +59,6 @@ import { messageCount, messagesIn } from './outbox.js';
 import { endpointKey, endpointsWithRows, type AttemptOutcome, type DeliveryAttempt, type OutboxMessage, type QueuedMessage, type WebhookEndpoint } from './records.js';
 import { SECRET_KEY_FILE } from './secret-box.js';
 import type { AttemptResult } from './sender.js';
-import { initialAllowance, nextAllowance } from './delivery-allowance.js';
 
 export interface DispatcherOptions {
   /** WEBHOOKS_CONCURRENCY: most attempts in flight in total. */
