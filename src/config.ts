@@ -113,7 +113,7 @@ export const SETTINGS = [
     kind: 'int',
     min: 0,
     max: 100,
-    doc: 'While the order path has no spare capacity (its event loop over 75%, smoothed, or 128 entries waiting for their commit), webhook deliveries started per 100 ms at least: this percent of the entries committed in the 100 ms before (with spare capacity, deliveries take it).',
+    doc: 'While the order path has no spare capacity (its event loop over 75%, averaged over the last 200 ms, or 128 entries waiting for their commit), webhook deliveries started per 100 ms at least: this percent of the entries committed in the 100 ms before (with spare capacity, deliveries take it).',
   },
   {
     key: 'webhooksBusyMinPerSecond',

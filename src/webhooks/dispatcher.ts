@@ -276,7 +276,7 @@ export class Dispatcher {
     this.allowance = nextAllowance(
       this.allowance,
       { utilisation: sample.utilisation, entries: sample.wal.entries, pendingEntries: sample.wal.pendingEntries, started: this.started },
-      { busyShare: this.options.busyShare, busyMinPerSecond: this.options.busyMinPerSecond },
+      this.options,
     );
     this.budget = this.allowance.allowance;
     this.started = 0;
