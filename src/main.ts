@@ -5,11 +5,10 @@
  * down cleanly on SIGTERM and SIGINT.
  */
 import { join } from 'node:path';
-import { loadConfig } from './config.js';
-import { createLogger } from './log.js';
-import { seedIfEmpty } from './seed.js';
-import { startServer } from './server.js';
-import { lowerThreadPoolPriority } from './thread-priority.js';
+import { loadConfig } from './app/config.js';
+import { createLogger, lowerThreadPoolPriority } from './platform/index.js';
+import { seedIfEmpty } from './app/seed.js';
+import { startServer } from './app/server.js';
 
 async function main(): Promise<void> {
   let config;

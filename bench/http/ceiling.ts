@@ -1,7 +1,7 @@
 /**
  * The load generator's ceiling on this machine: the same runner and the
  * same requests as the order benchmark, against a bare uWebSockets.js
- * server (stub.ts, through src/http/uws.ts) that answers every POST at once
+ * server (stub.ts, through src/http/transport/uws.ts) that answers every POST at once
  * with a fixed JSON body. If a benchmark's requests/s come close to this
  * figure, the load generator (or the machine), not the server, is the
  * limit; the order path's requests/s as a fraction of it is printed by

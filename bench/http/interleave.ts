@@ -13,8 +13,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { RunReport } from './measure.js';
-import { diskKbPerCommit, msPerCommit } from './measure.js';
+import { diskKbPerCommit, msPerCommit, type RunReport } from './measure.js';
 import { f0, log, positiveInt } from './util.js';
 
 export interface Variant {

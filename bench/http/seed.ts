@@ -26,9 +26,9 @@
  * transactionSync, about 160,000 orders/s and 300 MiB per million here.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { hashSecret } from '../../src/ids.js';
+import { hashSecret } from '../../src/ids/keys.js';
 import { multiplyMicro } from '../../src/money/index.js';
-import { OrderIds } from '../../src/order-ids.js';
+import { OrderIds } from '../../src/ids/order-ids.js';
 import { lastOrderNumber, noOrders, ORDER_COUNTS_KEY, openStore, orderIndexKey } from '../../src/wal/index.js';
 import { withServiceDefaults, checkOrder, checkWallet, type AccountProfile, type LogEvent, type OrderRecord, type ServiceRecord, type WalletRecord } from '../../src/ledger/index.js';
 import { admin, type ServerProcess } from './server-process.js';
@@ -101,7 +101,7 @@ export async function seedViaAdmin(server: ServerProcess, count: number, concurr
   };
 }
 
-/** Deterministic, unguessable-enough credentials for account index i under a salt (same shapes as src/ids.ts). */
+/** Deterministic, unguessable-enough credentials for account index i under a salt (same shapes as src/ids/keys.ts). */
 function credentials(salt: Buffer, i: number): { key: string; secret: string; v2Key: string } {
   const index = Buffer.alloc(8);
   index.writeBigUInt64BE(BigInt(i));
@@ -160,7 +160,7 @@ export async function seedDirect(dataDir: string, count: number, options: Direct
       const event: LogEvent = { type: 'service.saved', atMs, service };
       store.log.put(seq++, event);
       store.tables.services.put(service.id, service);
-      // As src/server.ts orderIdSecret() would create it on first start.
+      // As src/app/server.ts orderIdSecret() would create it on first start.
       if (orderIdSecret !== null) store.tables.meta.put('orderIdSecret', orderIdSecret);
     });
     for (let from = 0; from < count; from += batch) {

@@ -5,7 +5,7 @@
  * as the real POST /api/v1/order, without any work. Run as a child process
  * with the port as its argument; says 'ready' over IPC once listening.
  */
-import { createApp } from '../../src/http/uws.js';
+import { createApp } from '../../src/http/transport/uws.js';
 
 const port = Number(process.argv[2]);
 const BODY = '{"ok":true,"order":"AbCdEfGhIjKlMnOpQrStUv","charge":1,"status":"pending","balance":999999990}';

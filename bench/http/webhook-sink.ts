@@ -10,7 +10,7 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { closeListenSocket, createApp, localPort, type ListenSocket } from '../../src/http/uws.js';
+import { closeListenSocket, createApp, localPort, type ListenSocket } from '../../src/http/transport/uws.js';
 
 export type SinkKind = 'node' | 'uws';
 

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { Bench } from 'tinybench';
 import { decide, initialState, takeToken, withServiceDefaults, type Command } from '../../src/ledger/index.js';
 import { formatMicro, multiplyMicro, parseMicro } from '../../src/money/index.js';
-import { renderOrderPlaced } from '../../src/render.js';
+import { renderOrderPlaced } from '../../src/wire/index.js';
 import { LmdbGroupCommit, openStore, type WalEntry } from '../../src/wal/index.js';
 
 const TIME_MS = 300;

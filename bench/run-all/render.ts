@@ -119,7 +119,7 @@ export function render(results: Results): string {
   if (opFailed !== null) out.push(...opFailed);
   else if (op.ok === true) {
     out.push(
-      `The ceiling is the same load generator, requests and connections against a bare uWebSockets.js server (\`bench/http/stub.ts\`, through \`src/http/uws.ts\`) ` +
+      `The ceiling is the same load generator, requests and connections against a bare uWebSockets.js server (\`bench/http/stub.ts\`, through \`src/http/transport/uws.ts\`) ` +
         'that answers every POST at once with a fixed JSON body; it is measured right before and right after each order-path run.',
       '',
       '| run | ceiling before req/s | order path req/s | ceiling after req/s | order path ÷ ceiling | order p99 ms | ceiling p99 ms (before / after) | loadgen CPU: ceiling / order | stub CPU | other CPU: before / order / after |',

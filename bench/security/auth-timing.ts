@@ -13,9 +13,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../../src/config.js';
-import { createLogger } from '../../src/log.js';
-import { startServer } from '../../src/server.js';
+import { loadConfig } from '../../src/app/config.js';
+import { createLogger } from '../../src/platform/log.js';
+import { startServer } from '../../src/app/server.js';
 
 function arg(name: string, fallback: number): number {
   const at = process.argv.indexOf(`--${name}`);

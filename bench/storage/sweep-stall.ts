@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { ManualClock } from '../../src/clock.js';
+import { ManualClock } from '../../src/platform/clock.js';
 import type { IdempotencyRecord } from '../../src/ledger/index.js';
 import { IdempotencySweeper, idempotencyExpiryKey, LmdbGroupCommit, openStore, type WalEntry } from '../../src/wal/index.js';
 import { describeSyncLatency, measureSyncLatency } from '../http/sync-latency.js';

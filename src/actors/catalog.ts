@@ -4,8 +4,8 @@
  * Writes are serialised so two concurrent updates of one service cannot
  * lose each other's fields.
  */
-import type { Clock } from '../clock.js';
-import { renderServiceList } from '../render.js';
+import type { Clock } from '../platform/index.js';
+import { renderServiceList } from '../wire/index.js';
 import type { Store, Wal } from '../wal/index.js';
 import { withServiceDefaults, type ServiceRecord } from '../ledger/index.js';
 

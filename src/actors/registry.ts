@@ -10,12 +10,10 @@
  * after an idle spell longer than a minute (the bucket is full again).
  */
 import { timingSafeEqual } from 'node:crypto';
-import type { Clock } from '../clock.js';
-import { hashSecret, newApiKey, newApiSecret, newV2Key } from '../ids.js';
-import type { Store, TablePut, Wal, WalEntry } from '../wal/index.js';
-import type { AccountProfile, LogEvent, WalletRecord } from '../ledger/index.js';
-import { STRUCTURES_KEY } from '../wal/index.js';
-import { checkWallet } from '../ledger/index.js';
+import type { Clock } from '../platform/index.js';
+import { hashSecret, newApiKey, newApiSecret, newV2Key } from '../ids/index.js';
+import { type Store, STRUCTURES_KEY, type TablePut, type Wal, type WalEntry } from '../wal/index.js';
+import { type AccountProfile, checkWallet, type LogEvent, type WalletRecord } from '../ledger/index.js';
 import { WalletActor, type ActorContext } from './wallet-actor.js';
 
 export interface Account {

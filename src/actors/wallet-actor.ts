@@ -10,12 +10,10 @@
  * The mailbox is bounded: a command that would make more than
  * `mailboxMax` of this wallet's replies wait is refused (503 UNAVAILABLE).
  */
-import type { Clock } from '../clock.js';
-import type { TablePut, Wal, WalEntry } from '../wal/index.js';
-import type { IdempotencyRecord, LogEvent, OrderRecord, RefillRecord, ServiceRecord } from '../ledger/index.js';
-import { idempotencyExpiryKey, orderIndexKey } from '../wal/index.js';
-import { checkOrder, checkWallet, decide, initialState, type Command, type Decision, type Now, type Outcome, type WalletState } from '../ledger/index.js';
-import type { OrderNumbers } from '../order-numbers.js';
+import type { Clock } from '../platform/index.js';
+import { idempotencyExpiryKey, orderIndexKey, type TablePut, type Wal, type WalEntry } from '../wal/index.js';
+import { checkOrder, checkWallet, type Command, decide, type Decision, type IdempotencyRecord, initialState, type LogEvent, type Now, type OrderRecord, type Outcome, type RefillRecord, type ServiceRecord, type WalletState } from '../ledger/index.js';
+import type { OrderNumbers } from '../ids/index.js';
 import type { Request } from './request.js';
 
 export interface ActorContext {

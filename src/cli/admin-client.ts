@@ -1,6 +1,14 @@
-import type { AdminRequest, JsonObject } from './command.js';
 import { AdminApiError, CliError } from './errors.js';
-import { encodeJsonBody } from './json-number.js';
+import { encodeJsonBody, type RequestBody } from './json-number.js';
+
+export type JsonObject = Record<string, unknown>;
+
+export interface AdminRequest {
+  method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+  /** Path below the admin base URL, starting with `/`. */
+  path: string;
+  body?: RequestBody;
+}
 
 export interface AdminResponse {
   status: number;

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { ORDER_ID_PATTERN } from '../order-ids.js';
+import { ORDER_ID_PATTERN } from '../ids/index.js';
 import { UsageError } from './errors.js';
 
 /**

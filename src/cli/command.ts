@@ -1,7 +1,7 @@
-import type { AdminResponse } from './admin-client.js';
+import type { AdminRequest, AdminResponse, JsonObject } from './admin-client.js';
 import type { OptionSpecs } from './args.js';
 import type { AdminApiError } from './errors.js';
-import type { JsonNumber, RequestBody } from './json-number.js';
+import type { JsonNumber } from './json-number.js';
 
 /**
  * The shape of one CLI command. Each command is a declarative entry: the
@@ -11,14 +11,7 @@ import type { JsonNumber, RequestBody } from './json-number.js';
  * handling come from the runner.
  */
 
-export type JsonObject = Record<string, unknown>;
-
-export interface AdminRequest {
-  method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
-  /** Path below the admin base URL, starting with `/`. */
-  path: string;
-  body?: RequestBody;
-}
+export type { AdminRequest, JsonObject } from './admin-client.js';
 
 /** What a command sees: positionals by name and options already checked against their kind. */
 export interface CommandInput {

@@ -1,5 +1,4 @@
-import type { Command, JsonObject } from './command.js';
-import { adminPath } from './command.js';
+import { adminPath, type Command, type JsonObject } from './command.js';
 import { listAt, objectAt } from './response-shape.js';
 import { pagedListCommand } from './paged-list.js';
 import { formatCell, formatFields, formatTable, type Column } from './table.js';

@@ -1,5 +1,4 @@
-import type { Command, JsonObject } from './command.js';
-import { adminPath } from './command.js';
+import { adminPath, type Command, type JsonObject } from './command.js';
 import { pagedListCommand } from './paged-list.js';
 import { objectAt } from './response-shape.js';
 import { formatCell, formatFields, type Column } from './table.js';

@@ -1,7 +1,6 @@
 import type { AdminResponse } from './admin-client.js';
 import type { OptionSpec, OptionSpecs } from './args.js';
-import type { AdminRequest, Command, CommandInput, JsonObject, Send } from './command.js';
-import { adminPath } from './command.js';
+import { adminPath, type AdminRequest, type Command, type CommandInput, type JsonObject, type Send } from './command.js';
 import { CliError } from './errors.js';
 import { PROGRAM } from './help.js';
 import { rawArrayItems, rawMember } from './raw-json.js';

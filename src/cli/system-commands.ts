@@ -1,9 +1,8 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { AdminResponse } from './admin-client.js';
-import type { Command, JsonObject } from './command.js';
+import { adminPath, type Command, type JsonObject } from './command.js';
 import { AdminApiError, CliError } from './errors.js';
-import { adminPath } from './command.js';
 import { objectAt } from './response-shape.js';
 import { formatCell, formatFields } from './table.js';
 

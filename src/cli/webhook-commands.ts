@@ -1,5 +1,4 @@
-import type { Command, CommandInput, JsonObject } from './command.js';
-import { adminPath } from './command.js';
+import { adminPath, type Command, type CommandInput, type JsonObject } from './command.js';
 import { UsageError } from './errors.js';
 import { pagedListCommand } from './paged-list.js';
 import { listAt, objectAt } from './response-shape.js';

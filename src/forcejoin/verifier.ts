@@ -22,7 +22,7 @@
  * There is no lock: each account waits only for its own request, so one
  * slow answer never delays another account.
  */
-import type { Clock } from '../clock.js';
+import type { Clock } from '../platform/index.js';
 import type { ForceJoinConfig } from './config.js';
 import { getChatMember, TelegramUnavailable, type Membership } from './telegram-client.js';
 

@@ -1,14 +1,13 @@
 /** What the HTTP handlers need from the rest of the process. */
 import type { Logger } from 'pino';
 import type { Account, Catalog, Registry } from '../actors/index.js';
-import type { ForceJoinVerdict } from '../ledger/index.js';
-import type { Clock } from '../clock.js';
+import { type ForceJoinVerdict, type OrderRecord } from '../ledger/index.js';
+import type { Clock } from '../platform/index.js';
 import type { IdempotencyTableStats, Store, Wal } from '../wal/index.js';
-import type { OrderRecord } from '../ledger/index.js';
-import type { OrderIds } from '../order-ids.js';
+import type { OrderIds } from '../ids/index.js';
 import type { Metrics, OperatorJobs } from '../ops/index.js';
-import type { AuthFailureLimiter } from './auth-failures.js';
-import type { AbuseLog } from './abuse-log.js';
+import type { AuthFailureLimiter } from './guards/auth-failures.js';
+import type { AbuseLog } from './guards/abuse-log.js';
 import type { Webhooks } from '../webhooks/index.js';
 
 export interface HttpLimits {

@@ -10,7 +10,7 @@
  * order's business checks SERVICE, QTY, FORCEJOIN, BALANCE. Expected
  * rejections are values; a broken invariant throws and stops the process.
  */
-import { errorOutcome, type ErrorOutcome } from '../errors.js';
+import { errorOutcome, type ErrorOutcome } from '../errors/index.js';
 import { formatMicro, addMicro, MICRO_MAX } from '../money/index.js';
 import { chargeFor, FINAL_STATUSES, isUnlimited, planExpiryAfter, planPriceInr, PLAN_MONTHS_MAX, refundFor, remainsRefusal, statusMoveRefusal, unitsOrdered } from './rules.js';
 import {
@@ -101,7 +101,7 @@ export type Command = Readonly<
       orderId: string;
       /** Gathered: a process-wide increasing counter, so orders of one millisecond stay in order. */
       seq: number;
-      /** Gathered: the next order number (see src/order-numbers.ts), the order's only if it is accepted. */
+      /** Gathered: the next order number (see src/ids/order-numbers.ts), the order's only if it is accepted. */
       number: number;
       /** Gathered: the record stored under the request's Idempotency-Key (within retention), or null. */
       prior: IdempotencyRecord | null;

@@ -14,7 +14,7 @@ import { setPriority } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { VerifyReport } from '../ledger/index.js';
-import type { SnapshotReport } from './snapshot.js';
+import type { SnapshotReport } from './snapshot-report.js';
 
 export type JobRequest = { job: 'verify'; dir: string } | { job: 'snapshot'; dir: string; out: string };
 

@@ -14,20 +14,14 @@
  */
 import { statSync } from 'node:fs';
 import { mkdir, open, readdir, stat } from 'node:fs/promises';
-import { LMDB_FILES, makeFilesPrivate, PRIVATE_DIR_MODE } from '../private-files.js';
+import { LMDB_FILES, makeFilesPrivate, PRIVATE_DIR_MODE } from '../platform/index.js';
 import { dirname, join, resolve } from 'node:path';
 import { openStore, type Store } from '../wal/store.js';
+import type { SnapshotReport } from './snapshot-report.js';
 import { verifyLedger, type VerifyReport } from './verify.js';
 
-export interface SnapshotReport {
-  /** Absolute path of the snapshot directory. */
-  path: string;
-  /** Size of the copied data file. */
-  bytes: number;
-  /** Log events in the snapshot. */
-  events: number;
-  verify: VerifyReport;
-}
+export type { SnapshotReport } from './snapshot-report.js';
+
 
 /** The name of LMDB's data file inside an environment directory. */
 const DATA_FILE = 'data.mdb';

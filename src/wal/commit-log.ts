@@ -19,7 +19,7 @@
  */
 import { closeSync, constants, existsSync, fdatasync, fstatSync, fsyncSync, openSync, readSync, rmSync, write, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { makeFilesPrivate, PRIVATE_FILE_MODE } from '../private-files.js';
+import { makeFilesPrivate, PRIVATE_FILE_MODE } from '../platform/index.js';
 import { decodeRecordAt, type DecodedRecord } from './log-record.js';
 
 export const COMMIT_LOG_FILES = ['commit-log.0', 'commit-log.1'] as const;

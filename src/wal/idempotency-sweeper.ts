@@ -35,7 +35,7 @@
  * and index what they find (`meta` row `IDEMPOTENCY_INDEXED_KEY` marks the
  * walk done).
  */
-import type { Clock } from '../clock.js';
+import type { Clock } from '../platform/index.js';
 import type { IdempotencyRecord } from '../ledger/index.js';
 import { idempotencyExpiryKey, type TablePut, type WalEntry } from './entry.js';
 import { STRUCTURES_KEY, type Store } from './store.js';

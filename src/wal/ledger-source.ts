@@ -4,7 +4,7 @@
  * durable image. Both hand over rows as stored; the replay checks them.
  */
 import type { Transaction } from 'lmdb';
-import { OrderIds } from '../order-ids.js';
+import { OrderIds } from '../ids/index.js';
 import { ORDER_STATUSES, type LedgerSource, type SourceRow, type StatusCounts } from '../ledger/index.js';
 import type { DurableImage } from './memory-wal.js';
 import { countIndex, ORDER_COUNTS_KEY } from './order-counts.js';

@@ -15,7 +15,7 @@ import { basename, dirname } from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import type { LogEvent } from '../ledger/index.js';
 import { TABLE_NAMES, type TableName } from './entry.js';
-import { LMDB_FILES, makeFilesPrivate } from '../private-files.js';
+import { LMDB_FILES, makeFilesPrivate } from '../platform/index.js';
 
 /**
  * 'commit': LMDB syncs inside each commit and replies wait for it.

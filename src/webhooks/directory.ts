@@ -14,7 +14,7 @@
  * endpoint can never be durable without the registration before it.
  * Answers still wait for durability.
  */
-import type { Clock } from '../clock.js';
+import type { Clock } from '../platform/index.js';
 import type { LogEvent } from '../ledger/index.js';
 import type { Store, TablePut, Wal } from '../wal/index.js';
 import { openSecret, sealSecret } from './secret-box.js';

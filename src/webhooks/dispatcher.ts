@@ -47,7 +47,7 @@
  *   only this class writes the cursor and the held rows.
  */
 import { performance as nodePerformance } from 'node:perf_hooks';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../platform/index.js';
 import type { LogEvent } from '../ledger/index.js';
 import type { Store, TablePut, Wal, WalEntry, WalStats } from '../wal/index.js';
 import { retryDelayMs } from './backoff.js';

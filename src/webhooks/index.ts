@@ -11,3 +11,4 @@ export { signMessage, signatureHeader, newWebhookSecret } from './signature.js';
 export { loadSecretKey, sealSecret, openSecret, SECRET_KEY_FILE } from './secret-box.js';
 export { messagesIn } from './outbox.js';
 export { PREVIOUS_SECRET_GRACE_MS } from './directory.js';
+export { renderDeliveryAttempt, renderWebhook } from './view.js';

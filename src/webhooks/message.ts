@@ -7,7 +7,7 @@
  * body under the same id (only the timestamp and signature are new, as the
  * specification expects).
  */
-import { VERSION } from '../version.js';
+import { VERSION } from '../platform/index.js';
 import type { OutboxMessage } from './records.js';
 import { signatureHeader } from './signature.js';
 

@@ -28,7 +28,7 @@
  */
 import { createHash, randomFillSync } from 'node:crypto';
 import { placedStatusView, statusView, type LogEvent, type OrderRecord, type RefillRecord } from '../ledger/index.js';
-import { renderRefill, renderStatusView } from '../render.js';
+import { renderRefill, renderStatusView } from '../wire/index.js';
 import type { WebhookDirectory } from './directory.js';
 import type { QueuedMessage } from './records.js';
 

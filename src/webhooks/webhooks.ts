@@ -3,7 +3,7 @@
  * write into, the sender with its limits and the dispatcher that delivers.
  * The composition root builds one and hands `outbox.withMessages` to the actors.
  */
-import type { Clock } from '../clock.js';
+import type { Clock } from '../platform/index.js';
 import type { Store, Wal } from '../wal/index.js';
 import { Dispatcher, type Poster } from './dispatcher.js';
 import { WebhookDirectory } from './directory.js';

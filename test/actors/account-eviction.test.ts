@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/clock.js';
+import { ManualClock } from '../../src/platform/clock.js';
 import { ACCOUNT_IDLE_EVICT_MS } from '../../src/actors/index.js';
 import { order, startTestServer } from '../helpers/server.js';
 

@@ -8,10 +8,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { WalletActor, type ActorContext, type Delivery, type Request } from '../../src/actors/index.js';
-import { ManualClock } from '../../src/clock.js';
-import { renderAnswer } from '../../src/http/answer.js';
+import { ManualClock } from '../../src/platform/clock.js';
+import { renderAnswer } from '../../src/http/transport/answer.js';
 import { withServiceDefaults, type IdempotencyRecord, type OrderRecord, type RefillRecord, type WalletRecord } from '../../src/ledger/index.js';
-import { OrderNumbers } from '../../src/order-numbers.js';
+import { OrderNumbers } from '../../src/ids/order-numbers.js';
 import { MemoryWal } from '../../src/wal/memory-wal.js';
 
 const SERVICE = withServiceDefaults({ id: 1, platform: 'p', name: 'n', rate: 1_000, min: 1, max: 1_000, enabled: true, cancel: true, refill: true });

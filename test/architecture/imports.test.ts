@@ -1,37 +1,41 @@
 /**
  * The parts of `src/` import each other in one direction only (see
- * docs/ARCHITECTURE.md). This test reads every source file's imports and
- * fails on an import that goes the wrong way, or on a folder that is not in
- * the table: a new part of the product must say where it sits.
+ * docs/ARCHITECTURE.md). This test reads every source file's imports, the
+ * root included, and fails on an import that goes the wrong way, on a folder
+ * that is not in the table, on any file at the root but `main.ts`, and on
+ * any circle of imports between files.
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-
 /**
- * What each part may import, besides itself and the shared root modules
- * (`src/*.ts`: clock, ids, errors, log, config …). The composition root
- * (`src/server.ts`, `src/main.ts`) is a root module and imports everything;
- * no folder imports it.
+ * What each part may import besides itself. `app` is the composition root:
+ * it imports the parts, and no part imports it; `main.ts`, the only file at
+ * the root, imports `app` and `platform`.
  */
 const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
+  platform: [],
   money: [],
-  ledger: ['money'],
-  wal: ['ledger', 'money'],
-  actors: ['ledger', 'wal', 'money', 'forcejoin'],
-  ops: ['ledger', 'wal', 'money'],
-  forcejoin: [],
-  http: ['actors', 'ledger', 'wal', 'ops', 'money', 'forcejoin', 'webhooks'],
+  errors: [],
+  ids: ['platform'],
+  ledger: ['money', 'errors'],
+  // The records customers receive, shared by the HTTP answers and the webhook messages.
+  wire: ['ledger', 'money'],
+  wal: ['ledger', 'money', 'ids', 'platform'],
+  actors: ['ledger', 'wal', 'money', 'ids', 'platform', 'wire', 'forcejoin'],
+  ops: ['ledger', 'wal', 'money', 'platform'],
+  forcejoin: ['platform'],
   // Webhooks: endpoints, the outbox the actors write (through an injected function) and its dispatcher.
-  webhooks: ['ledger', 'wal', 'money'],
+  webhooks: ['ledger', 'wal', 'money', 'platform', 'wire'],
+  http: ['actors', 'ledger', 'wal', 'ops', 'money', 'errors', 'ids', 'platform', 'wire', 'forcejoin', 'webhooks'],
   // The CLI talks to the server over HTTP; `verify --data-dir` runs ops' verify itself on a stopped server's files.
-  cli: ['ops', 'money'],
+  cli: ['ops', 'money', 'ids'],
+  app: ['actors', 'forcejoin', 'http', 'ids', 'ledger', 'money', 'ops', 'platform', 'wal', 'webhooks', 'wire', 'errors'],
 };
 
-/** Root modules that wire the parts together: no part may import them. */
-const COMPOSITION_ROOT = new Set(['server', 'main', 'seed']);
+const ROOT_FILES: Readonly<Record<string, readonly string[]>> = { main: ['app', 'platform'] };
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -41,9 +45,9 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-/** `ledger` for src/ledger/x.ts; the module's own name for a root module such as src/clock.ts. */
-function partOf(SRC: string, file: string): { part: string; root: boolean } {
-  const parts = relative(SRC, file).split(sep);
+/** `ledger` for src/ledger/x.ts; `main.ts` (root) for src/main.ts. */
+function partOf(src: string, file: string): { part: string; root: boolean } {
+  const parts = relative(src, file).split(sep);
   if (parts.length === 1) return { part: parts[0]!.replace(/\.ts$/, ''), root: true };
   return { part: parts[0]!, root: false };
 }
@@ -51,9 +55,8 @@ function partOf(SRC: string, file: string): { part: string; root: boolean } {
 const IMPORT = /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+'([^']+)'|import\(\s*'([^']+)'\s*\)/g;
 
 function relativeImports(file: string): string[] {
-  const text = readFileSync(file, 'utf8');
   const found: string[] = [];
-  for (const m of text.matchAll(IMPORT)) {
+  for (const m of readFileSync(file, 'utf8').matchAll(IMPORT)) {
     const spec = m[1] ?? m[2]!;
     if (spec.startsWith('.')) found.push(resolve(dirname(file), spec.replace(/\.js$/, '.ts')));
   }
@@ -61,26 +64,69 @@ function relativeImports(file: string): string[] {
 }
 
 /** Every import that breaks the table, as "from → to" lines. */
-function violations(SRC: string): string[] {
+function violations(src: string): string[] {
   const bad: string[] = [];
-  for (const file of sourceFiles(SRC)) {
-    const from = partOf(SRC, file);
-    if (!from.root && MAY_IMPORT[from.part] === undefined) {
-      bad.push(`src/${from.part} is not in the table of parts: add it to docs/ARCHITECTURE.md and MAY_IMPORT`);
+  for (const file of sourceFiles(src)) {
+    const from = partOf(src, file);
+    const allowed = from.root ? ROOT_FILES[from.part] : MAY_IMPORT[from.part];
+    if (allowed === undefined) {
+      bad.push(from.root ? `src/${from.part}.ts is at the root: only main.ts may be` : `src/${from.part} is not in the table of parts: add it to docs/ARCHITECTURE.md and MAY_IMPORT`);
       continue;
     }
     for (const target of relativeImports(file)) {
-      const to = partOf(SRC, target);
-      if (from.root) continue; // the root modules may import any part
-      if (to.root) {
-        if (COMPOSITION_ROOT.has(to.part)) bad.push(`${relative(SRC, file)} → ${to.part}.ts (the composition root)`);
-        continue;
-      }
-      if (to.part === from.part) continue;
-      if (!MAY_IMPORT[from.part]!.includes(to.part)) bad.push(`${relative(SRC, file)} → src/${to.part}`);
+      const to = partOf(src, target);
+      if (to.part === from.part && !to.root) continue;
+      if (to.root || !allowed.includes(to.part)) bad.push(`${relative(src, file)} → ${to.root ? `${to.part}.ts` : `src/${to.part}`}`);
     }
   }
   return [...new Set(bad)].sort();
+}
+
+/** Every circle of imports between files (each once, as "a → b → a"). */
+function circles(src: string): string[] {
+  const graph = new Map(sourceFiles(src).map((file) => [file, relativeImports(file)]));
+  const found: string[] = [];
+  const state = new Map<string, 'open' | 'done'>();
+  const path: string[] = [];
+  const visit = (file: string): void => {
+    state.set(file, 'open');
+    path.push(file);
+    for (const next of graph.get(file) ?? []) {
+      if (!graph.has(next)) continue;
+      if (state.get(next) === 'open') found.push([...path.slice(path.indexOf(next)), next].map((f) => relative(src, f)).join(' → '));
+      else if (state.get(next) === undefined) visit(next);
+    }
+    path.pop();
+    state.set(file, 'done');
+  };
+  for (const file of graph.keys()) if (state.get(file) === undefined) visit(file);
+  return found.sort();
+}
+
+/** The table itself has no circle: a part never reaches itself through others. */
+function tableCircles(): string[] {
+  const found: string[] = [];
+  const reach = (part: string, seen: string[]): void => {
+    for (const next of MAY_IMPORT[part] ?? []) {
+      if (next === seen[0]) found.push([...seen, next].join(' → '));
+      else if (!seen.includes(next)) reach(next, [...seen, next]);
+    }
+  };
+  for (const part of Object.keys(MAY_IMPORT)) reach(part, [part]);
+  return found;
+}
+
+function withTree(files: Record<string, string>, check: (dir: string) => void): void {
+  const dir = mkdtempSync(join(tmpdir(), 'coa-arch-'));
+  try {
+    for (const [path, text] of Object.entries(files)) {
+      mkdirSync(dirname(join(dir, path)), { recursive: true });
+      writeFileSync(join(dir, path), text);
+    }
+    check(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 describe('architecture', () => {
@@ -88,25 +134,44 @@ describe('architecture', () => {
     expect(violations(resolve('src'))).toEqual([]);
   });
 
-  it('reports a wrong-way import, an import of the composition root and an undeclared folder', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'coa-arch-'));
-    try {
-      const write = (path: string, text: string): void => {
-        mkdirSync(dirname(join(dir, path)), { recursive: true });
-        writeFileSync(join(dir, path), text);
-      };
-      write('wal/store.ts', 'export const x = 1;\n');
-      write('ledger/rules.ts', "import { x } from '../wal/store.js';\nexport const y = x;\n");
-      write('ops/verify.ts', "import { start } from '../server.js';\nexport const z = start;\n");
-      write('server.ts', "import { y } from './ledger/rules.js';\nexport const start = y;\n");
-      write('gadgets/thing.ts', 'export const w = 1;\n');
-      expect(violations(dir)).toEqual([
-        'ledger/rules.ts → src/wal',
-        'ops/verify.ts → server.ts (the composition root)',
-        'src/gadgets is not in the table of parts: add it to docs/ARCHITECTURE.md and MAY_IMPORT',
-      ]);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+  it('no file in src/ imports itself back through others', () => {
+    expect(circles(resolve('src'))).toEqual([]);
+  });
+
+  it('the table of parts has no circle', () => {
+    expect(tableCircles()).toEqual([]);
+  });
+
+  it('reports a wrong-way import, an import of the composition root, a root file and an undeclared folder', () => {
+    withTree(
+      {
+        'wal/store.ts': 'export const x = 1;\n',
+        'ledger/rules.ts': "import { x } from '../wal/store.js';\nexport const y = x;\n",
+        'ops/verify.ts': "import { start } from '../app/server.js';\nexport const z = start;\n",
+        'app/server.ts': "import { y } from '../ledger/rules.js';\nexport const start = y;\n",
+        'main.ts': "import { start } from './app/server.js';\nimport { q } from './render.js';\nstart;q;\n",
+        'render.ts': "export const q = 1;\n",
+        'gadgets/thing.ts': 'export const w = 1;\n',
+      },
+      (dir) =>
+        expect(violations(dir)).toEqual([
+          'ledger/rules.ts → src/wal',
+          'main.ts → render.ts',
+          'ops/verify.ts → src/app',
+          'src/gadgets is not in the table of parts: add it to docs/ARCHITECTURE.md and MAY_IMPORT',
+          'src/render.ts is at the root: only main.ts may be',
+        ]),
+    );
+  });
+
+  it('reports a circle between files of one part', () => {
+    withTree(
+      {
+        'ops/a.ts': "import type { B } from './b.js';\nexport type A = B;\n",
+        'ops/b.ts': "import type { C } from './c.js';\nexport type B = C;\n",
+        'ops/c.ts': "import type { A } from './a.js';\nexport type C = A | 1;\n",
+      },
+      (dir) => expect(circles(dir)).toEqual(['ops/a.ts → ops/b.ts → ops/c.ts → ops/a.ts']),
+    );
   });
 });

@@ -4,7 +4,7 @@
  * delivery log, a failing endpoint's replay, rotation and deletion.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/clock.js';
+import { ManualClock } from '../../src/platform/clock.js';
 import { cli as runCli } from '../helpers/cli.js';
 import { order, startTestServer, type TestServer } from '../helpers/server.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { ManualClock } from '../../src/clock.js';
+import { ManualClock } from '../../src/platform/clock.js';
 import {
   ForceJoinVerifier,
   TelegramUnavailable,

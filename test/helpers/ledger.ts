@@ -5,9 +5,8 @@
  * invariant.
  */
 import { chargeFor, FINAL_STATUSES, isUnlimited, planExpiryAfter, planPriceInr, refundFor, withServiceDefaults, type IdempotencyRecord, type LogEvent, type OrderRecord, type OrderExtras, type OrderStatus, type ServiceRecord, type WalletRecord } from '../../src/ledger/index.js';
-import type { TableName } from '../../src/wal/index.js';
+import { orderIndexKey, type TableName } from '../../src/wal/index.js';
 import { openStore, type Store } from '../../src/wal/store.js';
-import { orderIndexKey } from '../../src/wal/index.js';
 import { ORDER_COUNTS_KEY } from '../../src/wal/order-counts.js';
 import { rmSync } from 'node:fs';
 import { afterEach } from 'vitest';

@@ -5,10 +5,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ManualClock, type Clock } from '../../src/clock.js';
-import { loadConfig, type Config } from '../../src/config.js';
-import { createLogger } from '../../src/log.js';
-import { startServer, type Server, type ServerOptions } from '../../src/server.js';
+import { ManualClock, type Clock } from '../../src/platform/clock.js';
+import { loadConfig, type Config } from '../../src/app/config.js';
+import { createLogger } from '../../src/platform/log.js';
+import { startServer, type Server, type ServerOptions } from '../../src/app/server.js';
 
 export const ADMIN_TOKEN = 'test-admin-token';
 

@@ -6,8 +6,8 @@
  * tells the receiver its secret.
  */
 import { expect } from 'vitest';
-import { ManualClock } from '../../src/clock.js';
-import type { Config } from '../../src/config.js';
+import { ManualClock } from '../../src/platform/clock.js';
+import type { Config } from '../../src/app/config.js';
 import { startTestServer, type Creds, type TestServer } from './server.js';
 import { startReceiver, type Receiver } from './webhook-receiver.js';
 

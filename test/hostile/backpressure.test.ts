@@ -8,8 +8,8 @@
  */
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { endPaced } from '../../src/http/reply.js';
-import { closeListenSocket, createApp, localPort, type ListenSocket } from '../../src/http/uws.js';
+import { endPaced } from '../../src/http/transport/reply.js';
+import { closeListenSocket, createApp, localPort, type ListenSocket } from '../../src/http/transport/uws.js';
 import { startTestServer, type Creds, type TestServer } from '../helpers/server.js';
 
 describe('a client that pipelines requests and never reads the answers', () => {

@@ -7,8 +7,8 @@
  */
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/clock.js';
-import { loadConfig } from '../../src/config.js';
+import { ManualClock } from '../../src/platform/clock.js';
+import { loadConfig } from '../../src/app/config.js';
 import { order, startTestServer, type Creds, type TestServer } from '../helpers/server.js';
 import { http, rawRequest } from './support.js';
 

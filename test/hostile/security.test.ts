@@ -10,9 +10,9 @@ import { connect, createServer, type AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { createLogger } from '../../src/log.js';
-import { startServer } from '../../src/server.js';
+import { loadConfig } from '../../src/app/config.js';
+import { createLogger } from '../../src/platform/log.js';
+import { startServer } from '../../src/app/server.js';
 import { ADMIN_TOKEN, order, startTestServer, tempDir, type Creds, type TestServer } from '../helpers/server.js';
 import { http, rawRequest } from './support.js';
 

@@ -1,8 +1,8 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/clock.js';
-import { AbuseLog } from '../../src/http/abuse-log.js';
-import { createLogger } from '../../src/log.js';
+import { ManualClock } from '../../src/platform/clock.js';
+import { AbuseLog } from '../../src/http/guards/abuse-log.js';
+import { createLogger } from '../../src/platform/log.js';
 
 describe('abuse log: once per key per window, with a count', () => {
   it('logs the first refusal of a window, counts the rest, and reports the count when the next window starts', () => {
@@ -23,7 +23,7 @@ describe('abuse log: once per key per window, with a count', () => {
 
 describe('failed-authentication limiter per IP', () => {
   it('blocks an IP after its failures, recovers, and forgets it once its bucket is full again', async () => {
-    const { AuthFailureLimiter } = await import('../../src/http/auth-failures.js');
+    const { AuthFailureLimiter } = await import('../../src/http/guards/auth-failures.js');
     const clock = new ManualClock();
     const limiter = new AuthFailureLimiter(clock, 3);
     expect(limiter.tracking).toBe(false);

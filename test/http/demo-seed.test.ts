@@ -4,7 +4,7 @@
  * service ids it names, a cancel, and API v2's add.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seedIfEmpty, type SeedResult } from '../../src/seed.js';
+import { seedIfEmpty, type SeedResult } from '../../src/app/seed.js';
 import { startTestServer, type Creds, type TestServer } from '../helpers/server.js';
 
 let t: TestServer;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { firstInexactNumber } from '../../src/http/exact-numbers.js';
+import { firstInexactNumber } from '../../src/http/transport/exact-numbers.js';
 
 describe('firstInexactNumber', () => {
   it('finds a number JSON.parse would turn into a whole number it is not, or into no finite number', () => {

@@ -38,7 +38,7 @@ describe('order target length limit (TARGET_CHARS_MAX)', () => {
   });
 
   it('is checked once at start-up: out of range is refused with a sentence naming the variable', async () => {
-    const { loadConfig } = await import('../../src/config.js');
+    const { loadConfig } = await import('../../src/app/config.js');
     expect(() => loadConfig([], { TARGET_CHARS_MAX: '5000' })).toThrow(/TARGET_CHARS_MAX/);
     expect(loadConfig([], {}).targetCharsMax).toBe(2048);
   });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { IDEMPOTENCY_KEY_CHARS_MAX, parseIdempotencyKey } from '../../src/http/idempotency-key.js';
+import { IDEMPOTENCY_KEY_CHARS_MAX, parseIdempotencyKey } from '../../src/http/orders/idempotency-key.js';
 
 function accepted(header: string): string {
   const r = parseIdempotencyKey(header);

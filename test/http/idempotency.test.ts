@@ -118,7 +118,7 @@ describe('Idempotency-Key on POST /order', () => {
 
   it('a key is forgotten after the retention period', async () => {
     const first = await t.api('POST', '/api/v1/order', creds, order(service, 1), { 'idempotency-key': 'old-key' });
-    (t.clock as import('../../src/clock.js').ManualClock).advance(24 * 3_600_000 + 1);
+    (t.clock as import('../../src/platform/clock.js').ManualClock).advance(24 * 3_600_000 + 1);
     const later = await t.api('POST', '/api/v1/order', creds, order(service, 1), { 'idempotency-key': 'old-key' });
     expect(later.status).toBe(201);
     expect(later.body.order).not.toBe(first.body.order);
@@ -129,7 +129,7 @@ describe('Idempotency-Key retention sweep', () => {
   it('deletes records past retention and keeps fresh ones and keys used again', async () => {
     const t = await startTestServer();
     try {
-      const clock = t.clock as import('../../src/clock.js').ManualClock;
+      const clock = t.clock as import('../../src/platform/clock.js').ManualClock;
       const service = await t.createService({ rate: '1', min: 1, max: 10 });
       const creds = await t.createAccount('sweep', '100');
       await t.api('POST', '/api/v1/order', creds, order(service, 1), { 'idempotency-key': 'old' });
@@ -157,7 +157,7 @@ describe('Idempotency-Key retention sweep', () => {
     let held!: HeldWal;
     const t = await startTestServer({ server: { wal: (store, onFatal) => (held = new HeldWal(new LmdbGroupCommit(store, { onFatal }))) } });
     try {
-      const clock = t.clock as import('../../src/clock.js').ManualClock;
+      const clock = t.clock as import('../../src/platform/clock.js').ManualClock;
       const service = await t.createService({ rate: '1', min: 1, max: 10 });
       const creds = await t.createAccount('inflight', '100');
       // A new store's first sweep marks the expiry index complete, so the sweep below goes straight to removing.
@@ -201,7 +201,7 @@ describe('Idempotency-Key retention sweep', () => {
     const fatals: unknown[] = [];
     const t = await startTestServer({ server: { onFatal: (e: unknown) => void fatals.push(e) } });
     try {
-      const clock = t.clock as import('../../src/clock.js').ManualClock;
+      const clock = t.clock as import('../../src/platform/clock.js').ManualClock;
       const service = await t.createService({ rate: '1', min: 1, max: 10 });
       const creds = await t.createAccount('busy', '1000');
       for (let i = 0; i < 20; i++) await t.api('POST', '/api/v1/order', creds, order(service, 1), { 'idempotency-key': `old-${i}` });
@@ -239,7 +239,7 @@ describe('Idempotency-Key sweep, whatever the key order (issue 11)', () => {
   it('2,000 expired keys of one account behind 50,000 fresh keys of another are all removed, and /metrics shows the table', async () => {
     const t = await startTestServer();
     try {
-      const clock = t.clock as import('../../src/clock.js').ManualClock;
+      const clock = t.clock as import('../../src/platform/clock.js').ManualClock;
       const service = await t.createService({ rate: '0.001', min: 1, max: 10 });
       // Table keys are `account:key`: the fresh account's keys sort first.
       const fresh = await t.createAccount('fresh', '1000');

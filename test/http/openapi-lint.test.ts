@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { openApiText } from '../../src/http/openapi.js';
+import { openApiText } from '../../src/http/v1/openapi.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];

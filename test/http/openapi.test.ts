@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ERRORS } from '../../src/errors.js';
-import { API_ROUTES, routeMethods } from '../../src/http/api.js';
-import { openApiText } from '../../src/http/openapi.js';
+import { ERRORS } from '../../src/errors/catalogue.js';
+import { API_ROUTES, routeMethods } from '../../src/http/v1/routes.js';
+import { openApiText } from '../../src/http/v1/openapi.js';
 
 describe('OpenAPI document', () => {
   it('docs/openapi.json is the document the schemas generate (run `npm run openapi` when this fails)', () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/clock.js';
+import { ManualClock } from '../../src/platform/clock.js';
 import { order, startTestServer, type Creds, type TestServer } from '../helpers/server.js';
 
 describe('rate limits (simulated clock)', () => {

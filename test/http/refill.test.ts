@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ManualClock } from '../../src/clock.js';
+import type { ManualClock } from '../../src/platform/clock.js';
 import { order, startTestServer, type Creds, type TestServer } from '../helpers/server.js';
 import { cli } from '../helpers/cli.js';
 

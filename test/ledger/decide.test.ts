@@ -10,9 +10,9 @@ import {
   type OrderRequest,
   type WalletState,
 } from '../../src/ledger/decide.js';
-import { ManualClock } from '../../src/clock.js';
-import { errorOutcome, renderError, type ErrorOutcome } from '../../src/errors.js';
-import { renderAnswer } from '../../src/http/answer.js';
+import { ManualClock } from '../../src/platform/clock.js';
+import { errorOutcome, renderError, type ErrorOutcome } from '../../src/errors/catalogue.js';
+import { renderAnswer } from '../../src/http/transport/answer.js';
 import { MICRO_MAX, multiplyMicro, parseMicro } from '../../src/money/index.js';
 import { addMonthsUtc, FINAL_STATUSES, placedStatusView, statusView, withServiceDefaults, isUnlimited, type Channel, type IdempotencyRecord, type OrderPayload, type OrderRecord, type OrderStatus, type ServiceRecord, type WalletRecord } from '../../src/ledger/index.js';
 

@@ -4,10 +4,9 @@
  * and the same verdict over the simulator's in-memory image as over LMDB.
  */
 import { describe, expect, it } from 'vitest';
-import { replayLedger } from '../../src/ledger/index.js';
+import { type OrderRecord, replayLedger } from '../../src/ledger/index.js';
 import { imageLedgerSource, orderIndexKey } from '../../src/wal/index.js';
 import { emptyImage, tableKeyString, type DurableImage } from '../../src/wal/memory-wal.js';
-import type { OrderRecord } from '../../src/ledger/index.js';
 import { CREDIT, Ledger, useLedgerStores } from '../helpers/ledger.js';
 
 const { verify } = useLedgerStores();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { fullBucket, MS_PER_WINDOW, RATE_LIMIT_MAX, takeToken, type BucketState, type BucketVerdict } from '../../src/ledger/token-bucket.js';
-import { ManualClock } from '../../src/clock.js';
+import { ManualClock } from '../../src/platform/clock.js';
 
 /** Takes `n` tokens at one instant; returns the final state and every verdict. */
 function takeMany(bucket: BucketState, limit: number, nowMs: number, n: number): { bucket: BucketState; verdicts: BucketVerdict[] } {

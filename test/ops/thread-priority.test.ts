@@ -7,7 +7,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/app/config.js';
 
 /** Nice value per thread id of a process (field 19 of /proc/PID/task/TID/stat; the name in field 2 has no spaces here). */
 function niceByThread(pid: number): Map<number, number> {

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyLedger, verifyLedgerAsync } from '../../src/ops/index.js';
-import { seedIfEmpty } from '../../src/seed.js';
+import { seedIfEmpty } from '../../src/app/seed.js';
 import { order, startTestServer, type Creds, type TestServer } from '../helpers/server.js';
 
 describe('verifyLedger on a live server', () => {

@@ -16,19 +16,17 @@
  * asynchrony is promise callbacks, drained after every step.
  */
 import { mulberry32 } from '../../scripts/mulberry32.js';
-import type { Clock } from '../../src/clock.js';
-import { ManualClock } from '../../src/clock.js';
+import { type Clock, ManualClock } from '../../src/platform/clock.js';
 import { formatMicro } from '../../src/money/index.js';
 import { WalletActor, idempotencyTableKey, type ActorContext, type Delivery } from '../../src/actors/wallet-actor.js';
 import type { Request as Command } from '../../src/actors/index.js';
-import type { WalletState } from '../../src/ledger/index.js';
-import { renderAnswer } from '../../src/http/answer.js';
-import { checkOrderInput } from '../../src/http/order-input.js';
-import { orderRequest, refusedOrder } from '../../src/http/order-submit.js';
-import { TARGET_CHARS_MAX, type OrderBody } from '../../src/http/schemas.js';
-import { OrderNumbers } from '../../src/order-numbers.js';
+import { chargeFor, FINAL_STATUSES, type IdempotencyRecord, isOpenRefill, ORDER_STATUSES, type OrderRecord, type OrderStatus, readOrderPayload, REFILL_STATUSES, refillMoveRefusal, type RefillRecord, type RefillStatus, remainsShown, replayLedger, RUNS_MAX, type ServiceRecord, STATUS_RANK, unitsOrdered, type WalletRecord, type WalletState, withServiceDefaults } from '../../src/ledger/index.js';
+import { renderAnswer } from '../../src/http/transport/answer.js';
+import { checkOrderInput } from '../../src/http/orders/order-input.js';
+import { orderRequest, refusedOrder } from '../../src/http/orders/order-submit.js';
+import { TARGET_CHARS_MAX, type OrderBody } from '../../src/http/orders/schemas.js';
+import { OrderNumbers } from '../../src/ids/order-numbers.js';
 import { imageLedgerSource, orderIndexKey } from '../../src/wal/index.js';
-import { chargeFor, isOpenRefill, readOrderPayload, refillMoveRefusal, remainsShown, unitsOrdered, RUNS_MAX, withServiceDefaults, FINAL_STATUSES, ORDER_STATUSES, REFILL_STATUSES, replayLedger, STATUS_RANK, type RefillRecord, type RefillStatus, type IdempotencyRecord, type OrderRecord, type OrderStatus, type ServiceRecord, type WalletRecord } from '../../src/ledger/index.js';
 import { MemoryWal, emptyImage, tableKeyString, type DurableImage } from '../../src/wal/memory-wal.js';
 
 // --- Deterministic randomness -------------------------------------------

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/platform/log.js';
 import { order, roundTrips, startTestServer, tempDir } from '../helpers/server.js';
 
 /**

@@ -120,7 +120,7 @@ describe('file reserve', () => {
 
 describe('WAL_PREALLOCATE_MB', () => {
   it('defaults to 64 MiB, takes 0 to turn the reserve off, and refuses anything else with a sentence naming it', async () => {
-    const { loadConfig } = await import('../../src/config.js');
+    const { loadConfig } = await import('../../src/app/config.js');
     expect(loadConfig([], {}).walPreallocateMb).toBe(64);
     expect(loadConfig([], { WAL_PREALLOCATE_MB: '0' }).walPreallocateMb).toBe(0);
     expect(loadConfig(['--wal-preallocate-mb', '8'], {}).walPreallocateMb).toBe(8);

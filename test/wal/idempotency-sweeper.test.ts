@@ -6,7 +6,7 @@
  * issue 11 against the real server is in test/api/idempotency.test.ts.)
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/clock.js';
+import { ManualClock } from '../../src/platform/clock.js';
 import type { IdempotencyRecord } from '../../src/ledger/index.js';
 import { IDEMPOTENCY_INDEXED_KEY, IdempotencySweeper, idempotencyExpiryKey, LmdbGroupCommit, type TablePut } from '../../src/wal/index.js';
 import { tempStores } from '../helpers/temp-store.js';

@@ -6,7 +6,7 @@
  * again once the retry is due on the injected clock.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ManualClock } from '../../src/clock.js';
+import type { ManualClock } from '../../src/platform/clock.js';
 import { order, type Creds, type TestServer } from '../helpers/server.js';
 import type { Receiver } from '../helpers/webhook-receiver.js';
 import { startWebhookTest, type WebhookTest } from '../helpers/webhook-setup.js';

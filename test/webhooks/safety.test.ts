@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ManualClock } from '../../src/clock.js';
+import type { ManualClock } from '../../src/platform/clock.js';
 import { Sender } from '../../src/webhooks/index.js';
 import { order, type Creds, type TestServer } from '../helpers/server.js';
 import type { Receiver } from '../helpers/webhook-receiver.js';

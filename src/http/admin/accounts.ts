@@ -6,10 +6,10 @@
  */
 import { PLAN_MONTHS_MAX, RATE_LIMIT_MAX } from '../../ledger/index.js';
 import { microFromJson } from '../../money/index.js';
-import { renderAccount, renderAccountView } from '../../render.js';
+import { renderAccount, renderAccountView } from './render.js';
 import { applied, findAccount, idCursor, invalid, optionalReason, pageLimit, unknownField, type AdminHandler } from './common.js';
-import { renderAnswer } from '../answer.js';
-import { send, sendError } from '../reply.js';
+import { renderAnswer } from '../transport/answer.js';
+import { send, sendError } from '../transport/reply.js';
 
 export const createAccount: AdminHandler = async (ex, ctx, _params, body) => {
   const b = body as Record<string, unknown>;

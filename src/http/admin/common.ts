@@ -1,9 +1,9 @@
 /** Pieces every admin handler shares: errors, account lookup, applying a wallet command. */
 import type { Account, Delivery } from '../../actors/index.js';
 import type { Decision } from '../../ledger/index.js';
-import { errorOutcome, type ErrorOutcome } from '../../errors.js';
+import { errorOutcome, type ErrorOutcome } from '../../errors/index.js';
 import type { AppContext } from '../context.js';
-import { sendError, type Exchange } from '../reply.js';
+import { sendError, type Exchange } from '../transport/reply.js';
 
 export type AdminHandler = (ex: Exchange, ctx: AppContext, params: string[], body: unknown, query: URLSearchParams) => void | Promise<void>;
 

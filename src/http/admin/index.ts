@@ -10,9 +10,9 @@
  * and logged as an event.
  */
 import { timingSafeEqual, createHash } from 'node:crypto';
-import { errorOutcome } from '../../errors.js';
-import { newRequestId } from '../../ids.js';
-import { readBody } from '../body.js';
+import { errorOutcome } from '../../errors/index.js';
+import { newRequestId } from '../../ids/index.js';
+import { readBody } from '../transport/body.js';
 import {
   adjustCredits,
   createAccount,
@@ -32,9 +32,9 @@ import { listRefills, setRefillStatus } from './refills.js';
 import { createService, listServices, patchService } from './services.js';
 import * as webhooks from './webhooks.js';
 import type { AppContext } from '../context.js';
-import { parseJson, TOO_LARGE } from '../json-request.js';
-import { guarded, newExchange, send, sendError, type Exchange } from '../reply.js';
-import type { HttpRequest, HttpResponse, TemplatedApp } from '../uws.js';
+import { parseJson, TOO_LARGE } from '../transport/json-request.js';
+import { guarded, newExchange, send, sendError, type Exchange } from '../transport/reply.js';
+import type { HttpRequest, HttpResponse, TemplatedApp } from '../transport/uws.js';
 
 type Handler = AdminHandler;
 

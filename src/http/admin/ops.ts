@@ -5,11 +5,11 @@
  * one while one runs is 409 CONFLICT.
  */
 import { isAbsolute } from 'node:path';
-import { errorOutcome, type ErrorOutcome } from '../../errors.js';
+import { errorOutcome, type ErrorOutcome } from '../../errors/index.js';
 import { JobRunning, METRICS_CONTENT_TYPE, renderVerifyReport, type VerifyReport } from '../../ops/index.js';
 import { countIndex, dataFileBytes, isOrderCounts, ORDER_COUNTS_KEY } from '../../wal/index.js';
 import { invalid, unknownField, type AdminHandler } from './common.js';
-import { send, sendError } from '../reply.js';
+import { send, sendError } from '../transport/reply.js';
 
 /** POST /admin/v1/snapshot {out}: LMDB backup (no compaction) into a fresh directory, verified before success. */
 export const snapshot: AdminHandler = async (ex, ctx, _params, body) => {

@@ -8,15 +8,15 @@
  * and every other move of that order.
  */
 import type { Delivery } from '../../actors/index.js';
-import { errorOutcome } from '../../errors.js';
+import { errorOutcome } from '../../errors/index.js';
 import { ORDER_STATUSES, type OrderRecord, type OrderStatus } from '../../ledger/index.js';
 import { formatMicro } from '../../money/index.js';
-import { parsePositiveId } from '../../order-numbers.js';
-import { renderAdminOrder } from '../../render.js';
+import { parsePositiveId } from '../../ids/index.js';
+import { renderAdminOrder } from './render.js';
 import type { AppContext } from '../context.js';
-import { deliver } from '../deliver.js';
-import { checkOrderInput } from '../order-input.js';
-import { send, sendError } from '../reply.js';
+import { deliver } from '../transport/deliver.js';
+import { checkOrderInput } from '../orders/order-input.js';
+import { send, sendError } from '../transport/reply.js';
 import { applied, findAccount, invalid, orderAccount, optionalReason, pageLimit, unknownField, type AdminHandler } from './common.js';
 import { scanPage } from './scan.js';
 

@@ -5,12 +5,12 @@
  * so two concurrent moves cannot both start from the same status. Refills
  * move no money.
  */
-import { errorOutcome } from '../../errors.js';
+import { errorOutcome } from '../../errors/index.js';
 import { isRefillStatus, REFILL_STATUSES, type RefillRecord, type RefillStatus } from '../../ledger/index.js';
-import { renderRefill } from '../../render.js';
+import { renderRefill } from '../../wire/index.js';
 import { applied, idCursor, invalid, optionalReason, pageLimit, unknownField, type AdminHandler } from './common.js';
 import { scanPage } from './scan.js';
-import { send, sendError } from '../reply.js';
+import { send, sendError } from '../transport/reply.js';
 
 /**
  * GET /admin/v1/refills?status=pending&limit=100&cursor=ID — oldest first;

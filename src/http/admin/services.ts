@@ -3,13 +3,13 @@
  * ones included), create one, change one. Each field is checked, and a
  * service whose max × rate would not fit the exact money range is refused.
  */
-import { errorOutcome, type ErrorOutcome } from '../../errors.js';
+import { errorOutcome, type ErrorOutcome } from '../../errors/index.js';
 import { isOrderType, ORDER_TYPE_NAMES, SERVICE_DEFAULTS, type ServiceRecord } from '../../ledger/index.js';
 import { microFromJson, multiplyMicro } from '../../money/index.js';
-import { renderAdminService } from '../../render.js';
+import { renderAdminService } from './render.js';
 import { invalid, optionalReason, unknownField, type AdminHandler } from './common.js';
 import type { AppContext } from '../context.js';
-import { send, sendError, type Exchange } from '../reply.js';
+import { send, sendError, type Exchange } from '../transport/reply.js';
 
 export const listServices: AdminHandler = (ex, ctx) => {
   const services = ctx.catalog.all().sort((a, b) => a.id - b.id);

@@ -4,11 +4,10 @@
  * disable, secret rotation, deletion, the replay of a failing endpoint and
  * its delivery log. Changes are answered once durable.
  */
-import { errorOutcome } from '../../errors.js';
-import { renderDeliveryAttempt, renderWebhook } from '../../render.js';
-import { readEndpointInput, type WebhookEndpoint } from '../../webhooks/index.js';
+import { errorOutcome } from '../../errors/index.js';
+import { readEndpointInput, renderDeliveryAttempt, renderWebhook, type WebhookEndpoint } from '../../webhooks/index.js';
 import type { AppContext } from '../context.js';
-import { send, sendError, type Exchange } from '../reply.js';
+import { send, sendError, type Exchange } from '../transport/reply.js';
 import { findAccount, idCursor, invalid, pageLimit, unknownField, type AdminHandler } from './common.js';
 import { scanPage } from './scan.js';
 

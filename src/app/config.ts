@@ -1,0 +1,190 @@
+/**
+ * Configuration from environment variables, overridden by command-line
+ * flags, checked once at start-up (a bad value stops the process with a
+ * sentence naming the variable).
+ */
+import { parseArgs } from 'node:util';
+import { RATE_LIMIT_MAX } from '../ledger/index.js';
+import type { SyncMode } from '../wal/index.js';
+import { forceJoinConfigFromEnv, type ForceJoinConfig } from '../forcejoin/index.js';
+
+export interface Config {
+  host: string;
+  port: number;
+  adminHost: string;
+  adminPort: number;
+  dataDir: string;
+  adminToken: string | null;
+  logLevel: string;
+  defaultRateLimitPerMinute: number;
+  bodyBytesMax: number;
+  headerBytesMax: number;
+  targetCharsMax: number;
+  mailboxMax: number;
+  idempotencyRetentionHours: number;
+  authFailuresPerMinute: number;
+  syncMode: SyncMode;
+  /** Zero-filled MiB kept ahead of the data file's last page; 0: none. */
+  walPreallocateMb: number;
+  /** Nice value for the libuv thread pool (LMDB's write transactions); 0 leaves it alone. */
+  threadpoolNice: number;
+  seedDemo: boolean;
+  /** ISO 4217 code API v2 answers carry in `currency` (what one credit is sold in). */
+  currency: string;
+  /** Telegram force-join, from the FORCEJOIN_* variables; null when no channel is required. */
+  forceJoin: ForceJoinConfig | null;
+  webhooksAllowHttp: boolean;
+  webhooksAllowPrivate: boolean;
+  /** Base64 of 32 bytes, or null: the key file in the data directory. */
+  webhooksSecretKey: string | null;
+  webhooksRetryHours: number;
+  webhooksConcurrency: number;
+  webhooksTimeoutMs: number;
+  webhooksConnectTimeoutMs: number;
+  webhooksPerAccount: number;
+  webhooksLogKeep: number;
+  webhooksBusyPercent: number;
+  webhooksBusyMinPerSecond: number;
+  webhooksHeldMax: number;
+}
+
+/** Every setting: its environment variable, its flag and its default. */
+export const SETTINGS = [
+  { key: 'host', env: 'HOST', def: '127.0.0.1', kind: 'string', doc: 'Customer API listen address.' },
+  { key: 'port', env: 'PORT', def: '8080', kind: 'port', doc: 'Customer API port (0 picks a free one).' },
+  { key: 'adminHost', env: 'ADMIN_HOST', def: '127.0.0.1', kind: 'string', doc: 'Admin API listen address (keep it on loopback).' },
+  { key: 'adminPort', env: 'ADMIN_PORT', def: '8081', kind: 'port', doc: 'Admin API port.' },
+  { key: 'dataDir', env: 'DATA_DIR', def: './data', kind: 'string', doc: 'LMDB directory; created if missing.' },
+  { key: 'adminToken', env: 'ADMIN_TOKEN', def: '', kind: 'string', doc: 'Admin bearer token; else generated once into DATA_DIR/admin-token (mode 0600).' },
+  { key: 'logLevel', env: 'LOG_LEVEL', def: 'info', kind: 'string', doc: 'pino level: trace, debug, info, warn, error, fatal, silent.' },
+  { key: 'defaultRateLimitPerMinute', env: 'RATE_LIMIT_DEFAULT', def: '60', kind: 'int', min: 1, max: RATE_LIMIT_MAX, doc: 'Requests per minute for new keys.' },
+  { key: 'bodyBytesMax', env: 'BODY_BYTES_MAX', def: '16384', kind: 'int', min: 1, doc: 'Largest request body, bytes.' },
+  { key: 'headerBytesMax', env: 'HEADER_BYTES_MAX', def: '8192', kind: 'int', min: 1, doc: 'Largest total of request header names and values, bytes (uWS has its own hard limit above this).' },
+  { key: 'targetCharsMax', env: 'TARGET_CHARS_MAX', def: '2048', kind: 'int', min: 10, max: 2048, doc: 'Longest order target URL, characters (at most 2048).' },
+  { key: 'mailboxMax', env: 'MAILBOX_MAX', def: '1024', kind: 'int', min: 1, doc: 'Most requests waiting per wallet before 503.' },
+  { key: 'idempotencyRetentionHours', env: 'IDEMPOTENCY_RETENTION_HOURS', def: '24', kind: 'int', min: 1, doc: 'How long an Idempotency-Key is remembered.' },
+  { key: 'authFailuresPerMinute', env: 'AUTH_FAILURES_PER_MINUTE', def: '30', kind: 'int', min: 1, doc: 'Failed authentications allowed per client IP per minute.' },
+  { key: 'syncMode', env: 'WAL_SYNC_MODE', def: 'commit', kind: 'sync', doc: "'commit' (fsync inside the commit), 'overlapping' (commit, then await lmdb-js flushed) or 'log' (experimental: commit log first, LMDB behind it)." },
+  {
+    key: 'walPreallocateMb',
+    env: 'WAL_PREALLOCATE_MB',
+    def: '64',
+    kind: 'int',
+    min: 0,
+    max: 65536,
+    doc: "Zero-filled space kept ahead of the data file's last page, MiB (0: none): a commit's sync then writes data only, not the file's new size and blocks.",
+  },
+  {
+    key: 'threadpoolNice',
+    env: 'THREADPOOL_NICE',
+    def: '5',
+    kind: 'int',
+    min: 0,
+    max: 19,
+    doc: "Nice value (0 to 19) for the libuv thread pool that runs LMDB's write transactions, so that it never preempts the event loop; 0 leaves it alone. Linux only.",
+  },
+  { key: 'currency', env: 'CURRENCY', def: 'USD', kind: 'string', doc: 'Three-letter currency code API v2 answers show in `currency`.' },
+  { key: 'seedDemo', env: 'SEED_DEMO', def: 'true', kind: 'bool', doc: 'Seed a demo account and services into an empty data directory.' },
+  { key: 'webhooksAllowHttp', env: 'WEBHOOKS_ALLOW_HTTP', def: 'false', kind: 'bool', doc: 'Accept plain http:// webhook URLs (else https only).' },
+  {
+    key: 'webhooksAllowPrivate',
+    env: 'WEBHOOKS_ALLOW_PRIVATE',
+    def: 'false',
+    kind: 'bool',
+    doc: 'Allow webhook deliveries to loopback, private, link-local and other non-public addresses (checked after DNS, on every connection).',
+  },
+  {
+    key: 'webhooksSecretKey',
+    env: 'WEBHOOKS_SECRET_KEY',
+    def: '',
+    kind: 'string',
+    doc: 'Base64 of 32 bytes: the AES-256-GCM key that seals webhook secrets in LMDB; else generated once into DATA_DIR/webhook-secrets.key (mode 0600).',
+  },
+  { key: 'webhooksRetryHours', env: 'WEBHOOKS_RETRY_HOURS', def: '24', kind: 'int', min: 1, max: 720, doc: 'How long a webhook message is retried, from its first failed attempt, before its endpoint is marked failing.' },
+  { key: 'webhooksConcurrency', env: 'WEBHOOKS_CONCURRENCY', def: '16', kind: 'int', min: 1, max: 1024, doc: 'Most webhook deliveries in flight at once (at most 8 per endpoint).' },
+  { key: 'webhooksTimeoutMs', env: 'WEBHOOKS_TIMEOUT_MS', def: '10000', kind: 'int', min: 50, max: 60000, doc: "Most milliseconds a delivery waits for the receiver's answer (connect included)." },
+  { key: 'webhooksConnectTimeoutMs', env: 'WEBHOOKS_CONNECT_TIMEOUT_MS', def: '5000', kind: 'int', min: 50, max: 60000, doc: 'Most milliseconds a delivery waits to connect (TCP and TLS).' },
+  { key: 'webhooksPerAccount', env: 'WEBHOOKS_PER_ACCOUNT', def: '5', kind: 'int', min: 1, max: 100, doc: 'Most webhook endpoints per account.' },
+  { key: 'webhooksLogKeep', env: 'WEBHOOKS_LOG_KEEP', def: '100', kind: 'int', min: 1, max: 100000, doc: 'Delivery attempts kept in each endpoint\'s delivery log.' },
+  {
+    key: 'webhooksBusyPercent',
+    env: 'WEBHOOKS_BUSY_PERCENT',
+    def: '0',
+    kind: 'int',
+    min: 0,
+    max: 100,
+    doc: 'While the order path has no spare capacity (its event loop over 75%, averaged over the last 200 ms, or 128 entries waiting for their commit), webhook deliveries started per 100 ms at least: this percent of the entries committed in the 100 ms before (with spare capacity, deliveries take it).',
+  },
+  {
+    key: 'webhooksBusyMinPerSecond',
+    env: 'WEBHOOKS_BUSY_MIN_PER_SECOND',
+    def: '10',
+    kind: 'int',
+    min: 0,
+    max: 100000,
+    doc: 'While the order path has no spare capacity, webhook deliveries started a second at least, whatever WEBHOOKS_BUSY_PERCENT gives (0: none until it has room).',
+  },
+  {
+    key: 'webhooksHeldMax',
+    env: 'WEBHOOKS_HELD_MAX',
+    def: '1000000',
+    kind: 'int',
+    min: 1,
+    max: 1_000_000_000,
+    doc: 'Most undelivered webhook messages kept for one endpoint that cannot take them; beyond it newer ones are dropped and the endpoint is marked failing.',
+  },
+] as const;
+
+const LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
+
+/** The command-line flag of a setting: `defaultRateLimitPerMinute` → `default-rate-limit-per-minute`. */
+export function flagName(key: string): string {
+  return key.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase());
+}
+
+export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Config {
+  const options = Object.fromEntries(SETTINGS.map((s) => [flagName(s.key), { type: 'string' as const }]));
+  const { values } = parseArgs({ args: argv, options, strict: true, allowPositionals: false });
+  const out: Record<string, unknown> = {};
+  for (const s of SETTINGS) {
+    const raw = (values[flagName(s.key)] as string | undefined) ?? env[s.env] ?? s.def;
+    const bad = (what: string): never => {
+      throw new Error(`${s.env} (--${flagName(s.key)}) must be ${what}; got ${JSON.stringify(raw)}.`);
+    };
+    switch (s.kind) {
+      case 'string':
+        out[s.key] = raw;
+        break;
+      case 'port':
+        if (!/^\d+$/.test(raw) || Number(raw) > 65535) bad('a port number from 0 to 65535');
+        out[s.key] = Number(raw);
+        break;
+      case 'int': {
+        // A whole number in [min, max]; without a max, any safe integer from min (always 1 then).
+        const { min, max } = s as { min: number; max?: number };
+        const n = Number(raw);
+        if (!/^\d+$/.test(raw) || n < min || (max === undefined ? !Number.isSafeInteger(n) : n > max)) {
+          bad(max === undefined ? 'a positive integer' : `an integer from ${min} to ${max}`);
+        }
+        out[s.key] = n;
+        break;
+      }
+      case 'sync':
+        if (raw !== 'commit' && raw !== 'overlapping' && raw !== 'log') bad("'commit', 'overlapping' or 'log'");
+        out[s.key] = raw;
+        break;
+      case 'bool':
+        if (!['true', 'false', '1', '0'].includes(raw)) bad('true or false');
+        out[s.key] = raw === 'true' || raw === '1';
+        break;
+    }
+  }
+  if (!LEVELS.includes(out['logLevel'] as string)) throw new Error(`LOG_LEVEL must be one of ${LEVELS.join(', ')}.`);
+  if (!/^[A-Z]{3}$/.test(out['currency'] as string)) {
+    throw new Error(`CURRENCY (--currency) must be a three-letter ISO 4217 code such as USD; got ${JSON.stringify(out['currency'])}.`);
+  }
+  out['adminToken'] = out['adminToken'] === '' ? null : out['adminToken'];
+  out['webhooksSecretKey'] = out['webhooksSecretKey'] === '' ? null : out['webhooksSecretKey'];
+  out['forceJoin'] = forceJoinConfigFromEnv(env);
+  return out as unknown as Config;
+}

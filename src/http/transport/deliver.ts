@@ -1,0 +1,88 @@
+/**
+ * Turns an actor's delivery into an HTTP reply: rate-limit headers on every
+ * response that counted against a key, then, once the events it depends on
+ * are durable, the status and body.
+ */
+import type { Account, Delivery } from '../../actors/index.js';
+import { type BucketVerdict, type Outcome } from '../../ledger/index.js';
+import { errorOutcome } from '../../errors/index.js';
+import { renderAnswer, type Answer } from './answer.js';
+import type { AppContext } from '../context.js';
+import { guarded, send, sendError, type Exchange } from './reply.js';
+
+export type PassHandler = () => { status: number; body: string } | null;
+/** Answers an accepted or replayed outcome; API v2 passes its own (errors follow the exchange's dialect). */
+export type OutcomeRenderer = (outcome: Exclude<Outcome, { kind: 'error' | 'pass' }>) => Answer;
+
+/** The policy header values of the last limit seen: limits rarely change, so they are not rebuilt per request. */
+let policyFor = { limit: -1, policy: '', limitText: '' };
+
+function pushRateHeaders(headers: string[], limit: number, verdict: BucketVerdict): void {
+  if (policyFor.limit !== limit) policyFor = { limit, policy: `"default";q=${limit};w=60`, limitText: String(limit) };
+  const remaining = String(verdict.remaining);
+  const reset = String(verdict.resetS);
+  headers.push(
+    'RateLimit-Policy', policyFor.policy,
+    'RateLimit', `"default";r=${remaining};t=${reset}`,
+    'X-RateLimit-Limit', policyFor.limitText,
+    'X-RateLimit-Remaining', remaining,
+    'X-RateLimit-Reset', reset,
+  );
+}
+
+export function unavailable(ex: Exchange, message: string, close = false): void {
+  sendError(ex, errorOutcome('UNAVAILABLE', message, { retry_after: 1 }), ['Retry-After', '1'], close);
+}
+
+export function deliver(
+  ex: Exchange,
+  ctx: AppContext,
+  account: Account,
+  delivery: Delivery | null,
+  onPass: PassHandler = () => null,
+  close = false,
+  render: OutcomeRenderer = (outcome) => renderAnswer(outcome, ex.requestId),
+): void {
+  if (delivery === null) {
+    unavailable(ex, 'This wallet has too many requests in flight; retry in a second.', close);
+    return;
+  }
+  const { decision } = delivery;
+  if (decision.rate !== null) pushRateHeaders(ex.headers, account.actor.state.wallet.rateLimitPerMinute, decision.rate);
+  const finish = (): void => {
+    const outcome = decision.outcome;
+    switch (outcome.kind) {
+      case 'replay': {
+        const answer = render(outcome);
+        send(ex, answer.status, answer.body, ['Idempotent-Replayed', 'true'], close);
+        return;
+      }
+      case 'error': {
+        const { error } = outcome;
+        if (error.code === 'RATE') {
+          ctx.abuse.refused(account.profile.id, account.actor.state.wallet.rateLimitPerMinute);
+          sendError(ex, error, ['Retry-After', String(error.extra?.['retry_after'] ?? 1)], close);
+        } else {
+          sendError(ex, error, [], close);
+        }
+        return;
+      }
+      case 'pass': {
+        const reply = onPass();
+        if (reply === null) throw new Error('invariant: a passing command needs a pass handler');
+        // The pass handler read the store: the reply waits until all it could see is durable.
+        ex.barrier = () => ctx.wal.readBarrier();
+        send(ex, reply.status, reply.body, [], close);
+        return;
+      }
+      default: {
+        const answer = render(outcome);
+        send(ex, answer.status, answer.body, [], close);
+      }
+    }
+  };
+  if (delivery.durable === null) finish();
+  // A rejected promise means the commit failed: the process is stopping
+  // (fail-stop) and this request must not be answered.
+  else delivery.durable.then(() => guarded(ctx, ex, finish), () => {});
+}

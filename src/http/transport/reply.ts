@@ -1,0 +1,162 @@
+/**
+ * Writing responses with uWebSockets.js: one place that knows the status
+ * lines, the common headers and the rule that a write after an `await` must
+ * be corked and must not touch an aborted response.
+ */
+import { renderError, type ErrorOutcome } from '../../errors/index.js';
+import type { Metrics } from '../../ops/index.js';
+import type { HttpResponse } from './uws.js';
+import { renderV2Error, v2Sentence } from '../v2/errors.js';
+
+const STATUS_LINES: Record<number, string> = {
+  200: '200 OK',
+  201: '201 Created',
+  400: '400 Bad Request',
+  401: '401 Unauthorized',
+  402: '402 Payment Required',
+  403: '403 Forbidden',
+  404: '404 Not Found',
+  405: '405 Method Not Allowed',
+  409: '409 Conflict',
+  413: '413 Content Too Large',
+  415: '415 Unsupported Media Type',
+  422: '422 Unprocessable Content',
+  429: '429 Too Many Requests',
+  431: '431 Request Header Fields Too Large',
+  500: '500 Internal Server Error',
+  503: '503 Service Unavailable',
+};
+
+/** Per-request state the handler keeps next to the uWS response. */
+export interface Exchange {
+  res: HttpResponse;
+  requestId: string;
+  aborted: boolean;
+  done: boolean;
+  /** Extra headers to send with whatever reply goes out (rate-limit headers). */
+  headers: string[];
+  /** Route label for metrics (the path pattern, never the raw URL). */
+  route: string;
+  startedMs: number;
+  metrics: Metrics | null;
+  /** A HEAD request: the reply carries headers but no body. */
+  head: boolean;
+  /**
+   * Set on API v2 requests: every error is answered in that dialect (HTTP 200,
+   * `{"error": "<sentence>"}`), whoever sends it.
+   */
+  v2: V2Exchange | null;
+  /**
+   * Set when the reply shows what a read saw in the store: the reply waits
+   * for it (see Wal.readBarrier) so that it never shows a change that is
+   * not durable yet.
+   */
+  barrier: (() => Promise<void> | null) | null;
+}
+
+export interface V2Exchange {
+  /** The order's quantity, when the request is an order (the QTY sentence says which bound it broke). */
+  quantity: number | null;
+}
+
+export function newExchange(res: HttpResponse, requestId: string, metrics: Metrics | null = null): Exchange {
+  const exchange: Exchange = { res, requestId, aborted: false, done: false, headers: [], route: 'unknown', startedMs: performance.now(), metrics, head: false, v2: null, barrier: null };
+  res.onAborted(() => {
+    exchange.aborted = true;
+  });
+  return exchange;
+}
+
+/**
+ * Sends a reply once. `close` ends the connection afterwards (used when the
+ * request body was not read, so the connection cannot be reused).
+ */
+export function send(ex: Exchange, status: number, body: string, extraHeaders: string[] = [], close = false, code: string | null = null): void {
+  if (ex.aborted || ex.done) return;
+  ex.done = true;
+  const barrier = ex.barrier?.() ?? null;
+  if (barrier === null) write(ex, status, body, extraHeaders, close, code);
+  // A failed sync stops the process (fail-stop): nothing is answered then. A throw while writing is
+  // caught, as `guarded` would catch it on the synchronous path (where, done set, nothing more is sent).
+  else
+    barrier.then(
+      () => {
+        try {
+          write(ex, status, body, extraHeaders, close, code);
+        } catch {
+          // Nothing more can be sent on this exchange.
+        }
+      },
+      () => {},
+    );
+}
+
+function write(ex: Exchange, status: number, body: string, extraHeaders: string[], close: boolean, code: string | null): void {
+  if (ex.aborted) return;
+  ex.metrics?.countRequest(ex.route, status, code, (performance.now() - ex.startedMs) / 1000);
+  const { res } = ex;
+  res.cork(() => {
+    res.writeStatus(STATUS_LINES[status] ?? String(status));
+    res.writeHeader('Content-Type', 'application/json');
+    res.writeHeader('Request-Id', ex.requestId);
+    for (let i = 0; i < ex.headers.length; i += 2) res.writeHeader(ex.headers[i]!, ex.headers[i + 1]!);
+    for (let i = 0; i < extraHeaders.length; i += 2) res.writeHeader(extraHeaders[i]!, extraHeaders[i + 1]!);
+    if (ex.head) res.endWithoutBody(Buffer.byteLength(body), close);
+    else if (close) res.end(body, true);
+    else endPaced(res, body);
+  });
+}
+
+/**
+ * Ends a reply without having uWS buffer it for a client that does not read
+ * its answers. `end` would copy whatever the socket cannot take into a
+ * per-connection buffer with no bound, so one connection that pipelines
+ * thousands of requests and never reads would make the server hold every
+ * answer. `tryEnd` hands over only what the socket takes now; the rest waits
+ * here and goes out as the client reads (onWritable). Until it has all gone,
+ * the reply is unfinished, and uWS closes the connection when another
+ * request arrives on it (it never pipelines behind an unfinished reply):
+ * such a client is disconnected, holding at most one answer, while a slow
+ * client that reads its answer is served at its own pace.
+ */
+export function endPaced(res: HttpResponse, body: string): void {
+  const size = Buffer.byteLength(body);
+  const [, done] = res.tryEnd(body, size);
+  if (done) return;
+  const bytes = Buffer.from(body);
+  res.onWritable((offset) => {
+    // A throw here would stop the process (the binding exits when this
+    // handler returns no boolean); uWS clears the handler once the reply is
+    // done or aborted, so none is expected.
+    try {
+      return res.tryEnd(bytes.subarray(offset), size)[0];
+    } catch {
+      return true;
+    }
+  });
+}
+
+/** An error's status and body in the request's dialect. */
+export function errorAnswer(ex: Exchange, error: ErrorOutcome): { status: number; body: string } {
+  if (ex.v2 !== null) return { status: 200, body: renderV2Error(v2Sentence(error, ex.v2.quantity)) };
+  return { status: error.status, body: renderError(error, ex.requestId) };
+}
+
+export function sendError(ex: Exchange, error: ErrorOutcome, extraHeaders: string[] = [], close = false): void {
+  const answer = errorAnswer(ex, error);
+  send(ex, answer.status, answer.body, extraHeaders, close, error.code);
+}
+
+/**
+ * Runs a handler step so that a thrown error (a bug, or a storage error)
+ * answers 500 INTERNAL and is logged, instead of leaving the client hanging
+ * or, in a promise callback, stopping the process.
+ */
+export function guarded(log: { log: { error: (obj: object, msg: string) => void } }, ex: Exchange, step: () => void): void {
+  try {
+    step();
+  } catch (error) {
+    log.log.error({ err: error, requestId: ex.requestId, route: ex.route }, 'request failed');
+    sendError(ex, { code: 'INTERNAL', status: 500, message: 'The server failed to complete this request.' });
+  }
+}

@@ -1,0 +1,39 @@
+/**
+ * API v2's errors: HTTP 200 with `{"error": "<sentence>"}`; clients read the
+ * body, not the status. Where panels have a settled phrase for an outcome,
+ * that exact phrase is used, because reseller scripts compare against it
+ * (`if ($result->error == 'Incorrect order ID')`); every other outcome keeps
+ * the v1 sentence. The README's API v2 error table lists the same phrases
+ * (test/http/v2.test.ts checks each one over HTTP).
+ */
+import type { ErrorCode, ErrorOutcome } from '../../errors/index.js';
+
+/** The dialect's phrases for the v1 codes that have one. */
+export const V2_PHRASES: Partial<Record<ErrorCode, string>> = {
+  AUTH: 'Invalid API key',
+  BALANCE: 'Not enough funds on balance',
+  SERVICE: 'Incorrect service ID',
+  NOT_FOUND: 'Incorrect order ID',
+};
+
+/** Missing or unknown `action`. */
+export const INCORRECT_REQUEST = 'Incorrect request';
+export const INCORRECT_ORDER_ID = 'Incorrect order ID';
+export const INCORRECT_REFILL_ID = 'Incorrect refill ID';
+
+/** Panels' phrase for an out-of-range quantity: which bound it broke. */
+export function quantityPhrase(quantity: number | null, min: number, max: number): string {
+  return quantity !== null && quantity > max ? `Quantity more than maximal ${max}` : `Quantity less than minimal ${min}`;
+}
+
+/** The sentence a v2 client gets for an error outcome. */
+export function v2Sentence(error: Pick<ErrorOutcome, 'code' | 'message' | 'extra'>, quantity: number | null): string {
+  if (error.code === 'QTY' && error.extra?.['min'] !== undefined) {
+    return quantityPhrase(quantity, Number(error.extra['min']), Number(error.extra['max']));
+  }
+  return V2_PHRASES[error.code] ?? error.message;
+}
+
+export function renderV2Error(sentence: string): string {
+  return `{"error":${JSON.stringify(sentence)}}`;
+}

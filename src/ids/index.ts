@@ -1,0 +1,3 @@
+export { hashSecret, newApiKey, newApiSecret, newRequestId, newV2Key } from './keys.js';
+export { ORDER_ID_PATTERN, OrderIds } from './order-ids.js';
+export { OrderNumbers, parsePositiveId } from './order-numbers.js';

@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { OrderIds, ORDER_ID_PATTERN } from '../../src/ids/order-ids.js';
+
+describe('order ids: opaque to clients, ordered in storage', () => {
+  const ids = new OrderIds(Buffer.alloc(16, 7));
+
+  it('are 22 url-safe characters, unique, and decrypt to their storage key', () => {
+    const seen = new Set<string>();
+    for (let i = 0; i < 10_000; i++) {
+      const { id } = ids.next(1_800_000_000_000);
+      expect(id).toMatch(ORDER_ID_PATTERN);
+      seen.add(id);
+    }
+    expect(seen.size).toBe(10_000);
+  });
+
+  it('storage keys sort by creation time and sequence, whatever the public ids look like', () => {
+    const made = Array.from({ length: 20 }, (_, i) => ids.next(1_800_000_000_000 + i * 1000));
+    const keys = made.map((m) => ids.storageKey(m.id)!);
+    expect([...keys].sort()).toEqual(keys);
+    expect(keys[0]!.slice(0, 12)).toBe((1_800_000_000_000).toString(16).padStart(12, '0'));
+    // Public ids do not sort like creation order (a chance of 1 in 20! otherwise).
+    expect([...made.map((m) => m.id)].sort()).not.toEqual(made.map((m) => m.id));
+  });
+
+  it('the key of the id made last (remembered, not decrypted) is the key decryption gives', () => {
+    const twin = new OrderIds(Buffer.alloc(16, 7));
+    for (let i = 0; i < 100; i++) {
+      const { id } = ids.next(1_800_000_000_000 + i);
+      const remembered = ids.storageKey(id);
+      expect(remembered).toMatch(/^[0-9a-f]{32}$/);
+      expect(twin.storageKey(id)).toBe(remembered);
+    }
+  });
+
+  it('a different secret gives different ids for the same key, and text that cannot be an id has no key', () => {
+    const other = new OrderIds(Buffer.alloc(16, 8));
+    const a = ids.next(5);
+    const key = ids.storageKey(a.id)!;
+    expect(other.storageKey(a.id)).not.toBe(key);
+    expect(ids.storageKey('short')).toBeNull();
+    expect(ids.storageKey('!'.repeat(22))).toBeNull();
+    expect(() => new OrderIds(Buffer.alloc(8))).toThrow(/16 bytes/);
+  });
+
+  it('only the spelling the server wrote is an id: the 4 unused bits of the last character must be zero', () => {
+    const fresh = new OrderIds(Buffer.alloc(16, 7));
+    const { id } = ids.next(1_800_000_000_000);
+    const key = fresh.storageKey(id);
+    expect(key).toMatch(/^[0-9a-f]{32}$/);
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const last = alphabet.indexOf(id[21]!);
+    // The same two meaningful bits with any of the 15 other unused-bit patterns.
+    for (let unused = 1; unused < 16; unused++) {
+      const respelled = id.slice(0, 21) + alphabet[last ^ unused];
+      expect(Buffer.from(respelled, 'base64url').toString('hex')).toBe(Buffer.from(id, 'base64url').toString('hex'));
+      expect(fresh.storageKey(respelled)).toBeNull();
+    }
+  });
+});
