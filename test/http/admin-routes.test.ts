@@ -17,7 +17,7 @@ function documented(): string[] {
 }
 
 describe('admin routes', () => {
-  it('the operator guide's admin table documents exactly the routes the admin API serves', () => {
+  it('the admin table of the operator guide documents exactly the routes the admin API serves', () => {
     const served = [...new Set(ADMIN_ROUTES.map((r) => `${r.method.toUpperCase()} ${r.path.replace(/:[a-z]+/g, '{x}')}`))].sort();
     expect(documented()).toEqual(served);
   });
