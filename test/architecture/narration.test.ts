@@ -43,16 +43,16 @@ const CLEAN = [
   'Figures: `npm run bench:http` at commit 25baf74, disk sync latency 0.15 ms.',
 ].join('\n');
 
-/** One narrating line per pattern family, assembled so this file does not narrate. */
+/** One narrating line per pattern family, each split inside a word so that this file does not narrate. */
 const PLANTED = [
-  ['Measured in', 'session', '18.'].join(' '),
-  ['Fixed for', 'issue', '16.'].join(' '),
-  ['The batch size', 'was', 'tried before and lost.'].join(' '),
-  ['The sweep', 'previously', 'ran inside the commit.'].join(' '),
-  ['The dispatcher polled; it', 'used', 'to poll every second.'].join(' '),
-  ['The cursor is', 'now', 'kept in meta instead of the queue table.'].join(' '),
-  ['What', 'this', 'session measured on its disk.'].join(' '),
-];
+  ['Measured in sess', 'ion 18.'],
+  ['Fixed for iss', 'ue 16.'],
+  ['The batch size was tr', 'ied before and lost.'],
+  ['The sweep previ', 'ously ran inside the commit.'],
+  ['The dispatcher polled; it us', 'ed to poll every second.'],
+  ['The cursor is no', 'w kept in meta instead of the queue table.'],
+  ['What th', 'is session measured on its disk.'],
+].map((pieces) => pieces.join(''));
 
 afterEach(() => {
   for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true });
