@@ -213,7 +213,7 @@ export class WalletActor {
         const prior = idem === null ? null : this.findKey(idem.key, now.wallMs);
         // Field by field, once per order: on this V8 a spread that adds
         // properties ({ ...request, orderId, … }) builds an object of a slow
-        // shape, about 6 µs to build and slower for decide to read (bench/RESULTS.md, session 16).
+        // shape, about 6 µs to build and slower for decide to read (bench/RESULTS.md, "CPU per order pays").
         return { kind: 'order', requestId: request.requestId, channel: request.channel, request: request.request, orderId: fresh!.id, seq: fresh!.seq, number: this.ctx.orderNumbers.peek(), prior };
       }
       // The same for the lifecycle's commands (an operator's processing system moves orders by the thousand): Object.assign, not a spread.
