@@ -115,17 +115,23 @@ export type StartableServer = TestServer & { start(): Promise<void> };
  * A test server that is not running yet: `start` starts it (again after a
  * `close`, on a fresh directory and clock unless the options name them), and
  * every property reads the server that runs now. `useServer` starts and
- * closes it around a describe block's tests.
+ * closes it around a describe block's tests. Options given as a function are
+ * read at each start: for options known only then, such as the address of a
+ * fake service an earlier hook started.
  */
-export function testServer(options: StartOptions = {}): StartableServer {
-  let running: { server: Server; dir: string; clock: ManualClock } | null = null;
+export function testServer(options: StartOptions | (() => StartOptions) = {}): StartableServer {
+  let running: { server: Server; dir: string; clock: ManualClock; options: StartOptions } | null = null;
   const now = () => {
     if (running === null) throw new Error('the test server is not running: start it first (useServer starts it before each test)');
     return running;
   };
-  const start = (dir: string, clock: ManualClock, overrides: Partial<Config> = {}) =>
+  const start = async (o: StartOptions, dir: string, clock: ManualClock, overrides: Partial<Config> = {}) => ({
     // The sweep runs when a test says so: its timer is wall time, the clock is not.
-    startServer(testConfig(dir, { ...options.config, ...overrides }), { clock, log: createLogger('silent'), onFatal: () => {}, sweepEveryMs: null, ...options.server });
+    server: await startServer(testConfig(dir, { ...o.config, ...overrides }), { clock, log: createLogger('silent'), onFatal: () => {}, sweepEveryMs: null, ...o.server }),
+    dir,
+    clock,
+    options: o,
+  });
   const t: StartableServer = {
     get server() {
       return now().server;
@@ -143,9 +149,8 @@ export function testServer(options: StartOptions = {}): StartableServer {
       return `http://127.0.0.1:${now().server.adminPort}`;
     },
     async start() {
-      const dir = options.dir ?? tempDir();
-      const clock = options.clock ?? new ManualClock();
-      running = { server: await start(dir, clock), dir, clock };
+      const o = typeof options === 'function' ? options() : options;
+      running = await start(o, o.dir ?? tempDir(), o.clock ?? new ManualClock());
     },
     admin(method, path, body, headers = {}) {
       return request(`${t.adminUrl}${path}`, method, body, { authorization: `Bearer ${ADMIN_TOKEN}`, ...headers });
@@ -179,9 +184,9 @@ export function testServer(options: StartOptions = {}): StartableServer {
       return issued.body.v2_key;
     },
     async restart(overrides) {
-      const { server, dir, clock } = now();
+      const { server, dir, clock, options: o } = now();
       await server.close();
-      running = { server: await start(dir, clock, overrides), dir, clock };
+      running = await start(o, dir, clock, overrides);
     },
     async close() {
       if (running === null) return;
@@ -195,7 +200,7 @@ export function testServer(options: StartOptions = {}): StartableServer {
 }
 
 /** Starts a test server now; the caller closes it. */
-export async function startTestServer(options: StartOptions = {}): Promise<TestServer> {
+export async function startTestServer(options: StartOptions | (() => StartOptions) = {}): Promise<TestServer> {
   const t = testServer(options);
   await t.start();
   return t;
@@ -208,9 +213,12 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
  * server (directory, clock, setup) for every test instead. The returned
  * object is the server, usable inside the tests and hooks.
  */
-export function useServer(options: StartOptions & { perTest?: boolean } = {}, setup?: (t: TestServer) => Promise<void>): TestServer {
+export function useServer(
+  options: (StartOptions & { perTest?: boolean }) | (() => StartOptions) = {},
+  setup?: (t: TestServer) => Promise<void>,
+): TestServer {
   const t = testServer(options);
-  const [before, after] = options.perTest === true ? [beforeEach, afterEach] : [beforeAll, afterAll];
+  const [before, after] = typeof options !== 'function' && options.perTest === true ? [beforeEach, afterEach] : [beforeAll, afterAll];
   before(async () => {
     await t.start();
     await setup?.(t);

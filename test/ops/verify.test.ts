@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyLedger, verifyLedgerAsync } from '../../src/ops/index.js';
 import { seedIfEmpty } from '../../src/app/seed.js';
-import { order, startTestServer, type Creds, type TestServer } from '../helpers/server.js';
+import { order, startTestServer, withServer, type Creds, type TestServer } from '../helpers/server.js';
 
 describe('verifyLedger on a live server', () => {
   let t: TestServer;
@@ -64,8 +64,7 @@ describe('verifyLedger on a live server', () => {
 
 describe('verifyLedger on a seeded server', () => {
   it('the demo account seeded on an empty data directory verifies', async () => {
-    const t = await startTestServer();
-    try {
+    await withServer({}, async (t) => {
       const seed = await seedIfEmpty(t.server.context);
       expect(seed).not.toBeNull();
       // The printed v2 key works: a reseller tool can use it at once.
@@ -75,8 +74,6 @@ describe('verifyLedger on a seeded server', () => {
       expect(report.firstBroken).toBeNull();
       expect(report.counts.accounts).toBe(1);
       expect(report.totals).toEqual({ credited: 1_000_000_000n, debited: 0n, refunded: 0n });
-    } finally {
-      await t.close();
-    }
+    });
   });
 });
