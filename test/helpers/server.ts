@@ -200,10 +200,22 @@ export function testServer(options: StartOptions | (() => StartOptions) = {}): S
 }
 
 /** Starts a test server now; the caller closes it. */
-export async function startTestServer(options: StartOptions | (() => StartOptions) = {}): Promise<TestServer> {
+export async function startTestServer(options: StartOptions = {}): Promise<TestServer> {
   const t = testServer(options);
   await t.start();
   return t;
+}
+
+/** How `useServer` runs its server: what to start it with, and for how long. */
+export interface FixtureOptions extends StartOptions {
+  /** A fresh server for every test rather than one for the whole block. */
+  perTest?: boolean;
+  /**
+   * Options read at each start, over the others: for what is known only
+   * then, such as the address of a fake service an earlier hook started, or
+   * a clock at the wall time of the test.
+   */
+  late?: () => StartOptions;
 }
 
 /**
@@ -213,12 +225,10 @@ export async function startTestServer(options: StartOptions | (() => StartOption
  * server (directory, clock, setup) for every test instead. The returned
  * object is the server, usable inside the tests and hooks.
  */
-export function useServer(
-  options: (StartOptions & { perTest?: boolean }) | (() => StartOptions) = {},
-  setup?: (t: TestServer) => Promise<void>,
-): TestServer {
-  const t = testServer(options);
-  const [before, after] = typeof options !== 'function' && options.perTest === true ? [beforeEach, afterEach] : [beforeAll, afterAll];
+export function useServer(options: FixtureOptions = {}, setup?: (t: TestServer) => Promise<void>): TestServer {
+  const { perTest, late, ...start } = options;
+  const t = testServer(late === undefined ? start : () => ({ ...start, ...late() }));
+  const [before, after] = perTest === true ? [beforeEach, afterEach] : [beforeAll, afterAll];
   before(async () => {
     await t.start();
     await setup?.(t);
@@ -235,6 +245,23 @@ export async function withServer(options: StartOptions, test: (t: TestServer) =>
   } finally {
     await t.close();
   }
+}
+
+/**
+ * Temporary directories for the enclosing describe block's tests (snapshot
+ * targets, copies of a store), removed after its last test: the returned
+ * function makes one.
+ */
+export function useScratchDirs(): () => string {
+  const dirs: string[] = [];
+  afterAll(() => {
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+  return () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    return dir;
+  };
 }
 
 /**

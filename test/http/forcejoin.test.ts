@@ -13,7 +13,7 @@ describe('Telegram force-join on the order path (fake Bot API over HTTP)', () =>
   });
   afterAll(() => bot.close());
   const t = useServer(
-    () => ({ config: { forceJoin: forceJoinConfigFromEnv(bot.env({ FORCEJOIN_TIMEOUT_MS: '300', FORCEJOIN_JOINED_CACHE_S: '0', FORCEJOIN_NOT_JOINED_CACHE_S: '0' })) } }),
+    { late: () => ({ config: { forceJoin: forceJoinConfigFromEnv(bot.env({ FORCEJOIN_TIMEOUT_MS: '300', FORCEJOIN_JOINED_CACHE_S: '0', FORCEJOIN_NOT_JOINED_CACHE_S: '0' })) } }) },
     async (t) => {
       service = await t.createService({ rate: '1', min: 1, max: 100 });
       creds = await t.createAccount('tg', '100');

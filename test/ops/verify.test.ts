@@ -2,24 +2,21 @@
  * verifyLedger over a real server's store: whatever the HTTP API does, the
  * log replays to the wallets, with exact totals.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { verifyLedger, verifyLedgerAsync } from '../../src/ops/index.js';
 import { seedIfEmpty } from '../../src/app/seed.js';
-import { order, startTestServer, withServer, type Creds, type TestServer } from '../helpers/server.js';
+import { order, useServer, withServer, type Creds } from '../helpers/server.js';
 
 describe('verifyLedger on a live server', () => {
-  let t: TestServer;
   let service: number;
   let alice: Creds;
   let bob: Creds;
 
-  beforeAll(async () => {
-    t = await startTestServer();
+  const t = useServer({}, async (t) => {
     service = await t.createService({ rate: '0.1', min: 1, max: 1000 });
     alice = await t.createAccount('alice', '100');
     bob = await t.createAccount('bob', '2.5');
   });
-  afterAll(() => t.close());
 
   it('a fresh server with accounts and top-ups verifies', () => {
     const report = verifyLedger(t.server.context.store);

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { LmdbGroupCommit } from '../../src/wal/index.js';
 import { HeldWal } from '../helpers/held-wal.js';
-import { order, roundTrips, startTestServer, withServer, type Creds, type TestServer } from '../helpers/server.js';
+import { order, roundTrips, useServer, withServer, type Creds } from '../helpers/server.js';
 
 describe('restart recovers exactly the durable state', () => {
   it('accounts, balances, services, orders and credentials are identical after a restart', async () => {
@@ -40,13 +40,12 @@ describe('restart recovers exactly the durable state', () => {
 });
 
 describe('no reply before its sync (held WAL)', () => {
-  let t: TestServer;
   let held: HeldWal;
   let creds: Creds;
   let service: number;
 
-  beforeAll(async () => {
-    t = await startTestServer({
+  const t = useServer(
+    {
       config: { mailboxMax: 4 },
       server: {
         wal: (store, onFatal) => {
@@ -54,11 +53,12 @@ describe('no reply before its sync (held WAL)', () => {
           return held;
         },
       },
-    });
-    service = await t.createService({ rate: '1', min: 1, max: 10 });
-    creds = await t.createAccount('alice', '100');
-  });
-  afterAll(() => t.close());
+    },
+    async (t) => {
+      service = await t.createService({ rate: '1', min: 1, max: 10 });
+      creds = await t.createAccount('alice', '100');
+    },
+  );
 
   it('an order reply waits for its sync, and a balance read waits for the pending debit', async () => {
     held.holding = true;
