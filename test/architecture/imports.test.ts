@@ -20,7 +20,8 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
   money: [],
   errors: [],
   ids: ['platform'],
-  ledger: ['money', 'errors'],
+  // The units of time and size (platform/units.ts) are the only thing the ledger and the CLI take from platform.
+  ledger: ['money', 'errors', 'platform'],
   // The records customers receive, shared by the HTTP answers and the webhook messages.
   wire: ['ledger', 'money'],
   wal: ['ledger', 'money', 'ids', 'platform'],
@@ -31,7 +32,7 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
   webhooks: ['ledger', 'wal', 'money', 'platform', 'wire'],
   http: ['actors', 'ledger', 'wal', 'ops', 'money', 'errors', 'ids', 'platform', 'wire', 'forcejoin', 'webhooks'],
   // The CLI talks to the server over HTTP; `verify --data-dir` runs ops' verify itself on a stopped server's files.
-  cli: ['ops', 'money', 'ids'],
+  cli: ['ops', 'money', 'ids', 'platform'],
   app: ['actors', 'forcejoin', 'http', 'ids', 'ledger', 'money', 'ops', 'platform', 'wal', 'webhooks', 'wire', 'errors'],
 };
 
