@@ -6,16 +6,16 @@
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { type Clock, createLogger, makePrivateDirectory, systemClock, VERSION } from '../platform/index.js';
+import { BYTES_PER_MIB, type Clock, createLogger, makePrivateDirectory, MS_PER_HOUR, MS_PER_SECOND, systemClock, VERSION } from '../platform/index.js';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { Catalog, Registry, type Account, type ActorContext } from '../actors/index.js';
+import { ACCOUNT_EVICT_EVERY_MS, Catalog, Registry, type Account, type ActorContext } from '../actors/index.js';
 import { ForceJoinVerifier } from '../forcejoin/index.js';
 import { Metrics, OperatorJobs } from '../ops/index.js';
 import { OrderIds, OrderNumbers } from '../ids/index.js';
 import type { Config } from './config.js';
 import { AbuseLog, type AppContext, AuthFailureLimiter, buildOpenApi, closeListenSocket, createApp, type ListenSocket, localPort, mountAdmin, mountApi, renderAnswer, SCAN_ENTRIES_MAX, type TemplatedApp } from '../http/index.js';
-import { CommitLog, commitLogPresent, FileReserve, IdempotencySweeper, LmdbGroupCommit, LogFirstWal, lastOrderNumber, openStore, recoverCommitLog, removeCommitLog, type Store, type Wal } from '../wal/index.js';
+import { CommitLog, commitLogPresent, FileReserve, IdempotencySweeper, LmdbGroupCommit, LogFirstWal, lastOrderNumber, openStore, recoverCommitLog, removeCommitLog, SWEEP_EVERY_MS, type Store, type Wal } from '../wal/index.js';
 import type { ForceJoinVerdict, IdempotencyRecord, OrderRecord } from '../ledger/index.js';
 import { Webhooks } from '../webhooks/index.js';
 
@@ -127,11 +127,11 @@ async function openStorage(config: Config, options: ServerOptions, log: Logger, 
     config.walPreallocateMb === 0
       ? null
       : new FileReserve(store, {
-          bytes: config.walPreallocateMb * 1024 * 1024,
+          bytes: config.walPreallocateMb * BYTES_PER_MIB,
           onError: (error) => log.warn({ err: error }, 'could not keep zero-filled space ahead of the data file; commits go on without it'),
         });
   reserve?.fill();
-  const observe = (entries: number, syncMs: number): void => metrics.observeBatch(entries, syncMs / 1000);
+  const observe = (entries: number, syncMs: number): void => metrics.observeBatch(entries, syncMs / MS_PER_SECOND);
   if (options.wal !== undefined) return { store, reserve, commitLog: null, wal: options.wal(store, onFatal) };
   if (config.syncMode !== 'log') {
     const wal = new LmdbGroupCommit(store, { onFatal, onBatch: observe, onIdle: () => reserve?.idle() });
@@ -197,7 +197,7 @@ function buildParts(config: Config, options: ServerOptions, storage: Storage, se
     wal,
     clock,
     mailboxMax: config.mailboxMax,
-    idempotencyRetentionMs: config.idempotencyRetentionHours * 3_600_000,
+    idempotencyRetentionMs: config.idempotencyRetentionHours * MS_PER_HOUR,
     readIdempotency: (key) => store.tables.idempotency.get(key) as IdempotencyRecord | undefined,
     readOrder,
     orderKey: (id) => orderIds.storageKey(id) ?? id,
@@ -268,10 +268,10 @@ function buildParts(config: Config, options: ServerOptions, storage: Storage, se
 
 /** The background work: idle-account eviction and the Idempotency-Key sweep. */
 function startBackgroundWork(parts: Parts, options: ServerOptions, log: Logger): void {
-  parts.registry.startEviction(60_000);
+  parts.registry.startEviction(ACCOUNT_EVICT_EVERY_MS);
   // Every minute: each sweep removes what expired since the last one, in
   // steps of 1,000 (about 50,000 records a second beside a keyed load), so it keeps up with any keyed order rate the server takes.
-  const sweepEveryMs = options.sweepEveryMs === undefined ? 60_000 : options.sweepEveryMs;
+  const sweepEveryMs = options.sweepEveryMs === undefined ? SWEEP_EVERY_MS : options.sweepEveryMs;
   if (sweepEveryMs !== null) parts.sweeper.start(sweepEveryMs, (error) => log.error({ err: error }, 'idempotency sweep failed'));
   parts.webhooks.start(options.webhookPollMs ?? 250);
 }

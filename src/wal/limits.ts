@@ -3,7 +3,7 @@
  * (LMDB group commit, log-first, in-memory simulation) share these, so a
  * simulation runs against the same queue bounds as the server.
  */
-import { BYTES_PER_MIB } from '../platform/index.js';
+import { BYTES_PER_MIB, MS_PER_MINUTE } from '../platform/index.js';
 
 /**
  * Most entries in one batch: one LMDB write transaction and one sync. Under
@@ -79,3 +79,11 @@ export const KEY_CHARS_MAX = 600;
  * keeps up with any keyed order rate the server takes.
  */
 export const SWEEP_STEP_ENTRIES_MAX = 1_000;
+
+/**
+ * How often the server sweeps expired Idempotency-Key records: each sweep
+ * removes what expired since the last one, in steps of
+ * SWEEP_STEP_ENTRIES_MAX, so records live at most a minute past their
+ * retention and a sweep's work stays small.
+ */
+export const SWEEP_EVERY_MS = MS_PER_MINUTE;
