@@ -20,6 +20,14 @@ export const RATE_WINDOW_MS = MS_PER_MINUTE;
 export const RATE_LIMIT_MAX = 100_000_000;
 
 /**
+ * The longest URL accepted anywhere: an order's target and a webhook
+ * endpoint's url. 2,048 characters is what browsers, proxies and servers
+ * reliably carry; a longer "URL" is a mistake or an attempt to bloat the
+ * records that keep it.
+ */
+export const URL_CHARS_MAX = 2048;
+
+/**
  * How many orders or refills one customer request may name (cancel, refill,
  * batch status): one request counts once against the rate limit, so the
  * work it can ask for is bounded here.

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SCAN_ENTRIES_MAX } from '../../src/http/admin/scan.js';
+import { SCAN_ENTRIES_MAX } from '../../src/http/limits.js';
 import { cli } from '../helpers/cli.js';
 import { order, startTestServer, type Creds, type TestServer } from '../helpers/server.js';
 

@@ -24,7 +24,8 @@ import { chargeFor, FINAL_STATUSES, type IdempotencyRecord, isOpenRefill, ORDER_
 import { renderAnswer } from '../../src/http/transport/answer.js';
 import { checkOrderInput } from '../../src/http/orders/order-input.js';
 import { orderRequest, refusedOrder } from '../../src/http/orders/order-submit.js';
-import { TARGET_CHARS_MAX, type OrderBody } from '../../src/http/orders/schemas.js';
+import type { OrderBody } from '../../src/http/orders/schemas.js';
+import { TARGET_CHARS_MAX } from '../../src/http/limits.js';
 import { OrderNumbers } from '../../src/ids/order-numbers.js';
 import { imageLedgerSource, orderIndexKey } from '../../src/wal/index.js';
 import { MemoryWal, emptyImage, tableKeyString, type DurableImage } from '../../src/wal/memory-wal.js';

@@ -10,6 +10,7 @@ import { renderAdminService } from './render.js';
 import { invalid, optionalReason, unknownField, type AdminHandler } from './common.js';
 import type { AppContext } from '../context.js';
 import { send, sendError, type Exchange } from '../transport/reply.js';
+import { CATEGORY_CHARS_MAX, DESCRIPTION_CHARS_MAX, REFILL_DAYS_MAX } from '../limits.js';
 
 export const listServices: AdminHandler = (ex, ctx) => {
   const services = ctx.catalog.all().sort((a, b) => a.id - b.id);
@@ -17,11 +18,6 @@ export const listServices: AdminHandler = (ex, ctx) => {
 };
 
 const SERVICE_FIELDS = ['platform', 'name', 'rate', 'min', 'max', 'enabled', 'category', 'type', 'refill', 'refill_days', 'cancel', 'dripfeed', 'description', 'reason'];
-
-/** The longest refill window an operator may offer (ten years). */
-export const REFILL_DAYS_MAX = 3650;
-
-const DESCRIPTION_CHARS_MAX = 2000;
 
 /** Applies the body's fields to a service, checking each; returns an error value to refuse. */
 function buildService(b: Record<string, unknown>, current: ServiceRecord | null, id: number): ServiceRecord | ErrorOutcome {
@@ -50,7 +46,7 @@ function buildService(b: Record<string, unknown>, current: ServiceRecord | null,
     if (typeof b['enabled'] !== 'boolean') return invalid("Field 'enabled' must be true or false.");
     next.enabled = b['enabled'];
   }
-  for (const [field, key, charsMax] of [['category', 'category', 200], ['description', 'description', DESCRIPTION_CHARS_MAX]] as const) {
+  for (const [field, key, charsMax] of [['category', 'category', CATEGORY_CHARS_MAX], ['description', 'description', DESCRIPTION_CHARS_MAX]] as const) {
     const value = b[field];
     if (value === undefined) continue;
     if (typeof value !== 'string' || value.length > charsMax) return invalid(`Field '${field}' must be a string of at most ${charsMax} characters.`);
