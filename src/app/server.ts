@@ -17,7 +17,7 @@ import type { Config } from './config.js';
 import { AbuseLog, type AppContext, AuthFailureLimiter, buildOpenApi, closeListenSocket, createApp, type ListenSocket, localPort, mountAdmin, mountApi, renderAnswer, SCAN_ENTRIES_MAX, type TemplatedApp } from '../http/index.js';
 import { CommitLog, commitLogPresent, FileReserve, IdempotencySweeper, LmdbGroupCommit, LogFirstWal, lastOrderNumber, openStore, recoverCommitLog, removeCommitLog, SWEEP_EVERY_MS, type Store, type Wal } from '../wal/index.js';
 import type { ForceJoinVerdict, IdempotencyRecord, OrderRecord } from '../ledger/index.js';
-import { Webhooks } from '../webhooks/index.js';
+import { POLL_EVERY_MS, Webhooks } from '../webhooks/index.js';
 
 async function verdictFor(verifier: ForceJoinVerifier, account: Account): Promise<ForceJoinVerdict> {
   const p = account.profile;
@@ -273,7 +273,7 @@ function startBackgroundWork(parts: Parts, options: ServerOptions, log: Logger):
   // steps of 1,000 (about 50,000 records a second beside a keyed load), so it keeps up with any keyed order rate the server takes.
   const sweepEveryMs = options.sweepEveryMs === undefined ? SWEEP_EVERY_MS : options.sweepEveryMs;
   if (sweepEveryMs !== null) parts.sweeper.start(sweepEveryMs, (error) => log.error({ err: error }, 'idempotency sweep failed'));
-  parts.webhooks.start(options.webhookPollMs ?? 250);
+  parts.webhooks.start(options.webhookPollMs ?? POLL_EVERY_MS);
 }
 
 /** The customer listener and the admin listener, each its own uWS app. */
