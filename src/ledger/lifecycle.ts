@@ -4,7 +4,7 @@
  * a pure function of the records it is given; the wallet actor's decision,
  * verify and the API front ends (v1 and v2) call them.
  */
-import { MS_PER_DAY } from '../platform/index.js';
+import { MS_PER_DAY } from '../platform/units.js';
 import { FINAL_STATUSES, unitsOrdered } from './rules.js';
 import type { OrderExtras } from './order-types.js';
 import type { LogEvent, OrderRecord, OrderStatus, OrderStatusView, RefillStatus, ServiceRecord } from './records.js';

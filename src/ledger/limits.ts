@@ -3,7 +3,7 @@
  * contract: the VALIDATION (or other) message a client gets names the bound
  * it crossed, and the OpenAPI document quotes them.
  */
-import { MS_PER_MINUTE } from '../platform/index.js';
+import { MS_PER_MINUTE } from '../platform/units.js';
 
 /**
  * The rate limit's window: limits are set per minute (the contract's

@@ -6,7 +6,7 @@
  *
  * Pure: the caller passes the monotonic time in; nothing here reads a clock.
  */
-import { MS_PER_SECOND } from '../platform/index.js';
+import { MS_PER_SECOND } from '../platform/units.js';
 import { RATE_WINDOW_MS } from './limits.js';
 
 /** Cost of one request in scaled units. */

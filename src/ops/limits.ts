@@ -1,7 +1,8 @@
 /**
  * Bounds of the operator's side, each with its reason: the operator jobs,
  * and the pages of the admin API's listings, which the admin API enforces
- * and the CLI asks for (both import them from here).
+ * and the CLI asks for (both import them from here). It imports nothing, so
+ * the CLI loads it alone, without LMDB.
  */
 
 /**

@@ -1,7 +1,8 @@
 /**
  * Units of time and size, each defined once, so that a conversion reads as
  * what it is (`timeoutS * MS_PER_SECOND`) and a bare number in the code is
- * always a limit (see the limits files).
+ * always a limit (see the limits files). It imports nothing, so the ledger
+ * and the CLI import it directly without loading the logger.
  */
 export const MS_PER_SECOND = 1_000; // not a limit: milliseconds in a second
 export const MS_PER_MINUTE = 60 * MS_PER_SECOND;

@@ -20,7 +20,7 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
   money: [],
   errors: [],
   ids: ['platform'],
-  // The units of time and size (platform/units.ts) are the only thing the ledger and the CLI take from platform.
+  // The ledger and the CLI take only platform's units of time and size, from platform/units.ts itself (it imports nothing, so neither loads the logger).
   ledger: ['money', 'errors', 'platform'],
   // The records customers receive, shared by the HTTP answers and the webhook messages.
   wire: ['ledger', 'money'],
@@ -32,6 +32,7 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
   webhooks: ['ledger', 'wal', 'money', 'platform', 'wire'],
   http: ['actors', 'ledger', 'wal', 'ops', 'money', 'errors', 'ids', 'platform', 'wire', 'forcejoin', 'webhooks'],
   // The CLI talks to the server over HTTP; `verify --data-dir` runs ops' verify itself on a stopped server's files.
+  // It reads the admin API's page sizes from ops/limits.ts itself, which imports nothing, so a command does not load LMDB.
   cli: ['ops', 'money', 'ids', 'platform'],
   app: ['actors', 'forcejoin', 'http', 'ids', 'ledger', 'money', 'ops', 'platform', 'wal', 'webhooks', 'wire', 'errors'],
 };
