@@ -71,8 +71,11 @@ export const WORKER_CHARS_MAX = 100;
 /** The longest refill window an operator may offer a service: ten years. */
 export const REFILL_DAYS_MAX = 10 * 365;
 
-/** A service's category: a short group title in the customers' service lists. */
-export const CATEGORY_CHARS_MAX = 200;
+/** A name an operator gives (an account's; a service's platform, name and category): a line in a listing or a customer's service list, not a text. */
+export const NAME_CHARS_MAX = 200;
+
+/** The reason an operator gives for a change of credits or status: written into the log event, so it stays a sentence or two. */
+export const REASON_CHARS_MAX = 500;
 
 /** A service's description: a few paragraphs, shown in the service lists of API v2. */
 export const DESCRIPTION_CHARS_MAX = 2000;

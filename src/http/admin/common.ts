@@ -5,6 +5,7 @@ import { errorOutcome, type ErrorOutcome } from '../../errors/index.js';
 import { ADMIN_PAGE_DEFAULT, ADMIN_PAGE_MAX } from '../../ops/index.js';
 import type { AppContext } from '../context.js';
 import { sendError, type Exchange } from '../transport/reply.js';
+import { REASON_CHARS_MAX } from '../limits.js';
 
 export type AdminHandler = (ex: Exchange, ctx: AppContext, params: string[], body: unknown, query: URLSearchParams) => void | Promise<void>;
 
@@ -46,8 +47,8 @@ export function findAccount(ex: Exchange, ctx: AppContext, id: string): Account 
 export function optionalReason(body: Record<string, unknown>): { ok: true; reason: string | undefined } | { ok: false; error: ErrorOutcome } {
   const reason = body['reason'];
   if (reason === undefined) return { ok: true, reason: undefined };
-  if (typeof reason !== 'string' || reason.trim() === '' || reason.length > 500) {
-    return { ok: false, error: invalid("Field 'reason' must be a non-empty string of at most 500 characters.") };
+  if (typeof reason !== 'string' || reason.trim() === '' || reason.length > REASON_CHARS_MAX) {
+    return { ok: false, error: invalid(`Field 'reason' must be a non-empty string of at most ${REASON_CHARS_MAX} characters.`) };
   }
   return { ok: true, reason: reason.trim() };
 }
