@@ -5,10 +5,10 @@
  * that is not in the table, on any file at the root but `main.ts`, and on
  * any circle of imports between files.
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { dirname, relative, resolve, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { sourceFiles, withTree } from './source-tree.js';
 
 /**
  * What each part may import besides itself. `app` is the composition root:
@@ -39,13 +39,6 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
 
 const ROOT_FILES: Readonly<Record<string, readonly string[]>> = { main: ['app', 'platform'] };
 
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return sourceFiles(path);
-    return path.endsWith('.ts') ? [path] : [];
-  });
-}
 
 /** `ledger` for src/ledger/x.ts; `main.ts` (root) for src/main.ts. */
 function partOf(src: string, file: string): { part: string; root: boolean } {
@@ -118,18 +111,6 @@ function tableCircles(): string[] {
   return found;
 }
 
-function withTree(files: Record<string, string>, check: (dir: string) => void): void {
-  const dir = mkdtempSync(join(tmpdir(), 'coa-arch-'));
-  try {
-    for (const [path, text] of Object.entries(files)) {
-      mkdirSync(dirname(join(dir, path)), { recursive: true });
-      writeFileSync(join(dir, path), text);
-    }
-    check(dir);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
 
 describe('architecture', () => {
   it('every import in src/ follows the one direction of docs/ARCHITECTURE.md', () => {

@@ -9,11 +9,11 @@
  * milliseconds per second, a format's magic number, demo data) says so with
  * a `// not a limit: <reason>` comment.
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join, relative, resolve, sep } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { sourceFiles, withTree } from './source-tree.js';
 
 /** Files whose numbers are limits or settings by design. */
 function isLimitsFile(path: string): boolean {
@@ -30,13 +30,6 @@ function looksLikeLimit(literal: string): boolean {
   return digits.replace(/^0+(?=.)/, '').length >= 4;
 }
 
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return sourceFiles(path);
-    return path.endsWith('.ts') ? [path] : [];
-  });
-}
 
 /** Every unmarked limit-like literal outside the limits files, as "file:line literal". */
 function strayLiterals(src: string): string[] {
@@ -59,18 +52,6 @@ function strayLiterals(src: string): string[] {
   return found;
 }
 
-function withTree(files: Record<string, string>, check: (dir: string) => void): void {
-  const dir = mkdtempSync(join(tmpdir(), 'coa-limits-'));
-  try {
-    for (const [path, text] of Object.entries(files)) {
-      mkdirSync(dirname(join(dir, path)), { recursive: true });
-      writeFileSync(join(dir, path), text);
-    }
-    check(dir);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
 
 describe('limits', () => {
   it('every number of four or more digits in src/ is in a limits file or the settings table, or says why it is not a limit', () => {
