@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ManualClock } from '../../src/platform/clock.js';
+import { MS_PER_DAY } from '../../src/platform/units.js';
 import { order, startTestServer, type Creds, type TestServer } from '../helpers/server.js';
 import { cli } from '../helpers/cli.js';
-
-const DAY_MS = 86_400_000;
 
 describe('refills', () => {
   let t: TestServer;
@@ -76,7 +75,7 @@ describe('refills', () => {
     const clock = t.clock as ManualClock;
     const early = await finished(refillable);
     const late = await finished(refillable);
-    clock.advance(7 * DAY_MS - 1000);
+    clock.advance(7 * MS_PER_DAY - 1000);
     const inside = await t.api('POST', '/api/v1/refill', creds, { orders: [early] });
     expect(inside.body.orders[early].refill).toBeGreaterThan(0);
     clock.advance(2000);
