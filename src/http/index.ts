@@ -1,8 +1,8 @@
 export { AbuseLog } from './guards/abuse-log.js';
 export { AuthFailureLimiter } from './guards/auth-failures.js';
 export { mountAdmin } from './admin/index.js';
-export type { AppContext } from './context.js';
-export { mountApi } from './v1/routes.js';
+export type { AppContext, HttpLimits } from './context.js';
+export { mountCustomerApi } from './mount.js';
 export { buildOpenApi } from './v1/openapi.js';
 export { renderAnswer } from './transport/answer.js';
 export { closeListenSocket, createApp, localPort, type ListenSocket, type TemplatedApp } from './transport/uws.js';
