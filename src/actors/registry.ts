@@ -15,6 +15,7 @@ import { hashSecret, newApiKey, newApiSecret, newV2Key } from '../ids/index.js';
 import { type Store, STRUCTURES_KEY, type TablePut, type Wal, type WalEntry } from '../wal/index.js';
 import { type AccountProfile, checkWallet, type LogEvent, type WalletRecord } from '../ledger/index.js';
 import { WalletActor, type ActorContext } from './wallet-actor.js';
+import { ACCOUNT_IDLE_EVICT_MS, ACCOUNT_LIST_MAX, API_KEY_CHARS_MAX } from './limits.js';
 
 export interface Account {
   profile: AccountProfile;
@@ -36,21 +37,8 @@ export interface AccountView {
   wallet: WalletRecord;
 }
 
-/** The most accounts one list() call returns: a page (at most 500) and one to see whether more follow. */
-const ACCOUNT_LIST_MAX = 1_000;
-
-/** Issued keys are 36 characters; anything much longer is unknown without a look-up. */
-const API_KEY_CHARS_MAX = 128;
-
 /** Compared against when the key is unknown, so both failures cost the same. */
 const DECOY_HASH = hashSecret('decoy');
-
-/**
- * Longer than any await a handler can make while holding an account (the
- * force-join timeout is at most 60 s), so an account in use is never dropped
- * and loaded twice.
- */
-export const ACCOUNT_IDLE_EVICT_MS = 5 * 60_000;
 
 /**
  * Rows in a record table, read from LMDB's statistics: counting by iterating

@@ -11,7 +11,7 @@ import { AbuseLog, type AppContext, AuthFailureLimiter, buildOpenApi, type HttpL
 import { OrderIds, OrderNumbers, RefillIds } from '../ids/index.js';
 import type { ForceJoinVerdict, IdempotencyRecord } from '../ledger/index.js';
 import { type Metrics, OperatorJobs } from '../ops/index.js';
-import { type Clock, VERSION } from '../platform/index.js';
+import { type Clock, MS_PER_HOUR, VERSION } from '../platform/index.js';
 import { IdempotencySweeper, lastOrderNumber, lastRefillId, StoredOrders } from '../wal/index.js';
 import { Webhooks } from '../webhooks/index.js';
 import type { Config } from './config.js';
@@ -95,7 +95,7 @@ export function buildParts(config: Config, options: ServerOptions, storage: Stor
     wal,
     clock,
     mailboxMax: config.mailboxMax,
-    idempotencyRetentionMs: config.idempotencyRetentionHours * 3_600_000,
+    idempotencyRetentionMs: config.idempotencyRetentionHours * MS_PER_HOUR,
     readIdempotency: (key) => store.tables.idempotency.get(key) as IdempotencyRecord | undefined,
     orders,
     services: catalog,

@@ -9,8 +9,9 @@ import type { Logger } from 'pino';
 import { type AppContext, closeListenSocket, createApp, type ListenSocket, localPort, mountAdmin, mountCustomerApi, type TemplatedApp } from '../http/index.js';
 import { Metrics } from '../ops/index.js';
 import { createLogger, makePrivateDirectory, systemClock } from '../platform/index.js';
-import { type IdempotencySweeper, removeCommitLog } from '../wal/index.js';
-import type { Webhooks } from '../webhooks/index.js';
+import { ACCOUNT_EVICT_EVERY_MS } from '../actors/index.js';
+import { type IdempotencySweeper, removeCommitLog, SWEEP_EVERY_MS } from '../wal/index.js';
+import { POLL_EVERY_MS, type Webhooks } from '../webhooks/index.js';
 import { adminToken } from './admin-token.js';
 import type { Config } from './config.js';
 import type { ServerOptions } from './options.js';
@@ -41,12 +42,12 @@ function listen(app: TemplatedApp, host: string, port: number): Promise<ListenSo
 
 /** The background work: idle-account eviction and the Idempotency-Key sweep. */
 function startBackgroundWork(parts: Parts, options: ServerOptions, log: Logger): void {
-  parts.registry.startEviction(60_000);
+  parts.registry.startEviction(ACCOUNT_EVICT_EVERY_MS);
   // Every minute: each sweep removes what expired since the last one, in
   // steps of 1,000 (about 50,000 records a second beside a keyed load), so it keeps up with any keyed order rate the server takes.
-  const sweepEveryMs = options.sweepEveryMs === undefined ? 60_000 : options.sweepEveryMs;
+  const sweepEveryMs = options.sweepEveryMs === undefined ? SWEEP_EVERY_MS : options.sweepEveryMs;
   if (sweepEveryMs !== null) parts.sweeper.start(sweepEveryMs, (error) => log.error({ err: error }, 'idempotency sweep failed'));
-  parts.webhooks.start(options.webhookPollMs ?? 250);
+  parts.webhooks.start(options.webhookPollMs ?? POLL_EVERY_MS);
 }
 
 /** The customer listener and the admin listener, each its own uWS app. */

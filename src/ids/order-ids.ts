@@ -12,9 +12,10 @@
  */
 import { createCipheriv, createDecipheriv, randomBytes, randomFillSync, type Cipher, type Decipher } from 'node:crypto';
 import { decodeCanonicalBase64url } from './canonical-id.js';
+import { RANDOM_POOL_IDS } from './limits.js';
 
 export const ORDER_ID_PATTERN = /^[A-Za-z0-9_-]{22}$/;
-const POOL_BYTES = 6 * 4096;
+const POOL_BYTES = 6 * RANDOM_POOL_IDS;
 
 /** A fresh order id: the public id, the key the order is stored under (hex) and the process-wide sequence number. */
 export interface NewOrderId {

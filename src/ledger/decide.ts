@@ -12,7 +12,7 @@
  */
 import { errorOutcome, type ErrorOutcome } from '../errors/index.js';
 import { formatMicro, addMicro, MICRO_MAX } from '../money/index.js';
-import { chargeFor, FINAL_STATUSES, isUnlimited, planExpiryAfter, planPriceInr, PLAN_MONTHS_MAX, refundFor, remainsRefusal, statusMoveRefusal, unitsOrdered } from './rules.js';
+import { chargeFor, FINAL_STATUSES, isUnlimited, planExpiryAfter, planPriceInr, refundFor, remainsRefusal, statusMoveRefusal, unitsOrdered } from './rules.js';
 import {
   cancelRefusalMessage,
   cancelVerdict,
@@ -22,6 +22,7 @@ import {
   refillRefusal,
   refillRefusalMessage,
 } from './lifecycle.js';
+import { PLAN_MONTHS_MAX } from './limits.js';
 import { legacyOrderFingerprint } from './order-fingerprint.js';
 import { isRanged, readOrderInputs, type OrderExtras, type OrderPayload } from './order-types.js';
 import type { Channel, IdempotencyRecord, LogEvent, OrderRecord, OrderStatus, RefillRecord, RefillStatus, ServiceRecord, WalletRecord } from './records.js';

@@ -63,6 +63,7 @@
  * snapshots, the CLI) and the simulator's in-memory image.
  */
 import { formatBig, formatMicro } from '../money/index.js';
+import { PLAN_MONTHS_MAX } from './limits.js';
 import { ShardedMap } from './sharded-map.js';
 import {
   chargeFor,
@@ -73,7 +74,6 @@ import {
   planExpiryAfter,
   planExpiryAfterBeforeClamp,
   planPriceInr,
-  PLAN_MONTHS_MAX,
   refundFor,
   remainsRefusal,
   statusMoveRefusal,

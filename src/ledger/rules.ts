@@ -71,8 +71,7 @@ export function chargeFor(quantity: number, rate: number, runs = 1): number | nu
 }
 
 /** Price of the API Unlimited plan, whole rupees per month. */
-export const PLAN_PRICE_INR_PER_MONTH = 9_999;
-export const PLAN_MONTHS_MAX = 120;
+export const PLAN_PRICE_INR_PER_MONTH = 9_999; // not a limit: the plan's price, set by the product
 
 export function planPriceInr(months: number): number {
   return months * PLAN_PRICE_INR_PER_MONTH;

@@ -4,11 +4,14 @@
  * always a safe integer, so it is exact. Arithmetic that could leave the safe
  * range is done in BigInt and refused when the result does not fit.
  */
-export const MICRO_PER_CREDIT = 1_000_000;
-export const MICRO_DIGITS = 6;
+import { MICRO_DIGITS, MICRO_PER_CREDIT } from './units.js';
+
+export { MICRO_DIGITS, MICRO_PER_CREDIT };
+
 /** The largest amount any wallet, rate or charge may hold, in micro-credits. */
 export const MICRO_MAX = Number.MAX_SAFE_INTEGER;
 
+const MICRO_PER_CREDIT_BIG = BigInt(MICRO_PER_CREDIT);
 const DECIMAL = /^(-)?(\d{1,16})(?:\.(\d{1,6}))?$/;
 
 /**
@@ -21,7 +24,7 @@ export function parseMicro(text: string): number | null {
   if (m === null) return null;
   const whole = BigInt(m[2]!);
   const frac = BigInt((m[3] ?? '').padEnd(MICRO_DIGITS, '0'));
-  let micro = whole * 1_000_000n + frac;
+  let micro = whole * MICRO_PER_CREDIT_BIG + frac;
   if (m[1] !== undefined) micro = -micro;
   if (micro > BigInt(MICRO_MAX) || micro < -BigInt(MICRO_MAX)) return null;
   return Number(micro);

@@ -3,3 +3,5 @@ export { createLogger } from './log.js';
 export { LMDB_FILES, makeFilesPrivate, makePrivateDirectory, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from './private-files.js';
 export { lowerThreadPoolPriority, type ThreadPoolPriority } from './thread-priority.js';
 export { VERSION } from './version.js';
+export * from './units.js';
+export * from './limits.js';

@@ -40,6 +40,7 @@ import type { IdempotencyRecord } from '../ledger/index.js';
 import { idempotencyExpiryKey, type TablePut, type WalEntry } from './entry.js';
 import { STRUCTURES_KEY, type Store } from './store.js';
 import type { Wal } from './wal.js';
+import { SWEEP_STEP_ENTRIES_MAX } from './limits.js';
 
 export const IDEMPOTENCY_INDEXED_KEY = 'idempotencyExpiryIndexed';
 
@@ -80,7 +81,7 @@ export class IdempotencySweeper {
      */
     private readonly keyPending: (tableKey: string) => boolean,
     /** Most index entries (and records) removed in one step and commit: the step reads them on the event loop. */
-    private readonly stepMax = 1_000,
+    private readonly stepMax = SWEEP_STEP_ENTRIES_MAX,
   ) {
     this.indexed = store.tables.meta.get(IDEMPOTENCY_INDEXED_KEY) === true;
   }

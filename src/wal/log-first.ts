@@ -32,6 +32,7 @@ import { keysFit, type LmdbGroupCommit } from './group-commit.js';
 import { decodeEntries, encodeRecord } from './log-record.js';
 import type { Store } from './store.js';
 import type { Wal, WalStats } from './wal.js';
+import { PENDING_ENTRIES_MAX, RECORD_ENTRIES_MAX } from './limits.js';
 
 /** The `meta` row holding the position of the last commit-log record LMDB has applied. */
 export const LOG_APPLIED_KEY = 'commitLogApplied';
@@ -122,8 +123,8 @@ export class LogFirstWal implements Wal {
     position: number,
     private readonly options: LogFirstOptions,
   ) {
-    this.recordEntriesMax = options.recordEntriesMax ?? 1024;
-    this.pendingEntriesMax = options.pendingEntriesMax ?? 200_000;
+    this.recordEntriesMax = options.recordEntriesMax ?? RECORD_ENTRIES_MAX;
+    this.pendingEntriesMax = options.pendingEntriesMax ?? PENDING_ENTRIES_MAX;
     this.batches = new TurnBatches(this.recordEntriesMax, () => this.writeNext());
     this.position = position;
     this.flushedPosition = position;

@@ -24,6 +24,7 @@ import { addToOpenBatch, type Batch } from './batch.js';
 import type { LogEvent } from '../ledger/index.js';
 import { TABLE_NAMES, type TableName, type WalEntry } from './entry.js';
 import type { Wal, WalStats } from './wal.js';
+import { BATCH_ENTRIES_MAX, PENDING_ENTRIES_MAX } from './limits.js';
 
 
 export type TableKey = string | number | Buffer | (string | number)[];
@@ -96,8 +97,8 @@ export class MemoryWal implements Wal {
   private readonly counters = { batches: 0, commits: 0, entries: 0, events: 0, lastBatchEntries: 0, lastSyncMs: 0 };
 
   constructor(private readonly options: MemoryWalOptions) {
-    this.batchEntriesMax = options.batchEntriesMax ?? 4096;
-    this.pendingEntriesMax = options.pendingEntriesMax ?? 200_000;
+    this.batchEntriesMax = options.batchEntriesMax ?? BATCH_ENTRIES_MAX;
+    this.pendingEntriesMax = options.pendingEntriesMax ?? PENDING_ENTRIES_MAX;
     if (!Number.isSafeInteger(this.batchEntriesMax) || this.batchEntriesMax < 1) {
       throw new Error(`invariant: batchEntriesMax ${this.batchEntriesMax} must be a positive integer`);
     }

@@ -8,8 +8,7 @@
  * a message has failed for WEBHOOKS_RETRY_HOURS (24) from its first failed
  * attempt, when it is marked failing.
  */
-export const RETRY_BASE_MS = 1_000;
-export const RETRY_CAP_MS = 3_600_000;
+import { RETRY_BASE_MS, RETRY_CAP_MS } from './limits.js';
 
 /** Milliseconds to wait; `random` is in [0, 1) (injected, so tests are exact). */
 export function retryDelayMs(failures: number, random: number): number {

@@ -20,9 +20,7 @@ import type { Store, TablePut, Wal } from '../wal/index.js';
 import { openSecret, sealSecret } from './secret-box.js';
 import { newWebhookSecret } from './signature.js';
 import type { WebhookEndpoint, WebhookEvent } from './records.js';
-
-/** How long a rotated-out secret still signs (beside the new one), so receivers can switch without losing messages. */
-export const PREVIOUS_SECRET_GRACE_MS = 24 * 3_600_000;
+import { PREVIOUS_SECRET_GRACE_MS } from './limits.js';
 
 const NEXT_ID_KEY = 'webhookNextId';
 

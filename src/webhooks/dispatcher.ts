@@ -47,7 +47,7 @@
  *   only this class writes the cursor and the held rows.
  */
 import { performance as nodePerformance } from 'node:perf_hooks';
-import type { Clock } from '../platform/index.js';
+import { MS_PER_HOUR, MS_PER_SECOND, type Clock } from '../platform/index.js';
 import type { LogEvent } from '../ledger/index.js';
 import type { Store, TablePut, Wal, WalEntry, WalStats } from '../wal/index.js';
 import { retryDelayMs } from './backoff.js';
@@ -59,6 +59,7 @@ import { messageCount, messagesIn } from './outbox.js';
 import { endpointKey, endpointsWithRows, type AttemptOutcome, type DeliveryAttempt, type OutboxMessage, type QueuedMessage, type WebhookEndpoint } from './records.js';
 import { SECRET_KEY_FILE } from './secret-box.js';
 import type { AttemptResult } from './sender.js';
+import { CURSOR_LAG_MAX, LOAD_SAMPLE_MS, LOG_EVENTS_PER_PASS, LOG_PAGE_EVENTS, PURGE_PAGE_ROWS } from './limits.js';
 
 export interface DispatcherOptions {
   /** WEBHOOKS_CONCURRENCY: most attempts in flight in total. */
@@ -103,8 +104,6 @@ export interface DispatcherOptions {
    */
   busyMinPerSecond: number;
 }
-
-const LOAD_SAMPLE_MS = 100;
 
 /** One load sample: the event loop's utilisation over the interval, and the WAL's counters at its end. */
 export interface LoadSample {
@@ -172,16 +171,8 @@ export interface DispatcherStats {
   allowedPerSecond: number;
 }
 
-/** Rows removed per commit when a deleted endpoint's rows are dropped. */
-const PURGE_PAGE = 1_000;
 /** The tables with rows per endpoint (keyed `[endpoint, seq]`), which a deleted endpoint's purge empties: its held messages, then its delivery log. */
 const ENDPOINT_TABLES = ['webhookOutbox', 'webhookLog'] as const;
-/** Log events read per look at the log. */
-const LOG_PAGE = 256;
-/** Most log events one pass reads (most may be other events): the rest waits for the next pass, so a pass stays short. */
-const LOG_EVENTS_PER_PASS = 8_192;
-/** The cursor is written on its own (not only with delivery results) once it lags this many log numbers behind. */
-const CURSOR_LAG_MAX = 4_096;
 /** Key (`meta`) of the cursor: every log number below it needs no delivery. */
 export const WEBHOOK_CURSOR_KEY = 'webhookCursor';
 
@@ -334,7 +325,7 @@ export class Dispatcher {
   }
 
   stats(): DispatcherStats {
-    return { deliveries: { ...this.counts }, inFlight: this.active, dropped: this.dropped, endpointStates: this.states.size, allowedPerSecond: this.allowance.allowance * (1000 / LOAD_SAMPLE_MS) };
+    return { deliveries: { ...this.counts }, inFlight: this.active, dropped: this.dropped, endpointStates: this.states.size, allowedPerSecond: this.allowance.allowance * (MS_PER_SECOND / LOAD_SAMPLE_MS) };
   }
 
   /**
@@ -472,7 +463,7 @@ export class Dispatcher {
         return;
       }
       let read = 0;
-      for (const { key, value } of this.store.log.getRange({ start: this.cursor, limit: LOG_PAGE })) {
+      for (const { key, value } of this.store.log.getRange({ start: this.cursor, limit: LOG_PAGE_EVENTS })) {
         const seq = key as number;
         read++;
         this.cursor = seq + 1;
@@ -481,7 +472,7 @@ export class Dispatcher {
         if (this.window.size >= this.options.windowMax) break;
       }
       events += read;
-      if (read < LOG_PAGE && this.window.size < this.options.windowMax) this.caughtUp = true;
+      if (read < LOG_PAGE_EVENTS && this.window.size < this.options.windowMax) this.caughtUp = true;
     }
   }
 
@@ -723,7 +714,7 @@ export class Dispatcher {
   }
 
   private markFailing(id: number, message: OutboxMessage, sinceMs: number, result: AttemptResult): void {
-    const hours = Math.floor((this.clock.wallMs() - sinceMs) / 3_600_000);
+    const hours = Math.floor((this.clock.wallMs() - sinceMs) / MS_PER_HOUR);
     this.markFailingFor(id, `message ${message.id} has failed for ${hours} hours (last: ${result.error ?? result.outcome})`);
   }
 
@@ -786,7 +777,7 @@ export class Dispatcher {
     const step = (): void => {
       const removes: NonNullable<WalEntry['removes']> = [];
       for (const table of ENDPOINT_TABLES) {
-        const room = PURGE_PAGE - removes.length;
+        const room = PURGE_PAGE_ROWS - removes.length;
         if (room === 0) break;
         for (const key of this.store.tables[table].getKeys({ start: [id], end: [id + 1], limit: room })) removes.push({ table, key: key as [number, number] });
       }

@@ -1,14 +1,13 @@
-export { Webhooks, PER_ENDPOINT_IN_FLIGHT_MAX, OUTBOX_PAGE, QUEUE_WINDOW_MAX, type WebhooksConfig } from './webhooks.js';
+export { Webhooks, type WebhooksConfig } from './webhooks.js';
 export { readEndpointInput, type EndpointInput, type EndpointRules } from './endpoint-input.js';
 export { WEBHOOK_EVENTS, isWebhookEvent, type WebhookEndpoint, type WebhookEvent, type OutboxMessage, type QueuedMessage, type DeliveryAttempt, type AttemptOutcome } from './records.js';
 export { Dispatcher, type DispatcherStats, type Poster, type LoadSample, WEBHOOK_CURSOR_KEY } from './dispatcher.js';
-export { PENDING_ENTRIES_MAX } from './delivery-allowance.js';
-export { Sender, RESPONSE_BYTES_MAX, type AttemptResult } from './sender.js';
-export { retryDelayMs, RETRY_BASE_MS, RETRY_CAP_MS } from './backoff.js';
+export { Sender, type AttemptResult } from './sender.js';
+export { retryDelayMs } from './backoff.js';
 export { isForbiddenAddress, guardedLookup, ForbiddenAddressError } from './address-guard.js';
 export { messageBody, messageHeaders } from './message.js';
 export { signMessage, signatureHeader, newWebhookSecret } from './signature.js';
 export { loadSecretKey, sealSecret, openSecret, SECRET_KEY_FILE } from './secret-box.js';
 export { messagesIn } from './outbox.js';
-export { PREVIOUS_SECRET_GRACE_MS } from './directory.js';
 export { renderDeliveryAttempt, renderWebhook } from './view.js';
+export * from './limits.js';

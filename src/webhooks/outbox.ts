@@ -31,6 +31,7 @@ import { placedStatusView, statusView, type LogEvent, type OrderRecord, type Ref
 import { renderRefill, renderStatusView } from '../wire/index.js';
 import type { WebhookDirectory } from './directory.js';
 import type { QueuedMessage } from './records.js';
+import { MESSAGE_ID_POOL_IDS } from './limits.js';
 
 type QueuedEvent = Extract<LogEvent, { type: 'webhook.queued' }>;
 type PlacedEvent = Extract<LogEvent, { type: 'order.placed' }>;
@@ -94,7 +95,7 @@ function placement(events: LogEvent[], order: OrderRecord | null, refill: Refill
  * pools the same way.
  */
 const ID_BYTES = 16;
-const idPool = Buffer.alloc(ID_BYTES * 256);
+const idPool = Buffer.alloc(ID_BYTES * MESSAGE_ID_POOL_IDS);
 let idOffset = idPool.length;
 
 /** 16 random bytes of their own (copied out: the pool is refilled while the event may still wait to be encoded). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SCAN_ENTRIES_MAX } from '../../src/http/admin/scan.js';
+import { SCAN_ENTRIES_MAX } from '../../src/http/limits.js';
 import { cli } from '../helpers/cli.js';
 import { order, useServer, type Creds, type TestServer } from '../helpers/server.js';
 

@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { MS_PER_DAY } from '../../src/platform/units.js';
 import { order, useServer, type Creds } from '../helpers/server.js';
 import { cli } from '../helpers/cli.js';
-
-const DAY_MS = 86_400_000;
 
 describe('refills', () => {
   let creds: Creds;
@@ -72,7 +71,7 @@ describe('refills', () => {
     const clock = t.clock;
     const early = await finished(refillable);
     const late = await finished(refillable);
-    clock.advance(7 * DAY_MS - 1000);
+    clock.advance(7 * MS_PER_DAY - 1000);
     const inside = await t.api('POST', '/api/v1/refill', creds, { orders: [early] });
     expect(inside.body.orders[early].refill).toBeGreaterThan(0);
     clock.advance(2000);

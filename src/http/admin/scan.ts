@@ -9,14 +9,6 @@
  * right after the last entry examined. Clients already follow next_cursor
  * until it is null, so they still see every match exactly once.
  */
-/**
- * Index entries one listing request may examine. Reading 5,000 entries (and
- * the records they point at) takes a few milliseconds, about what one
- * 500-item page costs to render, so an operator's listing delays orders no
- * more than a page of output does.
- */
-export const SCAN_ENTRIES_MAX = 5_000;
-
 export interface ScannedPage<E, T> {
   items: T[];
   /**

@@ -7,6 +7,7 @@ import { renderError, type ErrorOutcome } from '../../errors/index.js';
 import type { Metrics } from '../../ops/index.js';
 import type { Answer } from './answer.js';
 import type { HttpResponse } from './uws.js';
+import { MS_PER_SECOND } from '../../platform/index.js';
 
 const STATUS_LINES: Record<number, string> = {
   200: '200 OK',
@@ -93,7 +94,7 @@ export function send(ex: Exchange, status: number, body: string, extraHeaders: s
 
 function write(ex: Exchange, status: number, body: string, extraHeaders: string[], close: boolean, code: string | null): void {
   if (ex.aborted) return;
-  ex.metrics?.countRequest(ex.route, status, code, (performance.now() - ex.startedMs) / 1000);
+  ex.metrics?.countRequest(ex.route, status, code, (performance.now() - ex.startedMs) / MS_PER_SECOND);
   const { res } = ex;
   res.cork(() => {
     res.writeStatus(STATUS_LINES[status] ?? String(status));

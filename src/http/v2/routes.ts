@@ -109,7 +109,7 @@ function servicesBody(ctx: AppContext): string {
           // A service without a category is grouped under its platform, so no client shows an empty group.
           `{"service":${s.id},"name":${JSON.stringify(s.name)},"type":${JSON.stringify(s.type)},"category":${JSON.stringify(s.category || s.platform)},` +
           // Per 1000 units, exactly: the rate in micro-credits per unit × 1000 (BigInt: no float, no overflow).
-          `"rate":"${formatBig(BigInt(s.rate) * 1000n)}","min":"${s.min}","max":"${s.max}",` +
+          `"rate":"${formatBig(BigInt(s.rate) * 1000n)}","min":"${s.min}","max":"${s.max}",` + // not a limit: v2 quotes rates per 1000 units
           `"refill":${s.refill},"cancel":${s.cancel},"dripfeed":${s.dripfeed}}`,
       );
     servicesCache = { source, body: `[${parts.join(',')}]` };
