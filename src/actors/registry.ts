@@ -10,7 +10,7 @@
  * after an idle spell longer than a minute (the bucket is full again).
  */
 import { timingSafeEqual } from 'node:crypto';
-import type { Clock } from '../platform/index.js';
+import { assert, type Clock } from '../platform/index.js';
 import { hashSecret, newApiKey, newApiSecret, newV2Key } from '../ids/index.js';
 import { type Store, STRUCTURES_KEY, type TablePut, type Wal, type WalEntry } from '../wal/index.js';
 import { type AccountProfile, checkWallet, type LogEvent, type WalletRecord } from '../ledger/index.js';
@@ -102,7 +102,7 @@ export class Registry {
     const profile = this.store.tables.profiles.get(id) as AccountProfile | undefined;
     if (profile === undefined) return undefined;
     const wallet = this.store.tables.wallets.get(id) as WalletRecord | undefined;
-    if (wallet === undefined) throw new Error(`invariant: account ${id} has a profile but no wallet`);
+    assert(wallet !== undefined, 'an account with a profile has a wallet', id);
     return this.add(profile, wallet);
   }
 
@@ -113,9 +113,8 @@ export class Registry {
    * every account in one turn of the event loop.
    */
   list(startId: number, limit: number): AccountView[] {
-    if (!Number.isSafeInteger(startId) || !Number.isSafeInteger(limit) || limit < 1 || limit > ACCOUNT_LIST_MAX) {
-      throw new Error(`invariant: an account listing starts at a safe integer and takes 1 to ${ACCOUNT_LIST_MAX} (start ${startId}, limit ${limit})`);
-    }
+    assert(Number.isSafeInteger(startId), 'an account listing starts at a safe integer', startId);
+    assert(Number.isSafeInteger(limit) && limit >= 1 && limit <= ACCOUNT_LIST_MAX, `an account listing takes 1 to ${ACCOUNT_LIST_MAX} accounts`, limit);
     const views: AccountView[] = [];
     for (const { key, value } of this.store.tables.profiles.getRange({ start: startId, limit })) {
       const id = key as number;

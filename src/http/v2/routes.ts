@@ -22,6 +22,7 @@ import { errorOutcome, ERRORS, type ErrorCode, type ErrorOutcome } from '../../e
 import { BATCH_IDS_MAX, readOrderPayload, remainsShown, type OrderRecord, type RefillRecord, type RefillStatus } from '../../ledger/index.js';
 import { formatBig, formatMicro } from '../../money/index.js';
 import { parsePositiveId } from '../../ids/index.js';
+import { assert } from '../../platform/index.js';
 import { refuseBlockedAddress } from '../guards/address-block.js';
 import { remoteAddressKey } from '../guards/address-key.js';
 import type { Answer } from '../transport/answer.js';
@@ -114,7 +115,7 @@ function authenticate(ex: Exchange, ctx: AppContext, ip: () => string, key: stri
 
 function balance(ex: Exchange, ctx: AppContext, account: Account): void {
   deliver(ex, ctx, account, account.actor.send({ kind: 'balance' }), undefined, false, (outcome) => {
-    if (outcome.kind !== 'balance') throw new Error(`invariant: a balance command answered ${outcome.kind}`);
+    assert(outcome.kind === 'balance', 'a balance command answers a balance', outcome.kind);
     return ok(`{"balance":"${formatMicro(outcome.credits)}","currency":${JSON.stringify(ctx.currency)}}`);
   });
 }
@@ -199,11 +200,11 @@ function add(ex: Exchange, ctx: AppContext, account: Account, params: V2Params, 
 function addAnswer(ctx: AppContext, ex: Exchange): OutcomeRenderer {
   return (outcome) => {
     if (outcome.kind === 'placed') return ok(`{"order":${outcome.order.number}}`);
-    if (outcome.kind !== 'replay') throw new Error(`invariant: an add answered ${outcome.kind}`);
+    assert(outcome.kind === 'replay', 'an add answers a placed order or a replay', outcome.kind);
     const { record } = outcome;
     if (record.order !== null) {
       const order = ctx.readOrder(record.order);
-      if (order === undefined) throw new Error(`invariant: idempotency record names order ${record.order}, which is not stored`);
+      assert(order !== undefined, 'the order an idempotency record names is stored', record.order);
       return ok(`{"order":${order.number ?? null}}`);
     }
     // A remembered refusal: the stored v1 error body, told in this dialect.
@@ -214,7 +215,7 @@ function addAnswer(ctx: AppContext, ex: Exchange): OutcomeRenderer {
 /** The code, message and bounds of a stored v1 error body (written by renderError). */
 function storedError(body: string): Pick<ErrorOutcome, 'code' | 'message' | 'extra'> {
   const parsed = JSON.parse(body) as { error: string; message: string; min?: number; max?: number };
-  if (!(parsed.error in ERRORS)) throw new Error(`invariant: stored error code ${parsed.error} is unknown`);
+  assert(parsed.error in ERRORS, 'a stored error code is in the catalogue', parsed.error);
   const extra = parsed.min === undefined || parsed.max === undefined ? undefined : { min: parsed.min, max: parsed.max };
   return { code: parsed.error as ErrorCode, message: parsed.message, ...(extra === undefined ? {} : { extra }) };
 }
@@ -329,7 +330,7 @@ function cancel(ex: Exchange, ctx: AppContext, account: Account, params: V2Param
 function refill(ex: Exchange, ctx: AppContext, account: Account, params: V2Params): void {
   const { single, list } = numbersAsked(params, 'order', 'orders');
   const refillId = (d: Delivery): number => {
-    if (d.decision.outcome.kind !== 'refill-opened') throw new Error(`invariant: a refill answered ${d.decision.outcome.kind}`);
+    assert(d.decision.outcome.kind === 'refill-opened', 'an accepted refill answers refill-opened', d.decision.outcome.kind);
     return d.decision.outcome.refill.id;
   };
   perOrder(
