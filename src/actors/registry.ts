@@ -233,7 +233,9 @@ export class Registry {
   }
 
   async create(name: string): Promise<{ account: Account; apiSecret: string }> {
-    const id = this.nextId++;
+    // The id is taken only once the row is checked and the WAL holds the entry (a broken invariant leaves
+    // nextId as it was), and before the first await, so creations in flight together get different ids.
+    const id = this.nextId;
     const apiSecret = newApiSecret();
     const profile: AccountProfile = {
       id,
@@ -249,7 +251,7 @@ export class Registry {
       rateLimitPerMinute: this.defaultRateLimitPerMinute,
       unlimitedExpiresMs: null,
     });
-    await this.wal.append({
+    const durable = this.wal.append({
       events: [
         { type: 'account.created', atMs: profile.createdAtMs, account: id, name, credits: 0, rateLimitPerMinute: wallet.rateLimitPerMinute },
       ],
@@ -259,6 +261,8 @@ export class Registry {
         { table: 'keys', key: profile.apiKey, value: id },
       ],
     });
+    this.nextId++;
+    await durable;
     this.count++;
     return { account: this.add(profile, wallet), apiSecret };
   }

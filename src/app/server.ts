@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { type Clock, createLogger, makePrivateDirectory, systemClock, VERSION } from '../platform/index.js';
+import { type Clock, createLogger, InvariantError, makePrivateDirectory, systemClock, VERSION } from '../platform/index.js';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { Catalog, Registry, type Account, type ActorContext } from '../actors/index.js';
@@ -34,7 +34,7 @@ async function verdictFor(verifier: ForceJoinVerifier, account: Account): Promis
 export interface ServerOptions {
   clock?: Clock;
   log?: Logger;
-  /** Called when a commit fails; the default logs and exits (fail-stop). */
+  /** Called when a commit fails or an invariant breaks; the default logs and exits (fail-stop). */
   onFatal?: (error: unknown) => void;
   /** How the default fail-stop handler ends the process (tests observe it instead). */
   exit?: (code: number) => void;
@@ -158,7 +158,7 @@ interface Parts {
   startDraining(): void;
 }
 
-function buildParts(config: Config, options: ServerOptions, storage: Storage, secret: Buffer, clock: Clock, log: Logger, metrics: Metrics, adminTokenValue: string): Parts {
+function buildParts(config: Config, options: ServerOptions, storage: Storage, secret: Buffer, clock: Clock, log: Logger, metrics: Metrics, adminTokenValue: string, onFatal: (error: unknown) => void): Parts {
   const { store, wal } = storage;
   const webhooks = new Webhooks(
     store,
@@ -183,7 +183,7 @@ function buildParts(config: Config, options: ServerOptions, storage: Storage, se
       ...(options.random === undefined ? {} : { random: options.random }),
       ...(options.webhookWindowMax === undefined ? {} : { windowMax: options.webhookWindowMax }),
       yieldWhenBusy: options.webhookYield ?? true,
-      onError: (error, what) => log.error({ err: error }, what),
+      onError: (error, what) => (error instanceof InvariantError ? onFatal(error) : log.error({ err: error }, what)),
     },
   );
   const orderIds = new OrderIds(secret);
@@ -254,6 +254,7 @@ function buildParts(config: Config, options: ServerOptions, storage: Storage, se
     draining: () => draining,
     idempotencyStats: () => sweeper.stats(),
     webhooks,
+    onFatal,
   };
   return {
     context,
@@ -267,12 +268,12 @@ function buildParts(config: Config, options: ServerOptions, storage: Storage, se
 }
 
 /** The background work: idle-account eviction and the Idempotency-Key sweep. */
-function startBackgroundWork(parts: Parts, options: ServerOptions, log: Logger): void {
+function startBackgroundWork(parts: Parts, options: ServerOptions, log: Logger, onFatal: (error: unknown) => void): void {
   parts.registry.startEviction(60_000);
   // Every minute: each sweep removes what expired since the last one, in
   // steps of 1,000 (about 50,000 records a second beside a keyed load), so it keeps up with any keyed order rate the server takes.
   const sweepEveryMs = options.sweepEveryMs === undefined ? 60_000 : options.sweepEveryMs;
-  if (sweepEveryMs !== null) parts.sweeper.start(sweepEveryMs, (error) => log.error({ err: error }, 'idempotency sweep failed'));
+  if (sweepEveryMs !== null) parts.sweeper.start(sweepEveryMs, (error) => (error instanceof InvariantError ? onFatal(error) : log.error({ err: error }, 'idempotency sweep failed')));
   parts.webhooks.start(options.webhookPollMs ?? 250);
 }
 
@@ -326,15 +327,16 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   const onFatal =
     options.onFatal ??
     ((error: unknown) => {
-      log.fatal({ err: error }, 'a commit failed; stopping so that a restart recovers exactly the durable state');
+      const what = error instanceof InvariantError ? 'an invariant is broken' : 'a commit failed';
+      log.fatal({ err: error }, `${what}; stopping so that a restart recovers exactly the durable state`);
       (options.exit ?? process.exit)(1);
     });
   makePrivateDirectory(config.dataDir);
   const token = adminToken(config);
   const metrics = new Metrics({ routes: ['/api/v1/balance', '/api/v1/services', '/api/v1/order', '/api/v1/status'] });
   const storage = await openStorage(config, options, log, metrics, onFatal);
-  const parts = buildParts(config, options, storage, await orderIdSecret(storage.store), clock, log, metrics, token.token);
-  startBackgroundWork(parts, options, log);
+  const parts = buildParts(config, options, storage, await orderIdSecret(storage.store), clock, log, metrics, token.token, onFatal);
+  startBackgroundWork(parts, options, log, onFatal);
   const listeners = await startListeners(config, parts.context);
   log.info(
     { host: config.host, port: localPort(listeners.apiSocket), adminPort: localPort(listeners.adminSocket), accounts: parts.registry.size },

@@ -57,5 +57,11 @@ export interface AppContext {
   idempotencyStats: () => IdempotencyTableStats;
   /** Webhook endpoints, the outbox and its dispatcher. */
   webhooks: Webhooks;
+  /**
+   * The fail-stop handler (the one a failed commit calls): a broken
+   * invariant (InvariantError) met while serving a request goes here, never
+   * into a 500 that carries on. It logs the error and stops the process.
+   */
+  onFatal(error: unknown): void;
 }
 

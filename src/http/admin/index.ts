@@ -11,6 +11,7 @@
  */
 import { timingSafeEqual, createHash } from 'node:crypto';
 import { errorOutcome } from '../../errors/index.js';
+import { InvariantError } from '../../platform/index.js';
 import { newRequestId } from '../../ids/index.js';
 import { readBody } from '../transport/body.js';
 import {
@@ -123,6 +124,8 @@ function handleAdmin(ctx: AppContext, ex: Exchange, res: HttpResponse, req: Http
   const query = new URLSearchParams(req.getQuery() ?? '');
   const run = (body: unknown): void => {
     Promise.resolve(match.handler(ex, ctx, params, body, query)).catch((error: unknown) => {
+      // A broken invariant stops the process (fail-stop); the request gets no answer.
+      if (error instanceof InvariantError) return ctx.onFatal(error);
       ctx.log.error({ err: error, url }, 'admin request failed');
       sendError(ex, errorOutcome('INTERNAL', 'The server failed to complete this request.'));
     });
