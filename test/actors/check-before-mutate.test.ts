@@ -6,53 +6,29 @@
  * number, the mailbox and the keys pending.
  */
 import { describe, expect, it } from 'vitest';
-import { WalletActor, type ActorContext, type Request } from '../../src/actors/index.js';
+import { WalletActor } from '../../src/actors/index.js';
 import { renderAnswer } from '../../src/http/transport/answer.js';
 import { OrderNumbers } from '../../src/ids/order-numbers.js';
-import { withServiceDefaults, type IdempotencyRecord, type OrderRecord, type WalletRecord } from '../../src/ledger/index.js';
-import { assert, InvariantError, ManualClock } from '../../src/platform/index.js';
+import type { WalletRecord } from '../../src/ledger/index.js';
+import { assert, InvariantError } from '../../src/platform/index.js';
 import { MemoryWal } from '../../src/wal/memory-wal.js';
+import { actorContext, orderRequest as order } from '../helpers/actor.js';
 
-const SERVICE = withServiceDefaults({ id: 1, platform: 'p', name: 'n', rate: 1_000, min: 1, max: 1_000, enabled: true, cancel: true, refill: true });
 const WALLET: WalletRecord = { id: 7, credits: 1_000_000, banned: false, rateLimitPerMinute: 1_000, unlimitedExpiresMs: null };
 
 function setup(renderFails: () => boolean): { actor: WalletActor; wal: MemoryWal; numbers: OrderNumbers } {
   const wal = new MemoryWal({ onFatal: () => {} });
   const numbers = new OrderNumbers(0);
-  let ids = 0;
-  const ctx: ActorContext = {
-    wal,
-    clock: new ManualClock(),
-    mailboxMax: 100,
-    idempotencyRetentionMs: 86_400_000,
-    readIdempotency: (key) => wal.get('idempotency', key) as IdempotencyRecord | undefined,
-    readOrder: (id) => wal.get('orders', id) as OrderRecord | undefined,
-    orderKey: (id) => id,
-    readService: (id) => (id === SERVICE.id ? SERVICE : null),
-    newOrderId: () => ({ orderId: `o-${++ids}`, seq: ids }),
-    newRefillId: () => 1,
+  const ctx = actorContext(wal, {
     orderNumbers: numbers,
     // Stands for a renderer with a bug: it meets an outcome it has no answer for.
     renderAnswer: (outcome, requestId) => {
       assert(!renderFails(), 'this outcome has an answer of its own', outcome.kind);
       return renderAnswer(outcome, requestId);
     },
-  };
+  });
   return { actor: WalletActor.fresh(WALLET, ctx), wal, numbers };
 }
-
-const order = (key: string | null): Request => ({
-  kind: 'order',
-  requestId: 'r-1',
-  channel: 'api',
-  request: {
-    ok: true,
-    payload: { serviceId: 1, target: 'https://x.test/1', quantity: 10 },
-    service: SERVICE,
-    idempotency: key === null ? null : { key, fingerprint: 'fp' },
-    forceJoin: null,
-  },
-});
 
 /** Everything the actor holds in memory that a command may change. */
 function memory(actor: WalletActor, numbers: OrderNumbers, key: string): unknown {
