@@ -104,7 +104,7 @@ describe('takeSnapshot of a live server', () => {
       expect(s.credits.size).toBe(4);
       expect(copy.tables.orders.getCount()).toBe(report.verify.counts.orders);
       expect(copy.nextSeq).toBe(report.events + 1);
-      for (const id of ackedBefore) expect(copy.tables.orders.get(t.server.context.orderIds.storageKey(id)!)).toBeDefined();
+      for (const id of ackedBefore) expect(copy.tables.orders.get(t.server.context.orders.ids.storageKey(id)!)).toBeDefined();
     } finally {
       await copy.close();
     }
