@@ -1,7 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { openStore } from '../../src/wal/index.js';
+import { spawnServer } from '../helpers/server-process.js';
 
 /**
  * A broken invariant stops the real process (dist/src/main.js). Between two
@@ -15,13 +17,6 @@ import { beforeAll, describe, expect, it } from 'vitest';
  * acknowledged order and balance, and a ledger that verifies.
  */
 describe('a broken invariant stops the real process', () => {
-  let spawnServer: typeof import('../../scripts/crash/server-process.js').spawnServer;
-  let openStore: typeof import('../../src/wal/index.js').openStore;
-  beforeAll(async () => {
-    ({ spawnServer } = await import('../../dist/scripts/crash/server-process.js' as string));
-    ({ openStore } = await import('../../dist/src/wal/index.js' as string));
-  }, 120_000);
-
   it('logs the violation, exits 1 without answering, and a restart has every acknowledged order and balance', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'credit-order-api-invariant-'));
     const token = 'invariant-token';
