@@ -3,8 +3,8 @@
  * token: the one table of its routes (ADMIN_ROUTES, which the README's admin
  * table is checked against) and the one convention every route follows —
  * the token before the route, then NOT_FOUND / METHOD, a JSON-object body
- * for POST and PATCH, and any failure of a handler answered INTERNAL. The
- * handlers live one file per resource (accounts, services, orders, refills,
+ * for POST and PATCH, and any failure of a handler answered INTERNAL (a
+ * broken invariant instead stops the process). The handlers live one file per resource (accounts, services, orders, refills,
  * ops); every change of a wallet goes through that wallet's actor (see
  * `applied` in common.ts), so it is serialised with the customer's orders
  * and logged as an event.
