@@ -19,7 +19,7 @@
  */
 import { closeSync, constants, existsSync, fdatasync, fstatSync, fsyncSync, openSync, readSync, rmSync, write, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { makeFilesPrivate, PRIVATE_FILE_MODE } from '../platform/index.js';
+import { assert, makeFilesPrivate, PRIVATE_FILE_MODE } from '../platform/index.js';
 import { decodeRecordAt, type DecodedRecord } from './log-record.js';
 import { COMMIT_LOG_FILE_BYTES, ZERO_FILL_CHUNK_BYTES } from './limits.js';
 
@@ -113,7 +113,7 @@ export class CommitLog {
    * increasing positions.
    */
   async append(position: number, record: Buffer): Promise<void> {
-    if (this.closed) throw new Error('invariant: append after the commit log was closed');
+    assert(!this.closed, 'no append after the commit log was closed');
     if (record.length > this.fileBytes) throw new Error(`a commit-log record of ${record.length} bytes does not fit in a ${this.fileBytes}-byte log file`);
     if (this.offset + record.length > this.fileBytes) {
       const next = 1 - this.current;

@@ -30,6 +30,7 @@
  */
 import { closeSync, fdatasyncSync, fstatSync, openSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { assert } from '../platform/index.js';
 import type { Store } from './store.js';
 import { RESERVE_CHECK_EVERY_IDLE, RESERVE_TOP_UP_CHUNKS_MAX, ZERO_FILL_CHUNK_BYTES } from './limits.js';
 
@@ -66,7 +67,7 @@ export class FileReserve {
     private readonly store: Store,
     private readonly options: FileReserveOptions,
   ) {
-    if (!Number.isSafeInteger(options.bytes) || options.bytes < 1) throw new Error('invariant: a file reserve needs a positive size');
+    assert(Number.isSafeInteger(options.bytes) && options.bytes >= 1, 'a file reserve needs a positive size', options.bytes);
     this.bytes = options.bytes;
     this.zeros = Buffer.alloc(Math.min(options.chunkBytes ?? ZERO_FILL_CHUNK_BYTES, this.bytes));
     this.checkEveryIdle = options.checkEveryIdle ?? RESERVE_CHECK_EVERY_IDLE;

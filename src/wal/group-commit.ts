@@ -17,6 +17,7 @@
  * batch whose predecessor did not land therefore writes nothing.
  */
 import { asBinary, type Database, type Key } from 'lmdb';
+import { assert } from '../platform/index.js';
 import { newBatch, TurnBatches, type Batch } from './batch.js';
 import { CHAIN_KEY, type Store } from './store.js';
 import { countEvent, loadOrderCounts, ORDER_COUNTS_KEY, type OrderCounts } from './order-counts.js';
@@ -104,10 +105,10 @@ export class LmdbGroupCommit implements Wal {
 
   append(entry: WalEntry): Promise<void> {
     if (this.failed !== null) return Promise.reject(this.failed);
-    if (this.closed) throw new Error('invariant: append after the WAL was closed');
+    assert(!this.closed, 'no append after the WAL was closed');
     // In sync mode 'log' a commit is acknowledged before LMDB syncs it, so
     // only what the commit log already holds may come this way.
-    if (this.store.syncMode === 'log') throw new Error("invariant: in sync mode 'log' entries reach LMDB only through the commit log (appendTogether)");
+    assert(this.store.syncMode !== 'log', "in sync mode 'log' entries reach LMDB only through the commit log (appendTogether)");
     const batch = this.batches.add(entry);
     this.pendingEntries++;
     return batch.promise;
@@ -121,7 +122,7 @@ export class LmdbGroupCommit implements Wal {
    */
   appendTogether(entries: WalEntry[], onFlushed: () => void): Promise<void> {
     if (this.failed !== null) return Promise.reject(this.failed);
-    if (this.closed) throw new Error('invariant: append after the WAL was closed');
+    assert(!this.closed, 'no append after the WAL was closed');
     const batch = newBatch();
     batch.entries.push(...entries);
     this.flushCallbacks.set(batch, onFlushed);

@@ -14,7 +14,7 @@
  * endpoint can never be durable without the registration before it.
  * Answers still wait for durability.
  */
-import type { Clock } from '../platform/index.js';
+import { assert, type Clock } from '../platform/index.js';
 import type { LogEvent } from '../ledger/index.js';
 import type { Store, TablePut, Wal } from '../wal/index.js';
 import { openSecret, sealSecret } from './secret-box.js';
@@ -75,7 +75,7 @@ export class WebhookDirectory {
 
   /** Registers an endpoint; the secret is returned here only. */
   async create(account: number, url: string, events: WebhookEvent[], enabled: boolean): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
-    if (this.forAccount(account).length >= this.perAccountMax) throw new Error('invariant: the caller checks the per-account limit first');
+    assert(this.forAccount(account).length < this.perAccountMax, 'the caller checks the per-account limit first');
     const secret = newWebhookSecret();
     const endpoint: WebhookEndpoint = {
       id: this.nextId++,

@@ -18,11 +18,12 @@ import { sourceFiles, withTree } from './source-tree.js';
  * the root, imports `app` and `platform`.
  */
 const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
+  // platform holds `assert`: the parts that check invariants import it.
   platform: [],
-  money: [],
+  money: ['platform'],
   errors: [],
   ids: ['platform'],
-  // The ledger and the CLI take only platform's units of time and size, from platform/units.ts itself (it imports nothing, so neither loads the logger).
+  // The ledger and money take platform's assert and units of time and size.
   ledger: ['money', 'errors', 'platform'],
   // The records customers receive, shared by the HTTP answers and the webhook messages.
   wire: ['ledger', 'money'],

@@ -9,6 +9,8 @@
  * right after the last entry examined. Clients already follow next_cursor
  * until it is null, so they still see every match exactly once.
  */
+import { assert } from '../../platform/index.js';
+
 export interface ScannedPage<E, T> {
   items: T[];
   /**
@@ -26,9 +28,8 @@ export interface ScannedPage<E, T> {
  * so a cursor is returned only when something is left to walk.
  */
 export function scanPage<E, T>(entries: Iterable<E>, pick: (entry: E) => T | undefined, limit: number, budget: number): ScannedPage<E, T> {
-  if (!(Number.isSafeInteger(limit) && limit >= 1 && Number.isSafeInteger(budget) && budget >= 1)) {
-    throw new Error(`invariant: a scan needs a positive limit and budget (limit ${limit}, budget ${budget})`);
-  }
+  assert(Number.isSafeInteger(limit) && limit >= 1, 'a scan needs a positive limit', limit);
+  assert(Number.isSafeInteger(budget) && budget >= 1, 'a scan needs a positive budget', budget);
   const items: T[] = [];
   let examined = 0;
   let last: E | null = null;

@@ -20,6 +20,7 @@
 import type { Account } from '../../actors/index.js';
 import { errorOutcome, type ErrorOutcome } from '../../errors/index.js';
 import { formatBig, formatMicro } from '../../money/index.js';
+import { assert } from '../../platform/index.js';
 import type { AppContext } from '../context.js';
 import { authenticate } from '../guards/authenticate.js';
 import { preamble } from '../guards/preamble.js';
@@ -89,7 +90,7 @@ function run(ctx: AppContext, ex: Exchange, dialect: V2Errors, parsed: ReturnTyp
 
 function balance(ex: Exchange, ctx: AppContext, account: Account): void {
   deliver(ex, ctx, account, account.actor.send({ kind: 'balance' }), undefined, false, (outcome) => {
-    if (outcome.kind !== 'balance') throw new Error(`invariant: a balance command answered ${outcome.kind}`);
+    assert(outcome.kind === 'balance', 'a balance command answers a balance', outcome.kind);
     return ok(`{"balance":"${formatMicro(outcome.credits)}","currency":${JSON.stringify(ctx.currency)}}`);
   });
 }
