@@ -637,7 +637,7 @@ function decideRefillStatus(state: WalletState, command: Extract<Command, { kind
  * The order with some fields changed. Object.assign, not `{ ...order, … }`:
  * on Node 20's V8 a spread that adds fields the record lacks (startCount,
  * cancelRequested, refill) builds an object of a slow shape, about 6 µs more
- * per lifecycle change with the row's encoding (bench/RESULTS.md, session 16).
+ * per lifecycle change with the row's encoding (bench/RESULTS.md, on decide's updated rows).
  */
 function orderWith(order: OrderRecord, changes: Partial<OrderRecord>): OrderRecord {
   return Object.assign({}, order, changes);
