@@ -105,24 +105,8 @@ function abortError(combined: AbortSignal, timeout: AbortSignal, config: ForceJo
   return new TelegramUnavailable('The getChatMember request was cancelled.', 'network');
 }
 
-/**
- * Asks Telegram whether `userId` is a member of `config.channel`. The
- * request is bounded by `config.timeoutMs` (body included), and also ends
- * when `signal` aborts. Resolves 'joined' or 'not-joined'; throws
- * TelegramUnavailable for everything that is not a clear answer.
- */
-export async function getChatMember(
-  config: ForceJoinConfig,
-  userId: number,
-  signal?: AbortSignal,
-  fetchImpl: typeof fetch = globalThis.fetch,
-): Promise<Membership> {
-  if (!Number.isSafeInteger(userId) || userId <= 0) {
-    throw new RangeError(`A Telegram user id is a positive integer; got ${String(userId)}.`);
-  }
-  const timeout = AbortSignal.timeout(config.timeoutMs);
-  const combined = signal === undefined ? timeout : AbortSignal.any([signal, timeout]);
-
+/** The getChatMember address for `userId`; the token sits in its path. */
+function chatMemberUrl(config: ForceJoinConfig, userId: number): URL {
   let target: URL;
   try {
     target = new URL(`${config.apiBaseUrl}/bot${config.botToken}/getChatMember`);
@@ -132,7 +116,23 @@ export async function getChatMember(
   }
   target.searchParams.set('chat_id', config.channel);
   target.searchParams.set('user_id', String(userId));
+  return target;
+}
 
+/**
+ * Sends the request and reads its body, both within `config.timeoutMs` and
+ * until `signal` aborts: Telegram's HTTP status and its body parsed as JSON
+ * (undefined when it is not JSON). Anything that keeps an answer from
+ * arriving is thrown as TelegramUnavailable.
+ */
+async function fetchAnswer(
+  config: ForceJoinConfig,
+  target: URL,
+  signal: AbortSignal | undefined,
+  fetchImpl: typeof fetch,
+): Promise<{ status: number; body: unknown }> {
+  const timeout = AbortSignal.timeout(config.timeoutMs);
+  const combined = signal === undefined ? timeout : AbortSignal.any([signal, timeout]);
   let response: Response;
   let text: string | null;
   try {
@@ -155,7 +155,14 @@ export async function getChatMember(
   } catch {
     body = undefined;
   }
+  return { status, body };
+}
 
+/**
+ * Telegram's answer read as membership: 'joined' or 'not-joined' when it is
+ * a clear answer, TelegramUnavailable thrown for everything else.
+ */
+function membershipOf(config: ForceJoinConfig, status: number, body: unknown): Membership {
   if (status === 401 || status === 404) {
     throw new TelegramUnavailable(`Telegram refused the bot token (HTTP ${status}${describe(body, config)}); check FORCEJOIN_BOT_TOKEN.`, 'bad-token', status);
   }
@@ -186,4 +193,24 @@ export async function getChatMember(
   if (NON_MEMBER_STATUSES.has(memberStatus)) return 'not-joined';
   // A status this code does not know: fail closed, loudly, rather than guess.
   throw new TelegramUnavailable(`Telegram answered an unknown member status ${JSON.stringify(memberStatus.slice(0, 40))}.`, 'malformed', status);
+}
+
+/**
+ * Asks Telegram whether `userId` is a member of `config.channel`. The
+ * request is bounded by `config.timeoutMs` (body included), and also ends
+ * when `signal` aborts. Resolves 'joined' or 'not-joined'; throws
+ * TelegramUnavailable for everything that is not a clear answer.
+ */
+export async function getChatMember(
+  config: ForceJoinConfig,
+  userId: number,
+  signal?: AbortSignal,
+  fetchImpl: typeof fetch = globalThis.fetch,
+): Promise<Membership> {
+  if (!Number.isSafeInteger(userId) || userId <= 0) {
+    throw new RangeError(`A Telegram user id is a positive integer; got ${String(userId)}.`);
+  }
+  const target = chatMemberUrl(config, userId);
+  const { status, body } = await fetchAnswer(config, target, signal, fetchImpl);
+  return membershipOf(config, status, body);
 }

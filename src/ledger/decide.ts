@@ -266,23 +266,48 @@ function decideOrder(
   }
   const input = read.input;
   const business = checkBusiness(state, input, request.service, request.forceJoin, now);
-  if (business.kind === 'error') {
-    // Business outcomes are remembered under the key like successes, so a
-    // retry with the same key gets the same answer.
-    const decision = refused(state, business.error, rate);
-    if (idem !== null && !business.transient) {
-      decision.remember = idem;
-      decision.events.push({
-        type: 'order.rejected',
-        atMs: now.wallMs,
-        account: state.wallet.id,
-        idempotencyKey: idem.key,
-        code: business.error.code,
-      });
-    }
-    return decision;
+  if (business.kind === 'error') return rejectOrder(state, business, idem, rate, now);
+  return placeOrder(state, command, input, business, idem, rate, now);
+}
+
+/**
+ * A business refusal (SERVICE, QTY, FORCEJOIN, BALANCE). It is remembered
+ * under the Idempotency-Key like a success, with an order.rejected event, so
+ * a retry with the same key gets the same answer; a transient one (Telegram
+ * could not be asked) is not, so a retry may succeed.
+ */
+function rejectOrder(
+  state: WalletState,
+  business: Extract<BusinessCheck, { kind: 'error' }>,
+  idem: Decision['remember'],
+  rate: BucketVerdict | null,
+  now: Now,
+): Decision {
+  const decision = refused(state, business.error, rate);
+  if (idem !== null && !business.transient) {
+    decision.remember = idem;
+    decision.events.push({
+      type: 'order.rejected',
+      atMs: now.wallMs,
+      account: state.wallet.id,
+      idempotencyKey: idem.key,
+      code: business.error.code,
+    });
   }
-  const { service, charge, debit, unlimited } = business;
+  return decision;
+}
+
+/** The accepted order: the wallet less its debit, the order's record, and its order.placed event. */
+function placeOrder(
+  state: WalletState,
+  command: Extract<Command, { kind: 'order' }>,
+  input: OrderInput,
+  accepted: Extract<BusinessCheck, { kind: 'accept' }>,
+  idem: Decision['remember'],
+  rate: BucketVerdict | null,
+  now: Now,
+): Decision {
+  const { service, charge, debit, unlimited } = accepted;
   const wallet: WalletRecord = { ...state.wallet, credits: state.wallet.credits - debit };
   const order: OrderRecord = {
     id: command.orderId,
@@ -306,30 +331,33 @@ function decideOrder(
   if (extras !== undefined) order.extras = extras;
   return {
     state: { wallet, bucket: state.bucket },
-    events: [
-      {
-        type: 'order.placed',
-        atMs: now.wallMs,
-        account: wallet.id,
-        order: order.id,
-        number: command.number,
-        service: service.id,
-        quantity: input.quantity,
-        rate: service.rate,
-        charge,
-        debit,
-        balance: wallet.credits,
-        channel: command.channel,
-        idempotencyKey: idem?.key ?? null,
-        ...(order.type === undefined ? {} : { orderType: order.type }),
-        ...(extras === undefined ? {} : { extras }),
-      },
-    ],
+    events: [placedEvent(order, wallet.credits, idem, now)],
     outcome: { kind: 'placed', order, balance: wallet.credits },
     rate,
     order,
     refill: null,
     remember: idem,
+  };
+}
+
+/** The order.placed event of a new order, carrying the balance its debit leaves. */
+function placedEvent(order: OrderRecord, balance: number, idem: { key: string } | null, now: Now): LogEvent {
+  return {
+    type: 'order.placed',
+    atMs: now.wallMs,
+    account: order.account,
+    order: order.id,
+    number: order.number,
+    service: order.service,
+    quantity: order.quantity,
+    rate: order.rate,
+    charge: order.charge,
+    debit: order.debit,
+    balance,
+    channel: order.channel,
+    idempotencyKey: idem?.key ?? null,
+    ...(order.type === undefined ? {} : { orderType: order.type }),
+    ...(order.extras === undefined ? {} : { extras: order.extras }),
   };
 }
 
@@ -611,7 +639,7 @@ function decideRefillStatus(state: WalletState, command: Extract<Command, { kind
  * The order with some fields changed. Object.assign, not `{ ...order, … }`:
  * on Node 20's V8 a spread that adds fields the record lacks (startCount,
  * cancelRequested, refill) builds an object of a slow shape, about 6 µs more
- * per lifecycle change with the row's encoding (bench/RESULTS.md, session 16).
+ * per lifecycle change with the row's encoding (bench/RESULTS.md, on decide's updated rows).
  */
 function orderWith(order: OrderRecord, changes: Partial<OrderRecord>): OrderRecord {
   return Object.assign({}, order, changes);

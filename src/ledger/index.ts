@@ -4,7 +4,7 @@
  */
 export * from './records.js';
 export * from './rules.js';
-export * from './replay.js';
+export * from './replay/index.js';
 export * from './order-types.js';
 export * from './order-fingerprint.js';
 export * from './lifecycle.js';

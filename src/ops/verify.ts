@@ -1,8 +1,8 @@
 /**
  * Ledger verification of an LMDB store: the ledger's replay
- * (`src/ledger/replay.ts`, where every invariant is listed) over one read
- * transaction, so on a live store it checks one consistent moment (the log
- * and the tables are always committed together).
+ * (`src/ledger/replay/replay-ledger.ts`, where every invariant is listed)
+ * over one read transaction, so on a live store it checks one consistent
+ * moment (the log and the tables are always committed together).
  *
  * `verifyLedger` runs synchronously where it is called: the CLI on a stopped
  * data directory, the operator-job child process, tests. A server never calls
