@@ -4,7 +4,8 @@
  * balance the event carries.
  */
 import { describe, expect, it } from 'vitest';
-import { DAY_MS, planExpiryAfter, planPriceInr } from '../../../src/ledger/index.js';
+import { planExpiryAfter, planPriceInr } from '../../../src/ledger/index.js';
+import { MS_PER_DAY } from '../../../src/platform/units.js';
 import { accountCreated, creditsAdjusted, moveBalance, planGranted } from '../../../src/ledger/replay/account-events.js';
 import type { AccountState } from '../../../src/ledger/replay/replay-state.js';
 import { Ledger } from '../../helpers/ledger.js';
@@ -67,7 +68,7 @@ describe('plan.granted', () => {
   });
 
   it('a grant extends the window from its end when that is later than the grant', () => {
-    const wallet = account(0, atMs + 10 * DAY_MS);
+    const wallet = account(0, atMs + 10 * MS_PER_DAY);
     const expiresMs = planExpiryAfter(atMs, wallet.unlimitedExpiresMs, 1);
     planGranted(5, 1, wallet, { months: 1, atMs, priceInr: planPriceInr(1), expiresMs });
     expect(wallet.unlimitedExpiresMs).toBe(expiresMs);
