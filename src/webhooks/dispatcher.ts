@@ -53,7 +53,6 @@ import type { Store, TablePut, Wal, WalEntry, WalStats } from '../wal/index.js';
 import { retryDelayMs } from './backoff.js';
 import { initialAllowance, nextAllowance } from './delivery-allowance.js';
 import type { WebhookDirectory } from './directory.js';
-import { startCursor } from './legacy-queue.js';
 import { messageBody, messageHeaders } from './message.js';
 import { messageCount, messagesIn } from './outbox.js';
 import { endpointKey, endpointsWithRows, type AttemptOutcome, type DeliveryAttempt, type OutboxMessage, type QueuedMessage, type WebhookEndpoint } from './records.js';
@@ -184,6 +183,8 @@ const LOG_EVENTS_PER_PASS = 8_192;
 const CURSOR_LAG_MAX = 4_096;
 /** Key (`meta`) of the cursor: every log number below it needs no delivery. */
 export const WEBHOOK_CURSOR_KEY = 'webhookCursor';
+/** The log's first number (store.ts numbers events from 1). */
+const FIRST_LOG_SEQ = 1;
 
 export class Dispatcher {
   private readonly states = new Map<number, EndpointState>();
@@ -238,8 +239,7 @@ export class Dispatcher {
       this.work.add(endpoint);
       this.state(endpoint).holding = true;
     }
-    // A deleted endpoint's log rows that a stop cut its purge short of (or that builds before purges removed
-    // logs left): purged now. One key read per endpoint with a log, once per start.
+    // A deleted endpoint's log rows that a stop cut its purge short of: purged now. One key read per endpoint with a log, once per start.
     for (const endpoint of endpointsWithRows(this.store, 'webhookLog')) if (directory.get(endpoint) === undefined) this.work.add(endpoint);
   }
 
@@ -811,10 +811,9 @@ export class Dispatcher {
   }
 }
 
-/** The cursor as stored; a database without one (new, or from before the log held the messages) gets one now (see legacy-queue.ts). */
+/** The cursor as stored; a store that has none has settled nothing yet, so it starts at the log's first number. */
 function readCursor(store: Store): number {
-  const stored = store.tables.meta.get(WEBHOOK_CURSOR_KEY) as number | undefined;
-  return stored ?? startCursor(store, WEBHOOK_CURSOR_KEY);
+  return (store.tables.meta.get(WEBHOOK_CURSOR_KEY) as number | undefined) ?? FIRST_LOG_SEQ;
 }
 
 /** Messages in the log from `from` on (once, when the process starts: the backlog gauge counts from here). */
