@@ -1,4 +1,5 @@
 export { openStore, lastOrderNumber, STRUCTURES_KEY, CHAIN_KEY, type Store, type SyncMode } from './store.js';
+export { STORE_FORMAT, STORE_FORMAT_KEY, StoreFormatError } from './store-format.js';
 export { LmdbGroupCommit, type GroupCommitOptions } from './group-commit.js';
 export { FileReserve, dataFileBytes, type FileReserveOptions, type FileReserveStats } from './file-reserve.js';
 export { IdempotencySweeper, type IdempotencyTableStats, type SweepResult } from './idempotency-sweeper.js';

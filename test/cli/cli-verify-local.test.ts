@@ -5,6 +5,7 @@
  */
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { open } from 'lmdb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run.js';
 import { order, startTestServer, tempDir, type TestServer } from '../helpers/server.js';
@@ -65,6 +66,24 @@ describe('verify --data-dir on a stopped server', () => {
       out: '',
       err: `error: there is no store in ${empty} (no data.mdb); give a server's data directory or a snapshot directory.\n`,
     });
+  });
+});
+
+describe('verify --data-dir on a store of another format', () => {
+  it('is a plain sentence and exit 1, and the store is not read', async () => {
+    const dir = tempDir();
+    const root = open({ path: dir });
+    await root.openDB({ name: 'meta' }).put('storeFormat', 2);
+    await root.close();
+    try {
+      expect(await cli('verify', '--data-dir', dir)).toEqual({
+        code: 1,
+        out: '',
+        err: `error: The data directory ${dir} holds store format 2; this build reads store format 1. Restore a snapshot taken by a build of store format 1, or start with an empty DATA_DIR.\n`,
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
