@@ -1,7 +1,10 @@
 export { Webhooks, PER_ENDPOINT_IN_FLIGHT_MAX, OUTBOX_PAGE, QUEUE_WINDOW_MAX, type WebhooksConfig } from './webhooks.js';
 export { readEndpointInput, type EndpointInput, type EndpointRules } from './endpoint-input.js';
 export { WEBHOOK_EVENTS, isWebhookEvent, type WebhookEndpoint, type WebhookEvent, type OutboxMessage, type QueuedMessage, type DeliveryAttempt, type AttemptOutcome } from './records.js';
-export { Dispatcher, type DispatcherStats, type Poster, type LoadSample, WEBHOOK_CURSOR_KEY } from './dispatcher.js';
+export { Dispatcher, type DispatcherStats } from './dispatcher.js';
+export { type Poster } from './attempts.js';
+export { type LoadSample } from './pacing.js';
+export { WEBHOOK_CURSOR_KEY } from './read-window.js';
 export { PENDING_ENTRIES_MAX } from './delivery-allowance.js';
 export { Sender, RESPONSE_BYTES_MAX, type AttemptResult } from './sender.js';
 export { retryDelayMs, RETRY_BASE_MS, RETRY_CAP_MS } from './backoff.js';
