@@ -105,20 +105,20 @@ export class HeldRows {
     state.oldestAtMs = state.held === 0 ? null : undefined;
   }
 
-  /** The first page of an endpoint's held rows, oldest first. */
-  *page(endpoint: number): Generator<HeldMessage> {
-    for (const { key, value } of this.store.tables.webhookOutbox.getRange({ start: [endpoint], end: [endpoint + 1], limit: this.pageSize })) {
-      yield { seq: (key as [number, number])[1], message: value as OutboxMessage };
-    }
+  /** The first page of an endpoint's held rows, oldest first, read as iterated. */
+  page(endpoint: number): Generator<HeldMessage> {
+    return this.rows(endpoint, this.pageSize);
   }
 
   /** Up to `limit` of an endpoint's held rows, oldest first. */
   list(endpoint: number, limit: number): HeldMessage[] {
-    const out: HeldMessage[] = [];
+    return [...this.rows(endpoint, limit)];
+  }
+
+  private *rows(endpoint: number, limit: number): Generator<HeldMessage> {
     for (const { key, value } of this.store.tables.webhookOutbox.getRange({ start: [endpoint], end: [endpoint + 1], limit })) {
-      out.push({ seq: (key as [number, number])[1], message: value as OutboxMessage });
+      yield { seq: (key as [number, number])[1], message: value as OutboxMessage };
     }
-    return out;
   }
 
   /** `atMs` of the endpoint's first held row, read when not known; undefined when none is durable yet (a miss is not kept). */
