@@ -16,7 +16,7 @@
  *     accounts seeded directly into LMDB, and accounts with already-placed
  *     orders stored (100,000 with 1,000,000; --full: 1,000,000 with 1 and
  *     10 million): start time, memory per wallet, a short order run, verify,
- *     restart time against the data size, and issue 5's target (orders/s at
+ *     restart time against the data size, and the scaling target (orders/s at
  *     1,000,000 accounts and 10,000,000 orders ≥ 0.8 × at 1,000 and none).
  *
  * Everything outside the hand-written analysis markers of RESULTS.md is

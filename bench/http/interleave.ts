@@ -149,12 +149,12 @@ export function meanSe(values: number[]): MeanSe {
 }
 
 /**
- * `other ÷ base` of durable orders/s, three ways: with every run counted
- * (the figure of earlier sessions), with each server counted once, and
- * paired by round. The two runs of one server are alike (a server that
- * starts slow stays slow), so the first standard error is too small; the
- * second is honest but takes the drift between rounds as noise; the third
- * leaves that drift out, and is the figure of record since session 12.
+ * `other ÷ base` of durable orders/s, three ways: with every run counted,
+ * with each server counted once, and paired by round. The two runs of one
+ * server are alike (a server that starts slow stays slow), so the first
+ * standard error is too small; the second is honest but takes the drift
+ * between rounds as noise; the third leaves that drift out, and is the
+ * figure of record.
  */
 export function describeRatio(name: string, other: Pick<Variant, 'orders' | 'serverOrders'>, base: Pick<Variant, 'orders' | 'serverOrders'>): string {
   const [o, b] = [meanSe(other.orders), meanSe(base.orders)];

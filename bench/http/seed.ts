@@ -160,7 +160,7 @@ export async function seedDirect(dataDir: string, count: number, options: Direct
       const event: LogEvent = { type: 'service.saved', atMs, service };
       store.log.put(seq++, event);
       store.tables.services.put(service.id, service);
-      // As src/app/server.ts orderIdSecret() would create it on first start.
+      // As src/app/storage.ts orderIdSecret() would create it on first start.
       if (orderIdSecret !== null) store.tables.meta.put('orderIdSecret', orderIdSecret);
     });
     for (let from = 0; from < count; from += batch) {

@@ -1,10 +1,10 @@
 /**
  * `node dist/bench/http/variants.js`: several variants of the order path
  * interleaved in one run (V1, V2, …, Vn, then Vn, …, V1, and so on), each against the
- * first. `ab.js` compares two; taking a cost apart needs more (session 9
- * measured off, main and up to four throw-away copies side by side, each
- * patched in one place), and every variant measured in the same rounds sees
- * the same drift of the disk and of the shared cores.
+ * first. `ab.js` compares two; taking a cost apart needs more (off, the
+ * build under test and several copies of it, each patched in one place, side
+ * by side), and every variant measured in the same rounds sees the same
+ * drift of the disk and of the shared cores.
  *
  * A variant is a name, a server script (`entry`, default dist/src/main.js:
  * point it at a patched copy of dist/ to try a change without committing

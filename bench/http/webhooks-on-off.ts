@@ -21,8 +21,8 @@ runComparison({
   defaultAccounts: '2000',
   // "Off" makes the same admin requests and registers the same endpoints,
   // disabled, so that the two variants differ only in the messages (a
-  // control, not a correction: the admin requests themselves measured no
-  // cost; bench/RESULTS.md, session 8).
+  // control, not a correction: the admin requests themselves measure no
+  // cost).
   variants: [variant('webhooks off', SERVER_MAIN, {}, ['--webhooks', '--webhooks-disabled']), variant('webhooks on', SERVER_MAIN, {}, ['--webhooks'])],
   ratioName: 'on ÷ off',
 });

@@ -39,7 +39,7 @@ export type Section = (typeof SECTIONS)[number];
 
 export const TARGET_ORDERS = 25_000;
 export const TARGET_P99 = 10;
-/** Issue 5: orders/s at TARGET_SCALED ≥ TARGET_SCALED_RATIO × at TARGET_SCALED_BASE. */
+/** The scaling target: orders/s at TARGET_SCALED ≥ TARGET_SCALED_RATIO × at TARGET_SCALED_BASE. */
 export const TARGET_SCALED: ScalingPoint = { accounts: 1_000_000, orders: 10_000_000 };
 export const TARGET_SCALED_BASE: ScalingPoint = { accounts: 1000, orders: 0 };
 export const TARGET_SCALED_RATIO = 0.8;

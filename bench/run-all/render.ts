@@ -242,17 +242,17 @@ export function scaledOrdersPerS(s: ScalingResult, point: ScalingPoint): number 
 /** "1,000 accounts and no stored orders". */
 export const storedName = (p: ScalingPoint): string => `${f0(p.accounts)} accounts and ${p.orders === 0 ? 'no' : f0(p.orders)} stored orders`;
 
-/** Issue 5's target as one sentence: the ratio, met or NOT met, or why it is not there. */
+/** The scaling target as one sentence: the ratio, met or NOT met, or why it is not there. */
 export function scaledTarget(s: ScalingResult): string {
   const what = `durable orders/s at ${storedName(TARGET_SCALED)} ÷ at ${storedName(TARGET_SCALED_BASE)}`;
   const at = scaledOrdersPerS(s, TARGET_SCALED);
   const base = scaledOrdersPerS(s, TARGET_SCALED_BASE);
   const missing = [at === null ? pointName(TARGET_SCALED) : null, base === null ? pointName(TARGET_SCALED_BASE) : null].filter((m) => m !== null);
   if (at === null || base === null) {
-    return `**Target (issue 5)**: ${what} ≥ ${TARGET_SCALED_RATIO}: not measured, the ${missing.join(' and the ')} step did not run (--full runs both).`;
+    return `**Target (scaling)**: ${what} ≥ ${TARGET_SCALED_RATIO}: not measured, the ${missing.join(' and the ')} step did not run (--full runs both).`;
   }
   const ratio = at / base;
-  return `**Target (issue 5)**: ${what} = ${f0(at)} ÷ ${f0(base)} = **${f2(ratio)}** (target ≥ ${TARGET_SCALED_RATIO}): ${ratio >= TARGET_SCALED_RATIO ? 'met' : '**NOT met**'}.`;
+  return `**Target (scaling)**: ${what} = ${f0(at)} ÷ ${f0(base)} = **${f2(ratio)}** (target ≥ ${TARGET_SCALED_RATIO}): ${ratio >= TARGET_SCALED_RATIO ? 'met' : '**NOT met**'}.`;
 }
 
 export function renderScaling(s: ScalingResult): string[] {

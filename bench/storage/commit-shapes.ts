@@ -1,6 +1,6 @@
 /**
  * What one group commit costs on this disk, by shape, with and without its
- * syncs: the numbers behind issue 15's choice of commit path.
+ * syncs: the numbers behind the choice of commit path (docs/DECISIONS.md, "Storage").
  *
  *   node dist/bench/storage/commit-shapes.js [--commits 1500] [--orders 32] [--wallets 10000] [--dir /tmp]
  *

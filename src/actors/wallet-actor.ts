@@ -11,9 +11,10 @@
  * `mailboxMax` of this wallet's replies wait is refused (503 UNAVAILABLE).
  */
 import type { Clock } from '../platform/index.js';
-import { idempotencyExpiryKey, orderIndexKey, type TablePut, type Wal, type WalEntry } from '../wal/index.js';
-import { checkOrder, checkWallet, type Command, decide, type Decision, type IdempotencyRecord, initialState, type LogEvent, type Now, type OrderRecord, type Outcome, type RefillRecord, type ServiceRecord, type WalletState } from '../ledger/index.js';
-import type { OrderNumbers } from '../ids/index.js';
+import { idempotencyExpiryKey, orderIndexKey, type StoredOrders, type TablePut, type Wal, type WalEntry } from '../wal/index.js';
+import { checkOrder, checkWallet, type Command, decide, type Decision, type IdempotencyRecord, initialState, type LogEvent, type Now, type OrderRecord, type Outcome, type RefillRecord, type WalletState } from '../ledger/index.js';
+import type { NewOrderId, OrderNumbers, RefillIds } from '../ids/index.js';
+import type { Catalog } from './catalog.js';
 import type { Request } from './request.js';
 
 export interface ActorContext {
@@ -23,16 +24,16 @@ export interface ActorContext {
   idempotencyRetentionMs: number;
   /** Reads a durable Idempotency-Key record (synchronous LMDB read). */
   readIdempotency(key: string): IdempotencyRecord | undefined;
-  /** Reads a durable order (synchronous LMDB read). */
-  readOrder(id: string): OrderRecord | undefined;
-  /** The key an order is stored under in the orders table. */
-  orderKey(id: string): string;
-  /** The catalogue's service, or null. */
-  readService(id: number): ServiceRecord | null;
-  /** A fresh order id, and the process-wide sequence number that orders orders of one millisecond. */
-  newOrderId(): { orderId: string; seq: number };
-  /** A fresh refill id. */
-  newRefillId(): number;
+  /**
+   * The orders table: fresh ids with their storage keys, the storage key of
+   * an id, and a durable order by id (synchronous LMDB read). StoredOrders
+   * in src/wal; the simulator keeps its own.
+   */
+  orders: Pick<StoredOrders, 'newId' | 'keyOf' | 'read'>;
+  /** The catalogue's services. */
+  services: Pick<Catalog, 'get'>;
+  /** Fresh refill ids, shared by every wallet. */
+  refillIds: Pick<RefillIds, 'next'>;
   /** Numbers for accepted orders, shared by every wallet. */
   orderNumbers: OrderNumbers;
   /**
@@ -53,6 +54,12 @@ export interface Delivery {
   decision: Decision;
   /** Resolves when every event this reply depends on is durable; null when nothing is pending. */
   durable: Promise<void> | null;
+  /**
+   * The Idempotency-Key record written with the decision, when it is
+   * remembered: its status and body are the answer, rendered once, for the
+   * reply as for any retry.
+   */
+  remembered: IdempotencyRecord | null;
 }
 
 export function idempotencyTableKey(account: number, key: string): string {
@@ -127,7 +134,9 @@ export class WalletActor {
     if (this.waiting >= this.ctx.mailboxMax || this.ctx.wal.overloaded()) return null;
     const { clock } = this.ctx;
     const now: Now = { monotonicMs: clock.monotonicMs(), wallMs: clock.wallMs() };
-    const command = this.prepare(request, now);
+    // A new order's id comes with its storage key, kept here for the put below.
+    const fresh = request.kind === 'order' ? this.ctx.orders.newId(now.wallMs) : null;
+    const command = this.prepare(request, now, fresh);
     const previous = 'order' in command ? command.order : null;
     const decision = decide(this.state, command, now);
     const next = decision.state;
@@ -136,12 +145,12 @@ export class WalletActor {
     const row = next.wallet === this.state.wallet ? { ...next.wallet } : next.wallet;
     if (next.wallet !== this.state.wallet) Object.assign(this.state.wallet, next.wallet);
     if (next.bucket !== this.state.bucket) Object.assign(this.state.bucket, next.bucket);
-    if (decision.events.length === 0) return { decision, durable: this.track(this.lastWrite) };
+    if (decision.events.length === 0) return { decision, durable: this.track(this.lastWrite), remembered: null };
     const puts: TablePut[] = [{ table: 'wallets', key: this.id, value: checkWallet(row) }];
     const entry: WalEntry = { events: decision.events, puts };
     const order = decision.order;
     if (order !== null) {
-      puts.push({ table: 'orders', key: this.ctx.orderKey(order.id), value: checkOrder(order) });
+      puts.push({ table: 'orders', key: fresh === null ? this.ctx.orders.keyOf(order.id) : fresh.key, value: checkOrder(order) });
       if (previous !== null) entry.removes = [{ table: 'orderIndex', key: orderIndexKey(previous) }];
       puts.push({ table: 'orderIndex', key: orderIndexKey(order), value: order.account });
       if (command.kind === 'order') {
@@ -188,7 +197,7 @@ export class WalletActor {
         this.waiting--;
       },
     );
-    return { decision, durable };
+    return { decision, durable, remembered: idem === null ? null : idem.record };
   }
 
   /**
@@ -197,16 +206,15 @@ export class WalletActor {
    * applied it (a change not yet durable included), and the ones whose rules
    * depend on the service get that too.
    */
-  private prepare(request: Request, now: Now): Command {
+  private prepare(request: Request, now: Now, fresh: NewOrderId | null): Command {
     switch (request.kind) {
       case 'order': {
         const idem = request.request.ok ? request.request.idempotency : null;
         const prior = idem === null ? null : this.findKey(idem.key, now.wallMs);
-        const { orderId, seq } = this.ctx.newOrderId();
         // Field by field, once per order: on this V8 a spread that adds
         // properties ({ ...request, orderId, … }) builds an object of a slow
-        // shape, about 6 µs to build and slower for decide to read (bench/RESULTS.md, session 16).
-        return { kind: 'order', requestId: request.requestId, channel: request.channel, request: request.request, orderId, seq, number: this.ctx.orderNumbers.peek(), prior };
+        // shape, about 6 µs to build and slower for decide to read (bench/RESULTS.md, "CPU per order pays").
+        return { kind: 'order', requestId: request.requestId, channel: request.channel, request: request.request, orderId: fresh!.id, seq: fresh!.seq, number: this.ctx.orderNumbers.peek(), prior };
       }
       // The same for the lifecycle's commands (an operator's processing system moves orders by the thousand): Object.assign, not a spread.
       case 'set-status':
@@ -214,11 +222,11 @@ export class WalletActor {
         return Object.assign({}, request, { order: this.latestOrder(request.orderId) });
       case 'cancel': {
         const order = this.latestOrder(request.orderId);
-        return Object.assign({}, request, { order, service: order === null ? null : this.ctx.readService(order.service) });
+        return Object.assign({}, request, { order, service: order === null ? null : this.ctx.services.get(order.service) });
       }
       case 'refill': {
         const order = this.latestOrder(request.orderId);
-        return Object.assign({}, request, { order, service: order === null ? null : this.ctx.readService(order.service), refillId: this.ctx.newRefillId() });
+        return Object.assign({}, request, { order, service: order === null ? null : this.ctx.services.get(order.service), refillId: this.ctx.refillIds.next() });
       }
       case 'refill-status':
         return Object.assign({}, request, { orderId: request.stored.order, order: this.latestOrder(request.stored.order) });
@@ -228,7 +236,7 @@ export class WalletActor {
   }
 
   private latestOrder(id: string): OrderRecord | null {
-    return this.pendingOrders?.get(id) ?? this.ctx.readOrder(id) ?? null;
+    return this.pendingOrders?.get(id) ?? this.ctx.orders.read(id) ?? null;
   }
 
   /** Whether this wallet holds a record for the Idempotency-Key that is not yet durable (the sweep keeps its stored one). */

@@ -1,10 +1,14 @@
-/** What the HTTP handlers need from the rest of the process. */
+/**
+ * What the HTTP handlers need from the rest of the process: the services
+ * the wallet actors are given (ActorContext: the WAL, the clock, the orders
+ * table, the catalogue's services, …), which handlers use too, and what only
+ * the front end needs besides. One bag: a service both sides use is
+ * declared once, in ActorContext.
+ */
 import type { Logger } from 'pino';
-import type { Account, Catalog, Registry } from '../actors/index.js';
-import { type ForceJoinVerdict, type OrderRecord } from '../ledger/index.js';
-import type { Clock } from '../platform/index.js';
-import type { IdempotencyTableStats, Store, Wal } from '../wal/index.js';
-import type { OrderIds } from '../ids/index.js';
+import type { Account, ActorContext, Catalog, Registry } from '../actors/index.js';
+import type { ForceJoinVerdict } from '../ledger/index.js';
+import type { IdempotencyTableStats, Store, StoredOrders } from '../wal/index.js';
 import type { Metrics, OperatorJobs } from '../ops/index.js';
 import type { AuthFailureLimiter } from './guards/auth-failures.js';
 import type { AbuseLog } from './guards/abuse-log.js';
@@ -22,12 +26,12 @@ export interface HttpLimits {
   scanEntriesMax: number;
 }
 
-export interface AppContext {
+export interface AppContext extends ActorContext {
   registry: Registry;
   catalog: Catalog;
   store: Store;
-  wal: Wal;
-  clock: Clock;
+  /** The durable orders, by public id and by number (API v2's order id). */
+  orders: StoredOrders;
   log: Logger;
   limits: HttpLimits;
   authFailures: AuthFailureLimiter;
@@ -36,11 +40,6 @@ export interface AppContext {
   metrics: Metrics;
   /** Verify and snapshot, one at a time, each in a child process. */
   ops: OperatorJobs;
-  orderIds: OrderIds;
-  /** A durable order by its public id, or undefined (also for text that cannot be an id). */
-  readOrder(id: string): OrderRecord | undefined;
-  /** A durable order by its number (API v2's order id), or undefined. */
-  readOrderByNumber(number: number): OrderRecord | undefined;
   openapiBody: string;
   /** CURRENCY: shown in API v2's balance and status answers. */
   currency: string;
@@ -58,4 +57,3 @@ export interface AppContext {
   /** Webhook endpoints, the outbox and its dispatcher. */
   webhooks: Webhooks;
 }
-

@@ -16,19 +16,19 @@ import { decodeCanonicalBase64url } from './canonical-id.js';
 export const ORDER_ID_PATTERN = /^[A-Za-z0-9_-]{22}$/;
 const POOL_BYTES = 6 * 4096;
 
+/** A fresh order id: the public id, the key the order is stored under (hex) and the process-wide sequence number. */
+export interface NewOrderId {
+  id: string;
+  key: string;
+  seq: number;
+}
+
 export class OrderIds {
   private readonly cipher: Cipher;
   private readonly decipher: Decipher;
   private seq = 0;
   private pool = Buffer.alloc(0);
   private poolOffset = 0;
-  /**
-   * The id made last and its storage key: an order is stored right after
-   * its id is made, and this spares decrypting the id back (a memo, not a
-   * table: any other id is decrypted).
-   */
-  private lastId = '';
-  private lastKey = '';
 
   constructor(secret: Buffer) {
     if (secret.length !== 16) throw new Error('invariant: the order id secret must be 16 bytes');
@@ -42,8 +42,12 @@ export class OrderIds {
     return randomBytes(16);
   }
 
-  /** A new order's public id and sequence number (orders of one millisecond keep their order by it). */
-  next(wallMs: number): { id: string; seq: number } {
+  /**
+   * A new order's public id, its storage key and its sequence number (orders
+   * of one millisecond keep their order by it). The key comes with the id,
+   * so the order is stored without decrypting the id just made.
+   */
+  next(wallMs: number): NewOrderId {
     const seq = this.seq++;
     const key = Buffer.allocUnsafe(16);
     key.writeUIntBE(wallMs, 0, 6);
@@ -55,10 +59,7 @@ export class OrderIds {
     }
     this.pool.copy(key, 10, this.poolOffset, this.poolOffset + 6);
     this.poolOffset += 6;
-    const id = this.cipher.update(key).toString('base64url');
-    this.lastId = id;
-    this.lastKey = key.toString('hex');
-    return { id, seq };
+    return { id: this.cipher.update(key).toString('base64url'), key: key.toString('hex'), seq };
   }
 
   /**
@@ -67,7 +68,6 @@ export class OrderIds {
    * spelling that differs only in the unused bits is not one).
    */
   storageKey(id: string): string | null {
-    if (id === this.lastId) return this.lastKey;
     const block = decodeCanonicalBase64url(id, 16);
     if (block === null) return null;
     return this.decipher.update(block).toString('hex');

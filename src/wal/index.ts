@@ -1,4 +1,4 @@
-export { openStore, lastOrderNumber, STRUCTURES_KEY, CHAIN_KEY, type Store, type SyncMode } from './store.js';
+export { openStore, lastOrderNumber, lastRefillId, STRUCTURES_KEY, CHAIN_KEY, type Store, type SyncMode } from './store.js';
 export { STORE_FORMAT, STORE_FORMAT_KEY, StoreFormatError } from './store-format.js';
 export { LmdbGroupCommit, type GroupCommitOptions } from './group-commit.js';
 export { FileReserve, dataFileBytes, type FileReserveOptions, type FileReserveStats } from './file-reserve.js';
@@ -8,6 +8,7 @@ export type { Wal, WalStats } from './wal.js';
 export * from './entry.js';
 export { newBatch, type Batch } from './batch.js';
 export { countEvent, countIndex, isOrderCounts, loadOrderCounts, noOrders, ORDER_COUNTS_KEY, type OrderCounts } from './order-counts.js';
+export { StoredOrders } from './stored-orders.js';
 export { storeLedgerSource, imageLedgerSource, compareOrderKeys } from './ledger-source.js';
 export { CommitLog, COMMIT_LOG_FILES, COMMIT_LOG_FILE_BYTES, commitLogPresent, removeCommitLog, type CommitLogOptions } from './commit-log.js';
 export { LogFirstWal, recoverCommitLog, appliedPosition, LOG_APPLIED_KEY, type LogFirstOptions } from './log-first.js';

@@ -120,3 +120,9 @@ export function lastOrderNumber(store: Pick<Store, 'tables'>): number {
   for (const key of store.tables.numbers.getKeys({ reverse: true, limit: 1 })) return key as number;
   return 0;
 }
+
+/** The highest refill id in the `refills` table, 0 when there is none (refill ids are integer keys). */
+export function lastRefillId(store: Pick<Store, 'tables'>): number {
+  for (const key of store.tables.refills.getKeys({ reverse: true, limit: 1 })) return Number(key);
+  return 0;
+}

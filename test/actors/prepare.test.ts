@@ -34,11 +34,13 @@ function setup(): { actor: WalletActor; wal: MemoryWal; send: (request: Request)
     mailboxMax: 100,
     idempotencyRetentionMs: 86_400_000,
     readIdempotency: (key) => wal.get('idempotency', key) as IdempotencyRecord | undefined,
-    readOrder: (id) => wal.get('orders', id) as OrderRecord | undefined,
-    orderKey: (id) => id,
-    readService: (id) => (id === SERVICE.id ? SERVICE : null),
-    newOrderId: () => ({ orderId: `o-${++ids}`, seq: ids }),
-    newRefillId: () => ++refills,
+    orders: {
+      newId: () => ({ id: `o-${++ids}`, key: `o-${ids}`, seq: ids }),
+      keyOf: (id) => id,
+      read: (id) => wal.get('orders', id) as OrderRecord | undefined,
+    },
+    services: { get: (id) => (id === SERVICE.id ? SERVICE : null) },
+    refillIds: { next: () => ++refills },
     orderNumbers: new OrderNumbers(0),
     renderAnswer,
   };

@@ -3,9 +3,11 @@
  * docs/ARCHITECTURE.md). This test reads every source file's imports, the
  * root included, and fails on an import that goes the wrong way, on a folder
  * that is not in the table, on any file at the root but `main.ts`, and on
- * any circle of imports between files.
+ * any circle of imports between files. Inside src/http it holds the
+ * concerns to their own table: no API dialect imports another, and the
+ * shared concerns import no dialect.
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -82,6 +84,50 @@ function violations(src: string): string[] {
   return [...new Set(bad)].sort();
 }
 
+/**
+ * Inside src/http, what each concern may import besides itself: the shared
+ * concerns (the transport, the guards, order intake, the lifecycle
+ * operations) import no dialect and not the admin API; the dialects (v1,
+ * v2) and admin build on them and never on each other. Every concern may
+ * import the handlers' context (context.ts); only the folder's own root
+ * files (index.ts, mount.ts) import the dialects.
+ */
+const HTTP_MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
+  transport: [],
+  guards: ['transport'],
+  orders: ['transport'],
+  lifecycle: ['transport', 'orders'],
+  v1: ['transport', 'guards', 'orders', 'lifecycle'],
+  v2: ['transport', 'guards', 'orders', 'lifecycle'],
+  admin: ['transport', 'orders'],
+};
+
+const HTTP_SHARED_ROOT_FILES: readonly string[] = ['context.ts'];
+
+/** Every import inside src/http that breaks HTTP_MAY_IMPORT, as "from → to" lines. */
+function httpViolations(src: string): string[] {
+  const http = join(src, 'http');
+  if (!existsSync(http)) return [];
+  const bad: string[] = [];
+  for (const file of sourceFiles(http)) {
+    const from = relative(http, file).split(sep);
+    if (from.length === 1) continue;
+    const allowed = HTTP_MAY_IMPORT[from[0]!];
+    if (allowed === undefined) {
+      bad.push(`src/http/${from[0]} is not in the table of http concerns: add it to HTTP_MAY_IMPORT`);
+      continue;
+    }
+    for (const target of relativeImports(file)) {
+      const to = relative(http, target).split(sep);
+      if (to[0] === '..') continue;
+      if (to.length === 1 ? !HTTP_SHARED_ROOT_FILES.includes(to[0]!) : to[0] !== from[0] && !allowed.includes(to[0]!)) {
+        bad.push(`${relative(src, file)} → src/http/${to.length === 1 ? to[0] : to[0] + '/'}`);
+      }
+    }
+  }
+  return [...new Set(bad)].sort();
+}
+
 /** Every circle of imports between files (each once, as "a → b → a"). */
 function circles(src: string): string[] {
   const graph = new Map(sourceFiles(src).map((file) => [file, relativeImports(file)]));
@@ -138,6 +184,10 @@ describe('architecture', () => {
     expect(circles(resolve('src'))).toEqual([]);
   });
 
+  it('inside src/http, no dialect imports another and the shared concerns import no dialect', () => {
+    expect(httpViolations(resolve('src'))).toEqual([]);
+  });
+
   it('the table of parts has no circle', () => {
     expect(tableCircles()).toEqual([]);
   });
@@ -160,6 +210,27 @@ describe('architecture', () => {
           'ops/verify.ts → src/app',
           'src/gadgets is not in the table of parts: add it to docs/ARCHITECTURE.md and MAY_IMPORT',
           'src/render.ts is at the root: only main.ts may be',
+        ]),
+    );
+  });
+
+  it('reports, inside src/http, a dialect importing another, a shared concern importing a dialect, a root file other than the context, and an undeclared concern', () => {
+    withTree(
+      {
+        'http/context.ts': 'export const c = 1;\n',
+        'http/mount.ts': "import { v } from './v1/routes.js';\nexport const m = v;\n",
+        'http/transport/reply.ts': "import { e } from '../v2/errors.js';\nexport const r = e;\n",
+        'http/v1/routes.ts': "import { e } from '../v2/errors.js';\nimport { c } from '../context.js';\nexport const v = e + c;\n",
+        'http/v2/errors.ts': 'export const e = 1;\n',
+        'http/v2/routes.ts': "import { r } from '../transport/reply.js';\nimport { m } from '../mount.js';\nexport const w = r + m;\n",
+        'http/gadgets/thing.ts': 'export const g = 1;\n',
+      },
+      (dir) =>
+        expect(httpViolations(dir)).toEqual([
+          'http/transport/reply.ts → src/http/v2/',
+          'http/v1/routes.ts → src/http/v2/',
+          'http/v2/routes.ts → src/http/mount.ts',
+          'src/http/gadgets is not in the table of http concerns: add it to HTTP_MAY_IMPORT',
         ]),
     );
   });

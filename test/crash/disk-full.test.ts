@@ -84,9 +84,9 @@ describe('a failing disk under load (file-size limit on the real process)', () =
         .filter((line) => line.startsWith('{"level"') && (JSON.parse(line) as { level: number }).level === 60);
       expect(fatal).toHaveLength(1);
       expect(fatal[0]).toContain('a commit failed; stopping');
-      // If topping the reserve up was tried before the failure (it writes at
-      // the end of the file, past the limit), it failed with one warning and
-      // orders went on; whether it was tried depends on timing.
+      // If the reserve's top-up ran before the failure (it writes at the end
+      // of the file, past the limit), it failed with one warning and orders
+      // went on; whether it ran depends on timing.
       const reserveWarnings = server.output().split('\n').filter((line) => line.includes('zero-filled space'));
       expect(reserveWarnings.length).toBeLessThanOrEqual(1);
       expect(acked.length).toBeGreaterThan(100);

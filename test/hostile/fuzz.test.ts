@@ -666,8 +666,8 @@ describe('fuzz: thousands of bad requests are refused with a 4xx and change noth
 });
 
 /**
- * Edge cases the fuzzing found, each a bug that was fixed in src/http, kept
- * as regression tests. One remains in uWebSockets.js itself (it trims
+ * Edge cases the fuzzing finds, each pinned here as a regression test of
+ * src/http. One remains in uWebSockets.js itself (it trims
  * non-ASCII bytes at the edges of header values before the application
  * sees them) and is marked `it.fails`: it starts failing when a uWS release
  * fixes it. The requests run in beforeAll, so a crash or a network error

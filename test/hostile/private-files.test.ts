@@ -1,5 +1,5 @@
 /**
- * Files readable by others (issue 11): the data directory, LMDB's files, the
+ * Files readable by others: the data directory, LMDB's files, the
  * generated admin token and snapshots are the server user's alone, and the
  * start-up message says where the generated token is, never what it is.
  * Runs the real process with a umask of 022 (files 0644 and directories 0755

@@ -335,7 +335,7 @@ describe('(f) rotation retires the old secret', () => {
   });
 });
 
-describe('(g) what an anonymous client learns (issue 11)', () => {
+describe('(g) what an anonymous client learns', () => {
   let t: TestServer;
   let creds: Creds;
   beforeAll(async () => {
@@ -396,7 +396,7 @@ describe('(g) what an anonymous client learns (issue 11)', () => {
   });
 });
 
-describe('(h) an unknown key and a wrong secret take the same path (issue 11)', () => {
+describe('(h) an unknown key and a wrong secret take the same path', () => {
   let t: TestServer;
   beforeAll(async () => {
     t = await startTestServer({ config: { authFailuresPerMinute: 1_000 } });

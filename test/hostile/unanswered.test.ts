@@ -1,8 +1,8 @@
 /**
  * Valid HTTP/1.1 that this uWebSockets.js release (20.30.0-unofficial.0)
- * refuses before any handler runs, so the server cannot answer it (issue 11,
- * item 6; docs/RELIABILITY.md and the README's deployment notes say what a
- * reverse proxy in front should do). Its parser accepts header names of
+ * refuses before any handler runs, so the server cannot answer it
+ * (docs/RELIABILITY.md and docs/deployment.md say what a reverse proxy in
+ * front should do). Its parser accepts header names of
  * letters, digits and `-` only, and request targets in origin form (`/…`)
  * only; a request without `Host` is dropped at once. None of these reaches
  * `app.any('/*')`, and the binding has no parser-error hook, so no 400 can be

@@ -1,7 +1,7 @@
 /**
  * What `npm start` seeds on an empty data directory lets a new user run the
- * README's examples as written: an order of each kind it shows, on the
- * service ids it names, a cancel, and API v2's add.
+ * examples of the README and the reseller guide as written: an order of each
+ * kind they show, on the service ids they name, a cancel, and API v2's add.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedIfEmpty, type SeedResult } from '../../src/app/seed.js';
@@ -18,7 +18,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-describe('the demo seed runs the README examples', () => {
+describe('the demo seed runs the examples of the README and the reseller guide', () => {
   it('custom comments on service 4, drip-feed on service 1 (charge 250), its cancel, and v2 add', async () => {
     const comments = await t.api('POST', '/api/v1/order', creds, { service: 4, target: 'https://instagram.com/p/x', comments: 'great!\nlove it' });
     expect(comments.status, comments.text).toBe(201);

@@ -221,7 +221,7 @@ describe('Idempotency-Key retention sweep', () => {
   });
 });
 
-describe('Idempotency-Key sweep, whatever the key order (issue 11)', () => {
+describe('Idempotency-Key sweep, whatever the key order', () => {
   /** `count` keyed orders of one account, over raw keep-alive connections. */
   async function placeKeyed(t: TestServer, creds: Creds, service: number, prefix: string, count: number): Promise<void> {
     const body = JSON.stringify(order(service, 1));

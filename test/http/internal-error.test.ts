@@ -9,8 +9,8 @@ describe('a fault inside a handler answers 500 INTERNAL and the server keeps ser
       const creds = await t.createAccount('i', '10');
       const placed = await t.api('POST', '/api/v1/order', creds, order(service, 1));
       const ctx = t.server.context;
-      const readOrder = ctx.readOrder;
-      ctx.readOrder = () => {
+      const read = ctx.orders.read;
+      ctx.orders.read = () => {
         throw new Error('injected storage fault');
       };
       const status = await t.api('GET', `/api/v1/status?order=${placed.body.order}`, creds);
@@ -18,7 +18,7 @@ describe('a fault inside a handler answers 500 INTERNAL and the server keeps ser
       expect(status.body).toMatchObject({ ok: false, error: 'INTERNAL' });
       const show = await t.admin('GET', `/admin/v1/orders/${placed.body.order}`);
       expect(show.status).toBe(500);
-      ctx.readOrder = readOrder;
+      ctx.orders.read = read;
       expect((await t.api('GET', `/api/v1/status?order=${placed.body.order}`, creds)).status).toBe(200);
       expect((await t.api('POST', '/api/v1/order', creds, order(service, 1))).status).toBe(201);
     } finally {

@@ -622,7 +622,7 @@ describe('idempotency', () => {
       expect(d.events).toEqual([]);
     });
 
-    it('a different fingerprint on a payload the service refuses is VALIDATION, as before the key was looked up first', () => {
+    it('a different fingerprint on a payload the service refuses is VALIDATION, the same verdict as without a key', () => {
       expect(errorOf(retry(makeService({ min: 1, dripfeed: false }), 'fp-B', priorOk)).code).toBe('VALIDATION');
     });
   });

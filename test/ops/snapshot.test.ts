@@ -107,7 +107,7 @@ describe('takeSnapshot of a live server', () => {
       expect(copy.nextSeq).toBe(report.events + 1);
       // It carries the store format, so a server started on it (a restore) reads it.
       expect(copy.tables.meta.get(STORE_FORMAT_KEY)).toBe(STORE_FORMAT);
-      for (const id of ackedBefore) expect(copy.tables.orders.get(t.server.context.orderIds.storageKey(id)!)).toBeDefined();
+      for (const id of ackedBefore) expect(copy.tables.orders.get(t.server.context.orders.ids.storageKey(id)!)).toBeDefined();
     } finally {
       await copy.close();
     }

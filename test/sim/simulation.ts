@@ -139,7 +139,7 @@ class AckBeforeSyncActor implements SimActor {
   }
   send(command: Command): Delivery | null {
     const delivery = this.inner.send(command);
-    return delivery === null ? null : { decision: delivery.decision, durable: Promise.resolve() };
+    return delivery === null ? null : { decision: delivery.decision, durable: Promise.resolve(), remembered: delivery.remembered };
   }
 }
 
@@ -312,14 +312,18 @@ class Simulation {
       mailboxMax: this.mailboxMax,
       idempotencyRetentionMs: RETENTION_MS,
       readIdempotency: (key) => wal.get('idempotency', key) as IdempotencyRecord | undefined,
-      readOrder: (id) => wal.get('orders', id) as OrderRecord | undefined,
-      orderKey: (id) => id,
-      readService: serviceById,
-      newOrderId: () => {
-        const n = this.nextId();
-        return { orderId: `o-${this.options.seed}-${n}`, seq: n };
+      orders: {
+        // Kept under their public ids: the in-memory image has no storage keys of its own.
+        newId: () => {
+          const n = this.nextId();
+          const id = `o-${this.options.seed}-${n}`;
+          return { id, key: id, seq: n };
+        },
+        keyOf: (id) => id,
+        read: (id) => wal.get('orders', id) as OrderRecord | undefined,
       },
-      newRefillId: () => ++this.refillIds,
+      services: { get: serviceById },
+      refillIds: { next: () => ++this.refillIds },
       // As the server does: continue after the highest durable number (a crash forgets the rest).
       orderNumbers: new OrderNumbers([...image.tables.numbers.keys()].reduce((max, key) => Math.max(max, Number(key)), 0)),
       renderAnswer,

@@ -361,9 +361,9 @@ describe.each(IMPLEMENTATIONS)('WAL contract: $name', (impl) => {
     expect(view.events.some((e) => (e.event as { amount: number }).amount === 40)).toBe(false);
   });
 
-  // This case found that lmdb-js `transaction(callback)` commits whatever the
-  // callback wrote before it threw (half an entry could land); the group
-  // commit now writes each batch in a child transaction.
+  // lmdb-js `transaction(callback)` commits whatever the callback wrote
+  // before it threw (half an entry could land), so the group commit writes
+  // such a batch in a child transaction.
   it('a failed commit leaves nothing of its batch durable, not even half an entry', async () => {
     const s = make();
     const before = s.wal.append(entry(1, 10));

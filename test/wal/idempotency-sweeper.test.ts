@@ -1,8 +1,9 @@
 /**
  * The Idempotency-Key sweep on the real LMDB store and group commit, with an
  * injected clock: it keeps the table bounded at the highest keyed order rate
- * measured (bench: 15,500–17,400 keyed orders/s), in bounded steps. (The scenario of
- * issue 11 against the real server is in test/api/idempotency.test.ts.)
+ * measured (bench: 15,500–17,400 keyed orders/s), in bounded steps. (Expired
+ * keys behind fresh ones, against the real server, are in
+ * test/http/idempotency.test.ts.)
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/platform/clock.js';

@@ -57,7 +57,7 @@ export function optionalReason(body: Record<string, unknown>): { ok: true; reaso
 /** The account of a durable order, for a command about it; sends NOT_FOUND and returns null when there is none. */
 export async function orderAccount(ex: Exchange, ctx: AppContext, id: string): Promise<Account | null> {
   await ctx.wal.flushed();
-  const stored = ctx.readOrder(id);
+  const stored = ctx.orders.read(id);
   const account = stored === undefined ? undefined : ctx.registry.get(stored.account);
   if (account !== undefined) return account;
   sendError(ex, errorOutcome('NOT_FOUND', `No order with id ${id}.`));

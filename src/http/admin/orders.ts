@@ -74,7 +74,7 @@ export const listOrders: AdminHandler = async (ex, ctx, _params, _body, query) =
   for (const { key } of ctx.store.tables.orderIndex.getRange({ start, end: [status, Infinity] })) {
     const id = (key as (string | number)[])[3] as string;
     if (id === after) continue;
-    const order = ctx.readOrder(id);
+    const order = ctx.orders.read(id);
     if (order !== undefined) orders.push(order);
     if (orders.length > limit) break;
   }
@@ -88,7 +88,7 @@ export const showOrder: AdminHandler = async (ex, ctx, [id]) => {
   await ctx.wal.flushed();
   // An order number (what a reseller quotes from API v2) finds the order too.
   const number = parsePositiveId(id!);
-  const order = number === null ? ctx.readOrder(id!) : ctx.readOrderByNumber(number);
+  const order = number === null ? ctx.orders.read(id!) : ctx.orders.readByNumber(number);
   if (order === undefined) return sendError(ex, errorOutcome('NOT_FOUND', `No order with id ${id}.`));
   send(ex, 200, `{"ok":true,"order":${renderAdminOrder(order)}}`);
 };
@@ -171,7 +171,7 @@ async function claim(ctx: AppContext, limit: number, worker: string): Promise<Or
   for (const { key } of ctx.store.tables.orderIndex.getRange({ start: ['pending'], end: ['pending', Infinity] })) {
     if (moves.length === limit) break;
     const id = (key as (string | number)[])[3] as string;
-    const order = ctx.readOrder(id);
+    const order = ctx.orders.read(id);
     const account = order === undefined ? undefined : ctx.registry.get(order.account);
     if (account === undefined) continue;
     const delivery = account.actor.send({ kind: 'set-status', orderId: id, to: 'processing', remains: null, reason: `claimed by ${worker}`, worker });
@@ -238,7 +238,7 @@ export async function listCancelRequested(ex: Parameters<AdminHandler>[0], ctx: 
   if (cursorText !== null && after === null) return sendError(ex, invalid('cursor is not one this server returned for cancel_requested=true; start without it.'));
   await ctx.wal.flushed();
   const page = scanPage(cancelIndexAfter(ctx, after), (k) => {
-    const order = ctx.readOrder(k[3]);
+    const order = ctx.orders.read(k[3]);
     return order?.cancelRequested === true ? order : undefined;
   }, limit, ctx.limits.scanEntriesMax);
   const cursor = page.resumeAfter === null ? 'null' : `"${Buffer.from(JSON.stringify(page.resumeAfter)).toString('base64url')}"`;

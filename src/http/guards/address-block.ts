@@ -9,8 +9,8 @@ import type { AppContext } from '../context.js';
 import { sendError, type Exchange } from '../transport/reply.js';
 
 /** Sends the RATE refusal and returns true when the address is blocked. */
-export function refuseBlockedAddress(ex: Exchange, ctx: AppContext, ip: () => string, close: boolean): boolean {
-  const blockedS = ctx.authFailures.tracking ? ctx.authFailures.blockedForS(ip()) : 0;
+export function refuseBlockedAddress(ex: Exchange, ctx: AppContext, ip: string, close: boolean): boolean {
+  const blockedS = ctx.authFailures.tracking ? ctx.authFailures.blockedForS(ip) : 0;
   if (blockedS === 0) return false;
   sendError(
     ex,

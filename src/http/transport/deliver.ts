@@ -1,7 +1,9 @@
 /**
  * Turns an actor's delivery into an HTTP reply: rate-limit headers on every
  * response that counted against a key, then, once the events it depends on
- * are durable, the status and body.
+ * are durable, the status and body. An outcome the actor remembered under
+ * an Idempotency-Key was rendered once, into the key's record, and that
+ * record's answer is the reply.
  */
 import type { Account, Delivery } from '../../actors/index.js';
 import { type BucketVerdict, type Outcome } from '../../ledger/index.js';
@@ -34,14 +36,23 @@ export function unavailable(ex: Exchange, message: string, close = false): void 
   sendError(ex, errorOutcome('UNAVAILABLE', message, { retry_after: 1 }), ['Retry-After', '1'], close);
 }
 
+/** The default pass handler: a command that can pass needs its own. */
+const NO_PASS_HANDLER: PassHandler = () => null;
+
+/** The answer to an accepted or replayed outcome: the dialect's own, else the remembered one, else v1's rendering. */
+function answerOf(ex: Exchange, delivery: Delivery, outcome: Exclude<Outcome, { kind: 'error' | 'pass' }>, render: OutcomeRenderer | undefined): Answer {
+  if (render !== undefined) return render(outcome);
+  return delivery.remembered ?? renderAnswer(outcome, ex.requestId);
+}
+
 export function deliver(
   ex: Exchange,
   ctx: AppContext,
   account: Account,
   delivery: Delivery | null,
-  onPass: PassHandler = () => null,
+  onPass: PassHandler = NO_PASS_HANDLER,
   close = false,
-  render: OutcomeRenderer = (outcome) => renderAnswer(outcome, ex.requestId),
+  render?: OutcomeRenderer,
 ): void {
   if (delivery === null) {
     unavailable(ex, 'This wallet has too many requests in flight; retry in a second.', close);
@@ -53,7 +64,7 @@ export function deliver(
     const outcome = decision.outcome;
     switch (outcome.kind) {
       case 'replay': {
-        const answer = render(outcome);
+        const answer = answerOf(ex, delivery, outcome, render);
         send(ex, answer.status, answer.body, ['Idempotent-Replayed', 'true'], close);
         return;
       }
@@ -62,6 +73,9 @@ export function deliver(
         if (error.code === 'RATE') {
           ctx.abuse.refused(account.profile.id, account.actor.state.wallet.rateLimitPerMinute);
           sendError(ex, error, ['Retry-After', String(error.extra?.['retry_after'] ?? 1)], close);
+        } else if (delivery.remembered !== null && ex.dialect === null) {
+          // A remembered refusal (BALANCE, QTY, …): its record holds v1's error body for this request.
+          send(ex, delivery.remembered.status, delivery.remembered.body, [], close, error.code);
         } else {
           sendError(ex, error, [], close);
         }
@@ -76,7 +90,7 @@ export function deliver(
         return;
       }
       default: {
-        const answer = render(outcome);
+        const answer = answerOf(ex, delivery, outcome, render);
         send(ex, answer.status, answer.body, [], close);
       }
     }

@@ -5,8 +5,8 @@
  */
 import { renderError, type ErrorOutcome } from '../../errors/index.js';
 import type { Metrics } from '../../ops/index.js';
+import type { Answer } from './answer.js';
 import type { HttpResponse } from './uws.js';
-import { renderV2Error, v2Sentence } from '../v2/errors.js';
 
 const STATUS_LINES: Record<number, string> = {
   200: '200 OK',
@@ -42,10 +42,10 @@ export interface Exchange {
   /** A HEAD request: the reply carries headers but no body. */
   head: boolean;
   /**
-   * Set on API v2 requests: every error is answered in that dialect (HTTP 200,
-   * `{"error": "<sentence>"}`), whoever sends it.
+   * Set when the request speaks another dialect than v1's (API v2): every
+   * error is answered in it, whoever sends it. Null: v1's error body.
    */
-  v2: V2Exchange | null;
+  dialect: ErrorDialect | null;
   /**
    * Set when the reply shows what a read saw in the store: the reply waits
    * for it (see Wal.readBarrier) so that it never shows a change that is
@@ -54,13 +54,13 @@ export interface Exchange {
   barrier: (() => Promise<void> | null) | null;
 }
 
-export interface V2Exchange {
-  /** The order's quantity, when the request is an order (the QTY sentence says which bound it broke). */
-  quantity: number | null;
+/** How a dialect answers an error outcome (API v2: HTTP 200 and its own sentence). */
+export interface ErrorDialect {
+  errorAnswer(error: ErrorOutcome): Answer;
 }
 
 export function newExchange(res: HttpResponse, requestId: string, metrics: Metrics | null = null): Exchange {
-  const exchange: Exchange = { res, requestId, aborted: false, done: false, headers: [], route: 'unknown', startedMs: performance.now(), metrics, head: false, v2: null, barrier: null };
+  const exchange: Exchange = { res, requestId, aborted: false, done: false, headers: [], route: 'unknown', startedMs: performance.now(), metrics, head: false, dialect: null, barrier: null };
   res.onAborted(() => {
     exchange.aborted = true;
   });
@@ -137,8 +137,8 @@ export function endPaced(res: HttpResponse, body: string): void {
 }
 
 /** An error's status and body in the request's dialect. */
-export function errorAnswer(ex: Exchange, error: ErrorOutcome): { status: number; body: string } {
-  if (ex.v2 !== null) return { status: 200, body: renderV2Error(v2Sentence(error, ex.v2.quantity)) };
+export function errorAnswer(ex: Exchange, error: ErrorOutcome): Answer {
+  if (ex.dialect !== null) return ex.dialect.errorAnswer(error);
   return { status: error.status, body: renderError(error, ex.requestId) };
 }
 

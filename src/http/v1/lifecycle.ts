@@ -1,115 +1,108 @@
 /**
  * The customer's lifecycle requests on /api/v1: batch status, cancel,
- * refill and refill status. Each is one request for the rate limit: a
- * `touch` checks the ban and takes one token, then each order named goes to
- * the wallet actor as its own command (so a cancel is serialised with every
- * operator move of the same order) and the answer waits until all of them
- * are durable. Answers are keyed by the ids asked for; an id that fails
- * carries `{error, message}` instead of its fields.
+ * refill and refill status, each one request for the rate limit (the
+ * shared src/http/lifecycle). Answers are keyed by the ids asked for; an id
+ * that fails carries `{error, message}` instead of its fields.
  */
-import type { Account, Delivery, Request } from '../../actors/index.js';
-import { renderAnswer } from '../transport/answer.js';
-import { ORDER_ID_PATTERN, parsePositiveId } from '../../ids/index.js';
+import type { Account } from '../../actors/index.js';
 import { errorOutcome, type ErrorOutcome } from '../../errors/index.js';
-import type { RefillRecord } from '../../ledger/index.js';
-import { renderBatch, renderItemError } from './render.js';
+import { ORDER_ID_PATTERN } from '../../ids/index.js';
 import { renderRefill, renderStatusFields } from '../../wire/index.js';
 import type { AppContext } from '../context.js';
-import { deliver, unavailable } from '../transport/deliver.js';
-import type { IdList } from '../orders/id-list.js';
-import { errorAnswer, guarded, type Exchange } from '../transport/reply.js';
+import { answerLookup } from '../lifecycle/admit.js';
+import { ownOrder, ownRefill } from '../lifecycle/own-records.js';
+import { sendPerOrder, type OrderResult } from '../lifecycle/per-order.js';
+import { bodyIdList, queryIdList, type IdList } from '../orders/id-list.js';
+import { renderAnswer } from '../transport/answer.js';
+import type { BodyResult } from '../transport/body.js';
+import { parseJson, TOO_LARGE } from '../transport/json-request.js';
+import type { Exchange } from '../transport/reply.js';
+import { renderBatch, renderItemError } from './render.js';
 
 const NOT_AN_ORDER_ID = errorOutcome('VALIDATION', 'That is not an order id; order ids are the 22-character strings returned by POST /api/v1/order.');
 const ORDER_NOT_FOUND = errorOutcome('NOT_FOUND', 'No order with this id exists on this account.');
-const BUSY = errorOutcome('UNAVAILABLE', 'The wallet is busy; retry this order shortly.');
+const REFILL_NOT_FOUND = errorOutcome('NOT_FOUND', 'No refill with this id exists on this account.');
 
-/**
- * Takes the request's one rate-limit token. Returns the delivery to answer
- * with when the request may go on, or null after sending the refusal
- * (ban, rate limit, full mailbox) or the list's VALIDATION error.
- */
-export function admit(ex: Exchange, ctx: AppContext, account: Account, list: IdList): Delivery | null {
-  const touch = account.actor.send({ kind: 'touch' });
-  if (touch === null) {
-    unavailable(ex, 'This wallet has too many requests in flight; retry in a second.');
-    return null;
+/** A batch query's id list; the single `order=` form cannot be mixed in. */
+export function batchQuery(query: string, name: string, example: string): IdList {
+  let params: URLSearchParams;
+  try {
+    params = new URLSearchParams(query);
+  } catch {
+    return { ok: false, error: errorOutcome('VALIDATION', 'The query string cannot be decoded.') };
   }
-  if (touch.decision.outcome.kind !== 'pass' || !list.ok) {
-    const invalid = list.ok ? null : list.error;
-    deliver(ex, ctx, account, touch, () => errorAnswer(ex, invalid!));
-    return null;
+  if (name === 'orders' && params.has('order')) {
+    return { ok: false, error: errorOutcome('VALIDATION', 'Pass either order=ID or orders=ID1,ID2, not both.') };
   }
-  return touch;
+  return queryIdList(params, name, `/api/v1/${name === 'orders' ? 'status' : 'refill_status'}?${example}`);
 }
 
-/** Answers once every per-order command is durable (a failed commit stops the process: no answer). */
-export function answerWhenDurable(ex: Exchange, ctx: AppContext, account: Account, touch: Delivery, pending: (Promise<void> | null)[], body: () => string): void {
-  Promise.all(pending).then(
-    () => guarded(ctx, ex, () => deliver(ex, ctx, account, touch, () => ({ status: 200, body: body() }))),
-    () => {},
-  );
+/** The `{"orders": [...]}` body of cancel and refill. */
+function bodyList(ctx: AppContext, body: BodyResult, contentType: string): IdList {
+  if (body.kind === 'too-large') return { ok: false, error: TOO_LARGE(ctx.limits.bodyBytesMax) };
+  const parsed = parseJson(contentType, body.bytes);
+  if (!parsed.ok) return parsed;
+  return bodyIdList(parsed.value, 'orders', '{"orders": ["ID1", "ID2"]}');
 }
 
 /** GET /api/v1/status?orders=a,b,c */
 export function batchStatus(ex: Exchange, ctx: AppContext, account: Account, list: IdList): void {
-  const touch = admit(ex, ctx, account, list);
-  if (touch === null || !list.ok) return;
-  deliver(ex, ctx, account, touch, () => {
-    const items: [string, string][] = list.ids.map((id) => {
-      if (!ORDER_ID_PATTERN.test(id)) return [id, renderItemError(NOT_AN_ORDER_ID)];
-      const order = ctx.readOrder(id);
-      if (order === undefined || order.account !== account.profile.id) return [id, renderItemError(ORDER_NOT_FOUND)];
-      return [id, `{${renderStatusFields(order)}}`];
-    });
-    return { status: 200, body: renderBatch('orders', items) };
-  });
-}
-
-/** Sends one command per order and answers with each order's outcome. */
-function perOrder(ex: Exchange, ctx: AppContext, account: Account, list: IdList, command: (orderId: string) => Request): void {
-  const touch = admit(ex, ctx, account, list);
-  if (touch === null || !list.ok) return;
-  const results: [string, Delivery | ErrorOutcome][] = list.ids.map((id) => {
-    if (!ORDER_ID_PATTERN.test(id)) return [id, NOT_AN_ORDER_ID];
-    return [id, account.actor.send(command(id)) ?? BUSY];
-  });
-  const pending = results.map(([, r]) => ('decision' in r ? r.durable : null));
-  answerWhenDurable(ex, ctx, account, touch, pending, () =>
+  answerLookup(ex, ctx, account, list, (ids) =>
     renderBatch(
       'orders',
-      results.map(([id, r]): [string, string] => {
-        if (!('decision' in r)) return [id, renderItemError(r)];
-        const outcome = r.decision.outcome;
-        if (outcome.kind === 'error') return [id, renderItemError(outcome.error)];
-        return [id, renderAnswer(outcome, ex.requestId).body];
+      ids.map((id): [string, string] => {
+        if (!ORDER_ID_PATTERN.test(id)) return [id, renderItemError(NOT_AN_ORDER_ID)];
+        const order = ownOrder(ctx, account, id);
+        return [id, order === null ? renderItemError(ORDER_NOT_FOUND) : `{${renderStatusFields(order)}}`];
       }),
     ),
   );
 }
 
+/** Each order's outcome: its answer, or the refusal as an item error. */
+function renderResults(ex: Exchange, results: [string, OrderResult][]): string {
+  return renderBatch(
+    'orders',
+    results.map(([id, r]): [string, string] => {
+      if (!('decision' in r)) return [id, renderItemError(r)];
+      const outcome = r.decision.outcome;
+      if (outcome.kind === 'error') return [id, renderItemError(outcome.error)];
+      return [id, renderAnswer(outcome, ex.requestId).body];
+    }),
+  );
+}
+
+/** One command per order named by its public id; an id of the wrong shape is refused without one. */
+function perOrder(ex: Exchange, ctx: AppContext, account: Account, list: IdList, kind: 'cancel' | 'refill'): void {
+  sendPerOrder(
+    ex,
+    ctx,
+    account,
+    list,
+    (orderId): { kind: 'cancel' | 'refill'; orderId: string } | ErrorOutcome => (ORDER_ID_PATTERN.test(orderId) ? { kind, orderId } : NOT_AN_ORDER_ID),
+    (results) => renderResults(ex, results),
+  );
+}
+
 /** POST /api/v1/cancel {orders: [...]} */
-export function cancelOrders(ex: Exchange, ctx: AppContext, account: Account, list: IdList): void {
-  perOrder(ex, ctx, account, list, (orderId) => ({ kind: 'cancel', orderId }));
+export function cancelOrders(ex: Exchange, ctx: AppContext, account: Account, body: BodyResult, contentType: string): void {
+  perOrder(ex, ctx, account, bodyList(ctx, body, contentType), 'cancel');
 }
 
 /** POST /api/v1/refill {orders: [...]} */
-export function refillOrders(ex: Exchange, ctx: AppContext, account: Account, list: IdList): void {
-  perOrder(ex, ctx, account, list, (orderId) => ({ kind: 'refill', orderId }));
+export function refillOrders(ex: Exchange, ctx: AppContext, account: Account, body: BodyResult, contentType: string): void {
+  perOrder(ex, ctx, account, bodyList(ctx, body, contentType), 'refill');
 }
 
 /** GET /api/v1/refill_status?refills=1,2,3 */
-export function refillStatus(ex: Exchange, ctx: AppContext, account: Account, list: IdList): void {
-  const touch = admit(ex, ctx, account, list);
-  if (touch === null || !list.ok) return;
-  deliver(ex, ctx, account, touch, () => {
-    const items: [string, string][] = list.ids.map((id) => {
-      const refillId = parsePositiveId(id);
-      const refill = refillId === null ? undefined : (ctx.store.tables.refills.get(refillId) as RefillRecord | undefined);
-      if (refill === undefined || refill.account !== account.profile.id) {
-        return [id, renderItemError(errorOutcome('NOT_FOUND', 'No refill with this id exists on this account.'))];
-      }
-      return [id, renderRefill(refill)];
-    });
-    return { status: 200, body: renderBatch('refills', items) };
-  });
+export function refillStatus(ex: Exchange, ctx: AppContext, account: Account, query: string): void {
+  answerLookup(ex, ctx, account, batchQuery(query, 'refills', 'refills=1,2,3'), (ids) =>
+    renderBatch(
+      'refills',
+      ids.map((id): [string, string] => {
+        const refill = ownRefill(ctx, account, id);
+        return [id, refill === null ? renderItemError(REFILL_NOT_FOUND) : renderRefill(refill)];
+      }),
+    ),
+  );
 }

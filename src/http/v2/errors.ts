@@ -7,6 +7,8 @@
  * (test/http/v2.test.ts checks each one over HTTP).
  */
 import type { ErrorCode, ErrorOutcome } from '../../errors/index.js';
+import type { Answer } from '../transport/answer.js';
+import type { ErrorDialect } from '../transport/reply.js';
 
 /** The dialect's phrases for the v1 codes that have one. */
 export const V2_PHRASES: Partial<Record<ErrorCode, string>> = {
@@ -36,4 +38,18 @@ export function v2Sentence(error: Pick<ErrorOutcome, 'code' | 'message' | 'extra
 
 export function renderV2Error(sentence: string): string {
   return `{"error":${JSON.stringify(sentence)}}`;
+}
+
+/**
+ * The error dialect of one API v2 request, set on its exchange so that every
+ * error is told this way, whoever sends it. An order's quantity, once read,
+ * picks the QTY sentence.
+ */
+export class V2Errors implements ErrorDialect {
+  /** The order's quantity, when the request is an order. */
+  quantity: number | null = null;
+
+  errorAnswer(error: ErrorOutcome): Answer {
+    return { status: 200, body: renderV2Error(v2Sentence(error, this.quantity)) };
+  }
 }

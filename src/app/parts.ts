@@ -1,0 +1,139 @@
+/**
+ * Wiring the parts: the webhooks, the wallet actors' services, the account
+ * registry, the catalogue, the Idempotency-Key sweeper, force-join, and the
+ * one context that hands them to the HTTP handlers. Nothing here runs per
+ * request: each service is an object of the part it belongs to.
+ */
+import type { Logger } from 'pino';
+import { Catalog, Registry, type Account, type ActorContext } from '../actors/index.js';
+import { ForceJoinVerifier } from '../forcejoin/index.js';
+import { AbuseLog, type AppContext, AuthFailureLimiter, buildOpenApi, type HttpLimits, renderAnswer, SCAN_ENTRIES_MAX } from '../http/index.js';
+import { OrderIds, OrderNumbers, RefillIds } from '../ids/index.js';
+import type { ForceJoinVerdict, IdempotencyRecord } from '../ledger/index.js';
+import { type Metrics, OperatorJobs } from '../ops/index.js';
+import { type Clock, VERSION } from '../platform/index.js';
+import { IdempotencySweeper, lastOrderNumber, lastRefillId, StoredOrders } from '../wal/index.js';
+import { Webhooks } from '../webhooks/index.js';
+import type { Config } from './config.js';
+import type { ServerOptions } from './options.js';
+import type { Storage } from './storage.js';
+
+/** The parts the listeners serve: actors, catalogue, sweeper, force-join, and the context that ties them to HTTP. */
+export interface Parts {
+  context: AppContext;
+  registry: Registry;
+  sweeper: IdempotencySweeper;
+  webhooks: Webhooks;
+  /** Set when shutdown begins: new requests are refused with 503. */
+  startDraining(): void;
+}
+
+function newWebhooks(config: Config, options: ServerOptions, storage: Storage, clock: Clock, log: Logger): Webhooks {
+  return new Webhooks(
+    storage.store,
+    storage.wal,
+    clock,
+    config.dataDir,
+    {
+      allowHttp: config.webhooksAllowHttp,
+      allowPrivate: config.webhooksAllowPrivate,
+      secretKey: config.webhooksSecretKey,
+      retryHours: config.webhooksRetryHours,
+      concurrency: config.webhooksConcurrency,
+      timeoutMs: config.webhooksTimeoutMs,
+      connectTimeoutMs: config.webhooksConnectTimeoutMs,
+      perAccount: config.webhooksPerAccount,
+      logKeep: config.webhooksLogKeep,
+      busyPercent: config.webhooksBusyPercent,
+      busyMinPerSecond: config.webhooksBusyMinPerSecond,
+      heldMax: config.webhooksHeldMax,
+    },
+    {
+      ...(options.random === undefined ? {} : { random: options.random }),
+      ...(options.webhookWindowMax === undefined ? {} : { windowMax: options.webhookWindowMax }),
+      yieldWhenBusy: options.webhookYield ?? true,
+      onError: (error, what) => log.error({ err: error }, what),
+    },
+  );
+}
+
+/** The force-join verdict of an account's order, and forgetting an account's cached answer; no verdict when no channel is required. */
+function forceJoin(config: Config, clock: Clock, log: Logger): Pick<AppContext, 'forceJoinVerdict' | 'forceJoinChanged'> {
+  if (config.forceJoin === null) return { forceJoinVerdict: null, forceJoinChanged: () => {} };
+  const verifier = new ForceJoinVerifier(config.forceJoin, clock, undefined, {
+    onUnavailable: (error) => log.warn({ reason: error.reason }, 'Telegram could not be asked about a force-join membership'),
+  });
+  const verdict = async (account: Account): Promise<ForceJoinVerdict> => {
+    const p = account.profile;
+    const status = await verifier.status({
+      id: p.id,
+      telegramUserId: p.telegramUserId ?? null,
+      verified: p.forceJoinVerified ?? false,
+      exempt: p.forceJoinExempt ?? false,
+    });
+    if (status.kind === 'joined') return { joined: true };
+    return { joined: false, message: status.message, joinLink: status.joinLink, transient: status.kind === 'unavailable' };
+  };
+  return { forceJoinVerdict: verdict, forceJoinChanged: (id) => verifier.invalidate(id) };
+}
+
+function httpLimits(config: Config, options: ServerOptions): HttpLimits {
+  return {
+    bodyBytesMax: config.bodyBytesMax,
+    headerBytesMax: config.headerBytesMax,
+    targetCharsMax: config.targetCharsMax,
+    scanEntriesMax: options.adminScanEntriesMax ?? SCAN_ENTRIES_MAX,
+  };
+}
+
+export function buildParts(config: Config, options: ServerOptions, storage: Storage, clock: Clock, log: Logger, metrics: Metrics, adminToken: string): Parts {
+  const { store, wal } = storage;
+  const webhooks = newWebhooks(config, options, storage, clock, log);
+  const orders = new StoredOrders(store, new OrderIds(storage.orderIdSecret));
+  const catalog = new Catalog(store, wal, clock);
+  const actorContext: ActorContext = {
+    wal,
+    clock,
+    mailboxMax: config.mailboxMax,
+    idempotencyRetentionMs: config.idempotencyRetentionHours * 3_600_000,
+    readIdempotency: (key) => store.tables.idempotency.get(key) as IdempotencyRecord | undefined,
+    orders,
+    services: catalog,
+    refillIds: new RefillIds(lastRefillId(store)),
+    orderNumbers: new OrderNumbers(lastOrderNumber(store)),
+    renderAnswer,
+    withWebhookMessages: (events, account, order, refill, atMs) => webhooks.outbox.withMessages(events, account, order, refill, atMs),
+  };
+  const registry = new Registry(store, wal, clock, actorContext, config.defaultRateLimitPerMinute);
+  const sweeper = new IdempotencySweeper(store, wal, clock, actorContext.idempotencyRetentionMs, (tableKey) => registry.idempotencyKeyPending(tableKey));
+  let draining = false;
+  const context: AppContext = {
+    ...actorContext,
+    orders,
+    registry,
+    catalog,
+    store,
+    log,
+    limits: httpLimits(config, options),
+    authFailures: new AuthFailureLimiter(clock, config.authFailuresPerMinute),
+    abuse: new AbuseLog(log, clock),
+    adminToken,
+    metrics,
+    ops: new OperatorJobs(store.path, (job, memory) => log.info({ job, ...memory }, `${job} finished in its own process`)),
+    openapiBody: JSON.stringify(buildOpenApi(VERSION)),
+    currency: config.currency,
+    ...forceJoin(config, clock, log),
+    draining: () => draining,
+    idempotencyStats: () => sweeper.stats(),
+    webhooks,
+  };
+  return {
+    context,
+    registry,
+    sweeper,
+    webhooks,
+    startDraining: () => {
+      draining = true;
+    },
+  };
+}

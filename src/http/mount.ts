@@ -1,0 +1,27 @@
+/**
+ * The customer listener: every request gets its exchange and request id,
+ * then goes to its dialect, API v2 at its one path and API v1 everywhere
+ * else (which answers NOT_FOUND for what it does not serve). Neither
+ * dialect knows the other.
+ */
+import { newRequestId } from '../ids/index.js';
+import type { AppContext } from './context.js';
+import { guarded, newExchange, type Exchange } from './transport/reply.js';
+import type { HttpRequest, HttpResponse, TemplatedApp } from './transport/uws.js';
+import { handleV1 } from './v1/routes.js';
+import { handleV2, V2_PATH } from './v2/routes.js';
+
+export function mountCustomerApi(app: TemplatedApp, ctx: AppContext): void {
+  app.any('/*', (res: HttpResponse, req: HttpRequest) => {
+    const ex = newExchange(res, newRequestId(), ctx.metrics);
+    guarded(ctx, ex, () => dispatch(ctx, ex, res, req));
+  });
+}
+
+function dispatch(ctx: AppContext, ex: Exchange, res: HttpResponse, req: HttpRequest): void {
+  const url = req.getUrl();
+  const method = req.getMethod();
+  ex.head = method === 'head';
+  if (url === V2_PATH) handleV2(ctx, ex, res, req, method);
+  else handleV1(ctx, ex, res, req, url, method);
+}

@@ -1,0 +1,89 @@
+/**
+ * API v2's `add`: the same inputs as a v1 order under the dialect's names
+ * (`link` for the target), read by the service's order type exactly as v1
+ * reads them, and handed to the shared order intake. An empty field counts
+ * as absent, as panels treat it. A refusal goes through the actor too, so
+ * the ban and the rate limit come first.
+ */
+import type { Account } from '../../actors/index.js';
+import { errorOutcome, ERRORS, type ErrorCode, type ErrorOutcome } from '../../errors/index.js';
+import { parsePositiveId } from '../../ids/index.js';
+import { readOrderPayload } from '../../ledger/index.js';
+import type { AppContext } from '../context.js';
+import { checkOrderInput } from '../orders/order-input.js';
+import { orderRequest, refusedOrder, submitOrder } from '../orders/order-submit.js';
+import type { Answer } from '../transport/answer.js';
+import type { OutcomeRenderer } from '../transport/deliver.js';
+import type { Exchange } from '../transport/reply.js';
+import { renderV2Error, v2Sentence, type V2Errors } from './errors.js';
+import type { V2Params } from './params.js';
+
+const ok = (body: string): Answer => ({ status: 200, body });
+const invalid = (message: string): ErrorOutcome => errorOutcome('VALIDATION', message);
+
+/** A whole number as a form carries it (decimal text), or null. */
+function wholeNumber(text: string): number | null {
+  if (!/^-?[0-9]{1,16}$/.test(text)) return null;
+  const n = Number(text);
+  return Number.isSafeInteger(n) ? n : null;
+}
+
+/** The order inputs a form carries as text but the order types read as integers. */
+const INTEGER_FIELDS = ['quantity', 'answer_number', 'runs', 'interval'] as const;
+/** The list inputs (one item per line), read as sent. */
+const LIST_FIELDS = ['comments', 'usernames'] as const;
+
+export function add(ex: Exchange, ctx: AppContext, account: Account, params: V2Params, idempotency: string | null, dialect: V2Errors): void {
+  const refused = (error: ErrorOutcome): void => submitOrder(ex, ctx, account, refusedOrder(error), false);
+  const serviceId = parsePositiveId(params.get('service') ?? '');
+  if (serviceId === null) return refused(errorOutcome('SERVICE', 'Incorrect service ID'));
+  const link = params.get('link') ?? '';
+  if (link === '') return refused(invalid('Send the link to promote in the link field.'));
+  const body: Record<string, unknown> = { service: serviceId, target: link };
+  for (const field of INTEGER_FIELDS) {
+    const text = params.get(field);
+    if (text === undefined || text === '') continue;
+    const n = wholeNumber(text);
+    if (n === null) return refused(invalid(`Field '${field}' must be a whole number.`));
+    body[field] = n;
+  }
+  for (const field of LIST_FIELDS) {
+    const text = params.get(field);
+    if (text !== undefined && text !== '') body[field] = text;
+  }
+  const checked = checkOrderInput(body, ctx.limits.targetCharsMax, (id) => ctx.catalog.get(id));
+  if (!checked.ok) {
+    // v1 names its field 'target'; this dialect calls it the link.
+    const aboutLink = checked.error.message.includes("'target'") || checked.error.message.toLowerCase().includes('target');
+    return refused(aboutLink ? invalid(`Incorrect link: send an http or https URL of at most ${ctx.limits.targetCharsMax} characters, without spaces or control characters.`) : checked.error);
+  }
+  // The QTY sentence names the bound broken by the quantity as the actor
+  // reads it: by the same service record, so by the same type.
+  const read = readOrderPayload(checked.payload, checked.service);
+  dialect.quantity = read.ok ? read.input.quantity : null;
+  submitOrder(ex, ctx, account, orderRequest(checked.payload, checked.service, idempotency), false, addAnswer(ctx, dialect));
+}
+
+/** The answer to an accepted `add`, or to its replay under the same Idempotency-Key. */
+function addAnswer(ctx: AppContext, dialect: V2Errors): OutcomeRenderer {
+  return (outcome) => {
+    if (outcome.kind === 'placed') return ok(`{"order":${outcome.order.number}}`);
+    if (outcome.kind !== 'replay') throw new Error(`invariant: an add answered ${outcome.kind}`);
+    const { record } = outcome;
+    if (record.order !== null) {
+      const order = ctx.orders.read(record.order);
+      if (order === undefined) throw new Error(`invariant: idempotency record names order ${record.order}, which is not stored`);
+      return ok(`{"order":${order.number ?? null}}`);
+    }
+    // A remembered refusal: the stored v1 error body, told in this dialect.
+    return ok(renderV2Error(v2Sentence(storedError(record.body), dialect.quantity)));
+  };
+}
+
+/** The code, message and bounds of a stored v1 error body (written by renderError). */
+function storedError(body: string): Pick<ErrorOutcome, 'code' | 'message' | 'extra'> {
+  const parsed = JSON.parse(body) as { error: string; message: string; min?: number; max?: number };
+  if (!(parsed.error in ERRORS)) throw new Error(`invariant: stored error code ${parsed.error} is unknown`);
+  const extra = parsed.min === undefined || parsed.max === undefined ? undefined : { min: parsed.min, max: parsed.max };
+  return { code: parsed.error as ErrorCode, message: parsed.message, ...(extra === undefined ? {} : { extra }) };
+}
