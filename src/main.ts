@@ -6,8 +6,9 @@
  */
 import { join } from 'node:path';
 import { loadConfig } from './app/config.js';
-import { createLogger, lowerThreadPoolPriority } from './platform/index.js';
-import { seedIfEmpty } from './app/seed.js';
+import { createLogger, lowerThreadPoolPriority, MS_PER_SECOND } from './platform/index.js';
+import { SHUTDOWN_DEADLINE_MS } from './app/limits.js';
+import { DEMO_CREDITS, seedIfEmpty } from './app/seed.js';
 import { startServer } from './app/server.js';
 
 async function main(): Promise<void> {
@@ -35,7 +36,7 @@ async function main(): Promise<void> {
     const auth = `-H 'X-API-Key: ${seed.apiKey}' -H 'X-API-Secret: ${seed.apiSecret}'`;
     out.push(
       '',
-      'Seeded a demo account with 1000 credits. Its secret and API v2 key are shown only this once:',
+      `Seeded a demo account with ${DEMO_CREDITS} credits. Its secret and API v2 key are shown only this once:`,
       `  API key:    ${seed.apiKey}`,
       `  API secret: ${seed.apiSecret}`,
       `  API v2 key: ${seed.v2Key}`,
@@ -57,9 +58,9 @@ async function main(): Promise<void> {
     stopping = true;
     log.info({ signal }, 'shutting down: finishing in-flight requests and syncing');
     const deadline = setTimeout(() => {
-      log.error('shutdown took longer than 10 s; exiting');
+      log.error(`shutdown took longer than ${SHUTDOWN_DEADLINE_MS / MS_PER_SECOND} s; exiting`);
       process.exit(1);
-    }, 10_000);
+    }, SHUTDOWN_DEADLINE_MS);
     server.close().then(
       () => {
         clearTimeout(deadline);

@@ -50,7 +50,7 @@ export class Catalog {
       if (id !== null && current === null) return null;
       const next = build(current, id ?? this.nextId);
       if (!isService(next)) return next;
-      if (id === null) this.nextId++;
+      // Saves run one at a time, so a new service's id stays free until `apply` moves nextId past it, once durable.
       await this.wal.append({
         events: [{ type: 'service.saved', atMs: this.clock.wallMs(), service: next, ...(reason === undefined ? {} : { reason }) }],
         puts: [{ table: 'services', key: next.id, value: next }],

@@ -1,4 +1,5 @@
 export type { Request } from './request.js';
 export { WalletActor, idempotencyTableKey, type ActorContext, type Delivery } from './wallet-actor.js';
-export { Registry, ACCOUNT_IDLE_EVICT_MS, type Account, type AccountView } from './registry.js';
+export { Registry, type Account, type AccountView } from './registry.js';
 export { Catalog } from './catalog.js';
+export * from './limits.js';

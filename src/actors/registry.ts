@@ -10,11 +10,12 @@
  * after an idle spell longer than a minute (the bucket is full again).
  */
 import { timingSafeEqual } from 'node:crypto';
-import type { Clock } from '../platform/index.js';
+import { assert, type Clock } from '../platform/index.js';
 import { hashSecret, newApiKey, newApiSecret, newV2Key } from '../ids/index.js';
 import { type Store, STRUCTURES_KEY, type TablePut, type Wal, type WalEntry } from '../wal/index.js';
 import { type AccountProfile, checkWallet, type LogEvent, type WalletRecord } from '../ledger/index.js';
 import { WalletActor, type ActorContext } from './wallet-actor.js';
+import { ACCOUNT_IDLE_EVICT_MS, ACCOUNT_LIST_MAX, API_KEY_CHARS_MAX } from './limits.js';
 
 export interface Account {
   profile: AccountProfile;
@@ -36,21 +37,8 @@ export interface AccountView {
   wallet: WalletRecord;
 }
 
-/** The most accounts one list() call returns: a page (at most 500) and one to see whether more follow. */
-const ACCOUNT_LIST_MAX = 1_000;
-
-/** Issued keys are 36 characters; anything much longer is unknown without a look-up. */
-const API_KEY_CHARS_MAX = 128;
-
 /** Compared against when the key is unknown, so both failures cost the same. */
 const DECOY_HASH = hashSecret('decoy');
-
-/**
- * Longer than any await a handler can make while holding an account (the
- * force-join timeout is at most 60 s), so an account in use is never dropped
- * and loaded twice.
- */
-export const ACCOUNT_IDLE_EVICT_MS = 5 * 60_000;
 
 /**
  * Rows in a record table, read from LMDB's statistics: counting by iterating
@@ -102,7 +90,7 @@ export class Registry {
     const profile = this.store.tables.profiles.get(id) as AccountProfile | undefined;
     if (profile === undefined) return undefined;
     const wallet = this.store.tables.wallets.get(id) as WalletRecord | undefined;
-    if (wallet === undefined) throw new Error(`invariant: account ${id} has a profile but no wallet`);
+    assert(wallet !== undefined, 'an account with a profile has a wallet', id);
     return this.add(profile, wallet);
   }
 
@@ -113,9 +101,8 @@ export class Registry {
    * every account in one turn of the event loop.
    */
   list(startId: number, limit: number): AccountView[] {
-    if (!Number.isSafeInteger(startId) || !Number.isSafeInteger(limit) || limit < 1 || limit > ACCOUNT_LIST_MAX) {
-      throw new Error(`invariant: an account listing starts at a safe integer and takes 1 to ${ACCOUNT_LIST_MAX} (start ${startId}, limit ${limit})`);
-    }
+    assert(Number.isSafeInteger(startId), 'an account listing starts at a safe integer', startId);
+    assert(Number.isSafeInteger(limit) && limit >= 1 && limit <= ACCOUNT_LIST_MAX, `an account listing takes 1 to ${ACCOUNT_LIST_MAX} accounts`, limit);
     const views: AccountView[] = [];
     for (const { key, value } of this.store.tables.profiles.getRange({ start: startId, limit })) {
       const id = key as number;
@@ -234,7 +221,9 @@ export class Registry {
   }
 
   async create(name: string): Promise<{ account: Account; apiSecret: string }> {
-    const id = this.nextId++;
+    // The id is taken only once the row is checked and the WAL holds the entry (a broken invariant leaves
+    // nextId as it was), and before the first await, so creations in flight together get different ids.
+    const id = this.nextId;
     const apiSecret = newApiSecret();
     const profile: AccountProfile = {
       id,
@@ -250,7 +239,7 @@ export class Registry {
       rateLimitPerMinute: this.defaultRateLimitPerMinute,
       unlimitedExpiresMs: null,
     });
-    await this.wal.append({
+    const durable = this.wal.append({
       events: [
         { type: 'account.created', atMs: profile.createdAtMs, account: id, name, credits: 0, rateLimitPerMinute: wallet.rateLimitPerMinute },
       ],
@@ -260,6 +249,8 @@ export class Registry {
         { table: 'keys', key: profile.apiKey, value: id },
       ],
     });
+    this.nextId++;
+    await durable;
     this.count++;
     return { account: this.add(profile, wallet), apiSecret };
   }

@@ -10,7 +10,7 @@
  * The mailbox is bounded: a command that would make more than
  * `mailboxMax` of this wallet's replies wait is refused (503 UNAVAILABLE).
  */
-import type { Clock } from '../platform/index.js';
+import { assert, type Clock } from '../platform/index.js';
 import { idempotencyExpiryKey, orderIndexKey, type StoredOrders, type TablePut, type Wal, type WalEntry } from '../wal/index.js';
 import { checkOrder, checkWallet, type Command, decide, type Decision, type IdempotencyRecord, initialState, type LogEvent, type Now, type OrderRecord, type Outcome, type RefillRecord, type WalletState } from '../ledger/index.js';
 import type { NewOrderId, OrderNumbers, RefillIds } from '../ids/index.js';
@@ -129,7 +129,14 @@ export class WalletActor {
     };
   }
 
-  /** Returns null when the mailbox or the WAL is full. */
+  /**
+   * Returns null when the mailbox or the WAL is full. Every check runs
+   * before anything in memory changes: the rows are checked, the answer a
+   * key remembers is rendered and the WAL takes the entry first, and only
+   * then does the wallet, the order number and the pending maps move on. A
+   * broken invariant (which stops the process) thus leaves memory equal to
+   * what was committed.
+   */
   send(request: Request): Delivery | null {
     if (this.waiting >= this.ctx.mailboxMax || this.ctx.wal.overloaded()) return null;
     const { clock } = this.ctx;
@@ -137,42 +144,20 @@ export class WalletActor {
     // A new order's id comes with its storage key, kept here for the put below.
     const fresh = request.kind === 'order' ? this.ctx.orders.newId(now.wallMs) : null;
     const command = this.prepare(request, now, fresh);
-    const previous = 'order' in command ? command.order : null;
     const decision = decide(this.state, command, now);
-    const next = decision.state;
-    // The row for the WAL must not be the actor's own object, which the
-    // next command changes in place (possibly before this entry is encoded).
-    const row = next.wallet === this.state.wallet ? { ...next.wallet } : next.wallet;
-    if (next.wallet !== this.state.wallet) Object.assign(this.state.wallet, next.wallet);
-    if (next.bucket !== this.state.bucket) Object.assign(this.state.bucket, next.bucket);
-    if (decision.events.length === 0) return { decision, durable: this.track(this.lastWrite), remembered: null };
-    const puts: TablePut[] = [{ table: 'wallets', key: this.id, value: checkWallet(row) }];
-    const entry: WalEntry = { events: decision.events, puts };
-    const order = decision.order;
-    if (order !== null) {
-      puts.push({ table: 'orders', key: fresh === null ? this.ctx.orders.keyOf(order.id) : fresh.key, value: checkOrder(order) });
-      if (previous !== null) entry.removes = [{ table: 'orderIndex', key: orderIndexKey(previous) }];
-      puts.push({ table: 'orderIndex', key: orderIndexKey(order), value: order.account });
-      if (command.kind === 'order') {
-        // A new order: its number is taken now, in the same turn as the peek, and stored in the same commit.
-        this.ctx.orderNumbers.take(command.number);
-        puts.push({ table: 'numbers', key: command.number, value: order.id });
-      }
-      (this.pendingOrders ??= new Map()).set(order.id, order);
+    if (decision.events.length === 0) {
+      this.apply(decision.state);
+      return { decision, durable: this.track(this.lastWrite), remembered: null };
     }
-    if (decision.refill !== null) puts.push({ table: 'refills', key: decision.refill.id, value: decision.refill });
-    if ((order !== null || decision.refill !== null) && this.ctx.withWebhookMessages !== undefined) {
-      // A new array when there are messages: the decision's own is left as it is.
-      entry.events = this.ctx.withWebhookMessages(decision.events, this.id, order, decision.refill, now.wallMs);
-    }
-    const idem = decision.remember === null || command.kind !== 'order' ? null : this.remember(decision, command.requestId, now.wallMs);
-    if (idem !== null) {
-      const tableKey = idempotencyTableKey(this.id, idem.key);
-      puts.push({ table: 'idempotency', key: tableKey, value: idem.record });
-      puts.push({ table: 'idempotencyExpiry', key: idempotencyExpiryKey(idem.record.atMs, tableKey), value: 1 });
-      (this.pendingKeys ??= new Map()).set(idem.key, idem.record);
-    }
+    const { entry, idem } = this.entryFor(command, decision, now, fresh);
     const durable = this.ctx.wal.append(entry);
+    // Nothing below throws: memory follows the entry the WAL now holds.
+    this.apply(decision.state);
+    const order = decision.order;
+    if (order !== null) (this.pendingOrders ??= new Map()).set(order.id, order);
+    // A new order's number is taken in the same turn as the peek (entryFor checked it is the next one).
+    if (order !== null && command.kind === 'order') this.ctx.orderNumbers.take(command.number);
+    if (idem !== null) (this.pendingKeys ??= new Map()).set(idem.key, idem.record);
     this.lastWrite = durable;
     // One reaction does the bookkeeping and frees the mailbox slot (the
     // hot path: one less promise reaction per order than `track`).
@@ -198,6 +183,47 @@ export class WalletActor {
       },
     );
     return { decision, durable, remembered: idem === null ? null : idem.record };
+  }
+
+  /**
+   * The WAL entry of a decision with events, every row checked, and the
+   * Idempotency-Key record it writes. Changes nothing in memory.
+   */
+  private entryFor(command: Command, decision: Decision, now: Now, fresh: NewOrderId | null): { entry: WalEntry; idem: { key: string; record: IdempotencyRecord } | null } {
+    const next = decision.state;
+    // The row for the WAL must not be the actor's own object, which the
+    // next command changes in place (possibly before this entry is encoded).
+    const row = next.wallet === this.state.wallet ? { ...next.wallet } : next.wallet;
+    const puts: TablePut[] = [{ table: 'wallets', key: this.id, value: checkWallet(row) }];
+    const entry: WalEntry = { events: decision.events, puts };
+    const order = decision.order;
+    if (order !== null) {
+      puts.push({ table: 'orders', key: fresh === null ? this.ctx.orders.keyOf(order.id) : fresh.key, value: checkOrder(order) });
+      if ('order' in command && command.order !== null) entry.removes = [{ table: 'orderIndex', key: orderIndexKey(command.order) }];
+      puts.push({ table: 'orderIndex', key: orderIndexKey(order), value: order.account });
+      if (command.kind === 'order') {
+        assert(command.number === this.ctx.orderNumbers.peek(), 'a new order gets the number peeked in the same turn', command.number);
+        puts.push({ table: 'numbers', key: command.number, value: order.id });
+      }
+    }
+    if (decision.refill !== null) puts.push({ table: 'refills', key: decision.refill.id, value: decision.refill });
+    if ((order !== null || decision.refill !== null) && this.ctx.withWebhookMessages !== undefined) {
+      // A new array when there are messages: the decision's own is left as it is.
+      entry.events = this.ctx.withWebhookMessages(decision.events, this.id, order, decision.refill, now.wallMs);
+    }
+    const idem = decision.remember === null || command.kind !== 'order' ? null : this.remember(decision, command.requestId, now.wallMs);
+    if (idem !== null) {
+      const tableKey = idempotencyTableKey(this.id, idem.key);
+      puts.push({ table: 'idempotency', key: tableKey, value: idem.record });
+      puts.push({ table: 'idempotencyExpiry', key: idempotencyExpiryKey(idem.record.atMs, tableKey), value: 1 });
+    }
+    return { entry, idem };
+  }
+
+  /** The decision's wallet and bucket, copied into the actor's own objects. */
+  private apply(next: WalletState): void {
+    if (next.wallet !== this.state.wallet) Object.assign(this.state.wallet, next.wallet);
+    if (next.bucket !== this.state.bucket) Object.assign(this.state.bucket, next.bucket);
   }
 
   /**

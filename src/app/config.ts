@@ -5,6 +5,8 @@
  */
 import { parseArgs } from 'node:util';
 import { RATE_LIMIT_MAX } from '../ledger/index.js';
+import { TARGET_CHARS_MAX } from '../http/index.js';
+import { ALLOWED_PER_SECOND_MAX } from '../webhooks/index.js';
 import type { SyncMode } from '../wal/index.js';
 import { forceJoinConfigFromEnv, type ForceJoinConfig } from '../forcejoin/index.js';
 
@@ -60,7 +62,7 @@ export const SETTINGS = [
   { key: 'defaultRateLimitPerMinute', env: 'RATE_LIMIT_DEFAULT', def: '60', kind: 'int', min: 1, max: RATE_LIMIT_MAX, doc: 'Requests per minute for new keys.' },
   { key: 'bodyBytesMax', env: 'BODY_BYTES_MAX', def: '16384', kind: 'int', min: 1, doc: 'Largest request body, bytes.' },
   { key: 'headerBytesMax', env: 'HEADER_BYTES_MAX', def: '8192', kind: 'int', min: 1, doc: 'Largest total of request header names and values, bytes (uWS has its own hard limit above this).' },
-  { key: 'targetCharsMax', env: 'TARGET_CHARS_MAX', def: '2048', kind: 'int', min: 10, max: 2048, doc: 'Longest order target URL, characters (at most 2048).' },
+  { key: 'targetCharsMax', env: 'TARGET_CHARS_MAX', def: String(TARGET_CHARS_MAX), kind: 'int', min: 10, max: TARGET_CHARS_MAX, doc: `Longest order target URL, characters (at most ${TARGET_CHARS_MAX}).` },
   { key: 'mailboxMax', env: 'MAILBOX_MAX', def: '1024', kind: 'int', min: 1, doc: 'Most requests waiting per wallet before 503.' },
   { key: 'idempotencyRetentionHours', env: 'IDEMPOTENCY_RETENTION_HOURS', def: '24', kind: 'int', min: 1, doc: 'How long an Idempotency-Key is remembered.' },
   { key: 'authFailuresPerMinute', env: 'AUTH_FAILURES_PER_MINUTE', def: '30', kind: 'int', min: 1, doc: 'Failed authentications allowed per client IP per minute.' },
@@ -121,7 +123,7 @@ export const SETTINGS = [
     def: '10',
     kind: 'int',
     min: 0,
-    max: 100000,
+    max: ALLOWED_PER_SECOND_MAX,
     doc: 'While the order path has no spare capacity, webhook deliveries started a second at least, whatever WEBHOOKS_BUSY_PERCENT gives (0: none until it has room).',
   },
   {

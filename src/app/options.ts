@@ -10,7 +10,7 @@ import type { openStore, Wal } from '../wal/index.js';
 export interface ServerOptions {
   clock?: Clock;
   log?: Logger;
-  /** Called when a commit fails; the default logs and exits (fail-stop). */
+  /** Called when a commit fails or an invariant breaks; the default logs and exits (fail-stop). */
   onFatal?: (error: unknown) => void;
   /** How the default fail-stop handler ends the process (tests observe it instead). */
   exit?: (code: number) => void;

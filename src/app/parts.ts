@@ -11,7 +11,7 @@ import { AbuseLog, type AppContext, AuthFailureLimiter, buildOpenApi, type HttpL
 import { OrderIds, OrderNumbers, RefillIds } from '../ids/index.js';
 import type { ForceJoinVerdict, IdempotencyRecord } from '../ledger/index.js';
 import { type Metrics, OperatorJobs } from '../ops/index.js';
-import { type Clock, VERSION } from '../platform/index.js';
+import { type Clock, InvariantError, MS_PER_HOUR, VERSION } from '../platform/index.js';
 import { IdempotencySweeper, lastOrderNumber, lastRefillId, StoredOrders } from '../wal/index.js';
 import { Webhooks } from '../webhooks/index.js';
 import type { Config } from './config.js';
@@ -28,7 +28,7 @@ export interface Parts {
   startDraining(): void;
 }
 
-function newWebhooks(config: Config, options: ServerOptions, storage: Storage, clock: Clock, log: Logger): Webhooks {
+function newWebhooks(config: Config, options: ServerOptions, storage: Storage, clock: Clock, log: Logger, onFatal: (error: unknown) => void): Webhooks {
   return new Webhooks(
     storage.store,
     storage.wal,
@@ -52,7 +52,7 @@ function newWebhooks(config: Config, options: ServerOptions, storage: Storage, c
       ...(options.random === undefined ? {} : { random: options.random }),
       ...(options.webhookWindowMax === undefined ? {} : { windowMax: options.webhookWindowMax }),
       yieldWhenBusy: options.webhookYield ?? true,
-      onError: (error, what) => log.error({ err: error }, what),
+      onError: (error, what) => (error instanceof InvariantError ? onFatal(error) : log.error({ err: error }, what)),
     },
   );
 }
@@ -86,16 +86,16 @@ function httpLimits(config: Config, options: ServerOptions): HttpLimits {
   };
 }
 
-export function buildParts(config: Config, options: ServerOptions, storage: Storage, clock: Clock, log: Logger, metrics: Metrics, adminToken: string): Parts {
+export function buildParts(config: Config, options: ServerOptions, storage: Storage, clock: Clock, log: Logger, metrics: Metrics, adminToken: string, onFatal: (error: unknown) => void): Parts {
   const { store, wal } = storage;
-  const webhooks = newWebhooks(config, options, storage, clock, log);
+  const webhooks = newWebhooks(config, options, storage, clock, log, onFatal);
   const orders = new StoredOrders(store, new OrderIds(storage.orderIdSecret));
   const catalog = new Catalog(store, wal, clock);
   const actorContext: ActorContext = {
     wal,
     clock,
     mailboxMax: config.mailboxMax,
-    idempotencyRetentionMs: config.idempotencyRetentionHours * 3_600_000,
+    idempotencyRetentionMs: config.idempotencyRetentionHours * MS_PER_HOUR,
     readIdempotency: (key) => store.tables.idempotency.get(key) as IdempotencyRecord | undefined,
     orders,
     services: catalog,
@@ -126,6 +126,7 @@ export function buildParts(config: Config, options: ServerOptions, storage: Stor
     draining: () => draining,
     idempotencyStats: () => sweeper.stats(),
     webhooks,
+    onFatal,
   };
   return {
     context,

@@ -22,10 +22,10 @@ export interface SeedResult {
  * are plain, 4 takes custom comments.
  */
 const DEMO_SERVICES = [
-  { platform: 'instagram', name: 'Instagram Followers', rate: '0.5', min: 10, max: 100_000, category: 'Instagram Followers', cancel: true, refill: true, dripfeed: true },
-  { platform: 'youtube', name: 'YouTube Views', rate: '0.1', min: 100, max: 1_000_000, category: 'YouTube Views' },
-  { platform: 'telegram', name: 'Telegram Channel Members', rate: '1.2', min: 10, max: 50_000, category: 'Telegram Members' },
-  { platform: 'instagram', name: 'Instagram Custom Comments', rate: '0.5', min: 1, max: 1_000, category: 'Instagram Comments', type: 'Custom Comments' as const },
+  { platform: 'instagram', name: 'Instagram Followers', rate: '0.5', min: 10, max: 100_000, category: 'Instagram Followers', cancel: true, refill: true, dripfeed: true }, // not a limit: a demo service's range
+  { platform: 'youtube', name: 'YouTube Views', rate: '0.1', min: 100, max: 1_000_000, category: 'YouTube Views' }, // not a limit: a demo service's range
+  { platform: 'telegram', name: 'Telegram Channel Members', rate: '1.2', min: 10, max: 50_000, category: 'Telegram Members' }, // not a limit: a demo service's range
+  { platform: 'instagram', name: 'Instagram Custom Comments', rate: '0.5', min: 1, max: 1_000, category: 'Instagram Comments', type: 'Custom Comments' as const }, // not a limit: a demo service's range
 ];
 
 export const DEMO_CREDITS = '1000';

@@ -8,9 +8,10 @@
 import type { Logger } from 'pino';
 import { type AppContext, closeListenSocket, createApp, type ListenSocket, localPort, mountAdmin, mountCustomerApi, type TemplatedApp } from '../http/index.js';
 import { Metrics } from '../ops/index.js';
-import { createLogger, makePrivateDirectory, systemClock } from '../platform/index.js';
-import { type IdempotencySweeper, removeCommitLog } from '../wal/index.js';
-import type { Webhooks } from '../webhooks/index.js';
+import { createLogger, InvariantError, makePrivateDirectory, systemClock } from '../platform/index.js';
+import { ACCOUNT_EVICT_EVERY_MS } from '../actors/index.js';
+import { type IdempotencySweeper, removeCommitLog, SWEEP_EVERY_MS } from '../wal/index.js';
+import { POLL_EVERY_MS, type Webhooks } from '../webhooks/index.js';
 import { adminToken } from './admin-token.js';
 import type { Config } from './config.js';
 import type { ServerOptions } from './options.js';
@@ -40,13 +41,13 @@ function listen(app: TemplatedApp, host: string, port: number): Promise<ListenSo
 }
 
 /** The background work: idle-account eviction and the Idempotency-Key sweep. */
-function startBackgroundWork(parts: Parts, options: ServerOptions, log: Logger): void {
-  parts.registry.startEviction(60_000);
+function startBackgroundWork(parts: Parts, options: ServerOptions, log: Logger, onFatal: (error: unknown) => void): void {
+  parts.registry.startEviction(ACCOUNT_EVICT_EVERY_MS);
   // Every minute: each sweep removes what expired since the last one, in
   // steps of 1,000 (about 50,000 records a second beside a keyed load), so it keeps up with any keyed order rate the server takes.
-  const sweepEveryMs = options.sweepEveryMs === undefined ? 60_000 : options.sweepEveryMs;
-  if (sweepEveryMs !== null) parts.sweeper.start(sweepEveryMs, (error) => log.error({ err: error }, 'idempotency sweep failed'));
-  parts.webhooks.start(options.webhookPollMs ?? 250);
+  const sweepEveryMs = options.sweepEveryMs === undefined ? SWEEP_EVERY_MS : options.sweepEveryMs;
+  if (sweepEveryMs !== null) parts.sweeper.start(sweepEveryMs, (error) => (error instanceof InvariantError ? onFatal(error) : log.error({ err: error }, 'idempotency sweep failed')));
+  parts.webhooks.start(options.webhookPollMs ?? POLL_EVERY_MS);
 }
 
 /** The customer listener and the admin listener, each its own uWS app. */
@@ -99,15 +100,16 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   const onFatal =
     options.onFatal ??
     ((error: unknown) => {
-      log.fatal({ err: error }, 'a commit failed; stopping so that a restart recovers exactly the durable state');
+      const what = error instanceof InvariantError ? 'an invariant is broken' : 'a commit failed';
+      log.fatal({ err: error }, `${what}; stopping so that a restart recovers exactly the durable state`);
       (options.exit ?? process.exit)(1);
     });
   makePrivateDirectory(config.dataDir);
   const token = adminToken(config);
   const metrics = new Metrics({ routes: ['/api/v1/balance', '/api/v1/services', '/api/v1/order', '/api/v1/status'] });
   const storage = await openStorage(config, options, log, metrics, onFatal);
-  const parts = buildParts(config, options, storage, clock, log, metrics, token.token);
-  startBackgroundWork(parts, options, log);
+  const parts = buildParts(config, options, storage, clock, log, metrics, token.token, onFatal);
+  startBackgroundWork(parts, options, log, onFatal);
   const listeners = await startListeners(config, parts.context);
   log.info(
     { host: config.host, port: localPort(listeners.apiSocket), adminPort: localPort(listeners.adminSocket), accounts: parts.registry.size },

@@ -6,6 +6,7 @@
 import type { Logger } from 'pino';
 import { OrderIds } from '../ids/index.js';
 import type { Metrics } from '../ops/index.js';
+import { BYTES_PER_MIB, MS_PER_SECOND } from '../platform/index.js';
 import { CommitLog, commitLogPresent, FileReserve, LmdbGroupCommit, LogFirstWal, openStore, recoverCommitLog, type Store, type Wal } from '../wal/index.js';
 import type { Config } from './config.js';
 import type { ServerOptions } from './options.js';
@@ -37,7 +38,7 @@ async function orderIdSecret(store: Store): Promise<Buffer> {
 
 /** The WAL of the configured sync mode over an open store (the commit log first, LMDB behind it, in mode 'log'). */
 async function openWal(config: Config, store: Store, reserve: FileReserve | null, log: Logger, metrics: Metrics, onFatal: (error: unknown) => void): Promise<{ wal: Wal; commitLog: CommitLog | null }> {
-  const observe = (entries: number, syncMs: number): void => metrics.observeBatch(entries, syncMs / 1000);
+  const observe = (entries: number, syncMs: number): void => metrics.observeBatch(entries, syncMs / MS_PER_SECOND);
   if (config.syncMode !== 'log') {
     return { wal: new LmdbGroupCommit(store, { onFatal, onBatch: observe, onIdle: () => reserve?.idle() }), commitLog: null };
   }
@@ -65,7 +66,7 @@ export async function openStorage(config: Config, options: ServerOptions, log: L
     config.walPreallocateMb === 0
       ? null
       : new FileReserve(store, {
-          bytes: config.walPreallocateMb * 1024 * 1024,
+          bytes: config.walPreallocateMb * BYTES_PER_MIB,
           onError: (error) => log.warn({ err: error }, 'could not keep zero-filled space ahead of the data file; commits go on without it'),
         });
   reserve?.fill();

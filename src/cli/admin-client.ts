@@ -1,5 +1,7 @@
 import { AdminApiError, CliError } from './errors.js';
 import { encodeJsonBody, type RequestBody } from './json-number.js';
+import { MS_PER_SECOND } from '../platform/units.js';
+import { DEFAULT_TIMEOUT_S } from './limits.js';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -17,9 +19,7 @@ export interface AdminResponse {
   raw: string;
 }
 
-/** Short enough that a hung server does not hang a script forever (--timeout changes it). */
-export const DEFAULT_TIMEOUT_S = 30;
-const DEFAULT_TIMEOUT_MS = DEFAULT_TIMEOUT_S * 1000;
+const DEFAULT_TIMEOUT_MS = DEFAULT_TIMEOUT_S * MS_PER_SECOND;
 
 function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -41,7 +41,7 @@ function networkReason(err: unknown): string {
 
 function networkError(err: unknown, baseUrl: string, timeoutMs: number): CliError {
   if (err instanceof Error && err.name === 'TimeoutError') {
-    return new CliError(`the server at ${baseUrl} did not answer within ${timeoutMs / 1000} seconds.`);
+    return new CliError(`the server at ${baseUrl} did not answer within ${timeoutMs / MS_PER_SECOND} seconds.`);
   }
   return new CliError(
     `the server is not reachable at ${baseUrl} (${networkReason(err)}). Start it with \`npm start\`, ` +

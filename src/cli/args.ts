@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { ORDER_ID_PATTERN } from '../ids/index.js';
 import { UsageError } from './errors.js';
+import { DEFAULT_TIMEOUT_S, WHOLE_STORE_TIMEOUT_S } from './limits.js';
 
 /**
  * How an option's text is checked: `decimal` and `integer` are validated
@@ -34,7 +35,7 @@ export const GLOBAL_OPTIONS: OptionSpecs = {
   timeout: {
     kind: 'integer',
     placeholder: 'SECONDS',
-    help: "how long to wait for the server's answer (default 30; 3600 for snapshot and verify, which copy or replay the whole store)",
+    help: `how long to wait for the server's answer (default ${DEFAULT_TIMEOUT_S}; ${WHOLE_STORE_TIMEOUT_S} for snapshot and verify, which copy or replay the whole store)`,
   },
   json: { kind: 'flag', help: "print the server's JSON response as is, for scripts" },
   help: { kind: 'flag', short: 'h', help: 'show help' },

@@ -14,7 +14,7 @@ export function resolveAdminUrl(flag: string | undefined, env: NodeJS.ProcessEnv
     const host = env.ADMIN_HOST || '127.0.0.1';
     // An IPv6 literal needs brackets inside a URL.
     const hostPart = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
-    text = `http://${hostPart}:${env.ADMIN_PORT || 8081}`;
+    text = `http://${hostPart}:${env.ADMIN_PORT || 8081}`; // not a limit: ADMIN_PORT's default, as in src/app/config.ts
   }
   let url: URL;
   try {

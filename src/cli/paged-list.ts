@@ -6,6 +6,7 @@ import { PROGRAM } from './help.js';
 import { rawArrayItems, rawMember } from './raw-json.js';
 import { listAt } from './response-shape.js';
 import { formatCell, formatTable, type Column } from './table.js';
+import { ADMIN_PAGE_DEFAULT, ADMIN_PAGE_MAX } from '../ops/limits.js';
 
 /**
  * The listing commands (`order list`, `account list`, `order
@@ -16,11 +17,6 @@ import { formatCell, formatTable, type Column } from './table.js';
  * filtered listing examines a bounded number of entries per request), so
  * only a null next_cursor means the end.
  */
-
-/** The server's page size when none is asked for. */
-const PAGE_DEFAULT = 100;
-/** The server's largest page; `--all` uses it when no --limit is given, to make fewer round trips. */
-const PAGE_MAX = 500;
 
 export interface PagedList {
   /** The command's words, e.g. `['order', 'list']`; also the start of the next-page command. */
@@ -75,7 +71,7 @@ function nextCursor(body: JsonObject): string | null {
  */
 async function followCursors(list: PagedList, first: AdminRequest, input: CommandInput, send: Send): Promise<AdminResponse> {
   if (!input.flag('all')) return send(first);
-  const limit = input.number('limit')?.text ?? String(PAGE_MAX);
+  const limit = input.number('limit')?.text ?? String(ADMIN_PAGE_MAX);
   const items: JsonObject[] = [];
   const rawItems: string[] = [];
   const seen = new Set<string>();
@@ -124,7 +120,7 @@ function renderPage(list: PagedList, body: JsonObject, input: CommandInput): str
   else if (input.text('cursor') !== undefined) out = `No ${noun} after this cursor.\n`;
   else out = list.none ?? `No ${noun}.\n`;
   if (cursor !== null) {
-    const short = items.length < Number(input.number('limit')?.text ?? PAGE_DEFAULT);
+    const short = items.length < Number(input.number('limit')?.text ?? ADMIN_PAGE_DEFAULT);
     const lead = short ? `The server stopped at its scan limit before the page was full; more ${noun} may follow.` : `More ${noun} follow.`;
     out += `\n${lead} Next page: \`${nextPageCommand(list, input, formatCell(cursor))}\` (or add --all for every page).\n`;
   }
@@ -139,7 +135,7 @@ export function pagedListCommand(list: PagedList): Command {
     options: {
       ...(list.status === undefined ? {} : { status: { kind: 'text', placeholder: 'STATUS', help: list.status.help } }),
       ...list.filters,
-      limit: { kind: 'integer', placeholder: 'N', help: `${list.member} per page, 1 to ${PAGE_MAX} (default ${PAGE_DEFAULT}; ${PAGE_MAX} with --all)` },
+      limit: { kind: 'integer', placeholder: 'N', help: `${list.member} per page, 1 to ${ADMIN_PAGE_MAX} (default ${ADMIN_PAGE_DEFAULT}; ${ADMIN_PAGE_MAX} with --all)` },
       cursor: { kind: 'text', placeholder: 'CURSOR', help: 'start after this point: the cursor a previous page printed' },
       all: { kind: 'flag', help: 'follow the cursors and list every page' },
     },

@@ -1,4 +1,4 @@
-import { AdminClient, DEFAULT_TIMEOUT_S, type AdminResponse } from './admin-client.js';
+import { AdminClient, type AdminResponse } from './admin-client.js';
 import { GLOBAL_OPTIONS, parseLine, type OptionSpec, type OptionSpecs } from './args.js';
 import type { AdminRequest, Command } from './command.js';
 import { buildInput } from './command-input.js';
@@ -7,6 +7,8 @@ import { resolveAdminUrl, resolveToken } from './connection.js';
 import { AdminApiError, CliError, UsageError } from './errors.js';
 import { commandHelp, generalHelp, groupHelp, PROGRAM } from './help.js';
 import { parseInteger } from './json-number.js';
+import { DEFAULT_TIMEOUT_S, TIMEOUT_S_MAX } from './limits.js';
+import { MS_PER_SECOND } from '../platform/units.js';
 
 export interface CliIo {
   stdout: (s: string) => void;
@@ -92,8 +94,8 @@ async function run(argv: readonly string[], io: CliIo, help: HelpPointer): Promi
     const token = command.auth === false ? undefined : await resolveToken(stringValue(line.values.token), io.env);
     const timeout = stringValue(line.values.timeout);
     const timeoutS = timeout === undefined ? (command.timeoutS ?? DEFAULT_TIMEOUT_S) : Number(parseInteger(timeout, '--timeout').text);
-    if (timeoutS < 1 || timeoutS > 86_400) throw new UsageError('--timeout must be from 1 to 86400 seconds.');
-    const client = new AdminClient(baseUrl, token, timeoutS * 1000);
+    if (timeoutS < 1 || timeoutS > TIMEOUT_S_MAX) throw new UsageError(`--timeout must be from 1 to ${TIMEOUT_S_MAX} seconds.`);
+    const client = new AdminClient(baseUrl, token, timeoutS * MS_PER_SECOND);
     const send = (next: AdminRequest) => client.send(next);
     return command.exchange ? command.exchange(request, input, send) : send(request);
   };

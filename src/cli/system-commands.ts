@@ -5,6 +5,8 @@ import { adminPath, type Command, type JsonObject } from './command.js';
 import { AdminApiError, CliError } from './errors.js';
 import { objectAt } from './response-shape.js';
 import { formatCell, formatFields } from './table.js';
+import { BYTES_PER_KIB } from '../platform/units.js';
+import { WHOLE_STORE_TIMEOUT_S } from './limits.js';
 
 /** Commands about the server itself rather than an account or a service. */
 
@@ -31,8 +33,8 @@ function size(bytes: unknown): string {
   let value = bytes;
   let unit = '';
   for (const next of units) {
-    if (value < 1024) break;
-    value /= 1024;
+    if (value < BYTES_PER_KIB) break;
+    value /= BYTES_PER_KIB;
     unit = next;
   }
   return unit === '' ? `${bytes} bytes` : `${bytes} bytes (${ONE_DECIMAL.format(value)} ${unit})`;
@@ -77,13 +79,6 @@ async function verifyLocally(dir: string): Promise<AdminResponse> {
   const raw = `{"ok":false,"error":"LEDGER","message":${JSON.stringify(message)},"report":${rendered}}`;
   throw new AdminApiError(409, 'LEDGER', message, JSON.parse(raw) as JsonObject, raw);
 }
-
-/**
- * Snapshot and verify read the whole store: about 6 s per million orders
- * for verify here (bench/RESULTS.md), so the usual 30 s would cut them off
- * on a large store.
- */
-const WHOLE_STORE_TIMEOUT_S = 3600;
 
 export const SYSTEM_COMMANDS: readonly Command[] = [
   {

@@ -3,6 +3,7 @@ import { UsageError } from './errors.js';
 import { pagedListCommand } from './paged-list.js';
 import { listAt, objectAt } from './response-shape.js';
 import { formatFields, formatTable, type Column } from './table.js';
+import { DELIVERY_LOG_PAGE_DEFAULT, DELIVERY_LOG_PAGE_MAX } from '../ops/limits.js';
 
 /** `webhook ...` commands: one entry per command, each wrapping one admin route (see command.ts). */
 
@@ -120,7 +121,7 @@ export const WEBHOOK_COMMANDS: readonly Command[] = [
     words: ['webhook', 'deliveries'],
     summary: "an endpoint's delivery log, newest first",
     args: ID,
-    options: { limit: { kind: 'integer', placeholder: 'N', help: 'how many attempts (default 50, at most 1000)' } },
+    options: { limit: { kind: 'integer', placeholder: 'N', help: `how many attempts (default ${DELIVERY_LOG_PAGE_DEFAULT}, at most ${DELIVERY_LOG_PAGE_MAX})` } },
     request: (input) => {
       const limit = input.number('limit');
       return { method: 'GET', path: adminPath('webhooks', input.arg('ID'), 'deliveries') + (limit === undefined ? '' : `?limit=${limit.text}`) };

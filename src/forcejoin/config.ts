@@ -7,6 +7,8 @@
  * Error messages name the variable and, except for the bot token, show the
  * bad value. The bot token is a credential: it is never echoed.
  */
+import { MS_PER_SECOND } from '../platform/index.js';
+import { CACHE_S_MAX, JOINED_CACHE_MS_DEFAULT, NOT_JOINED_CACHE_MS_DEFAULT, TIMEOUT_MS_DEFAULT, TIMEOUT_MS_MAX } from './limits.js';
 
 export interface ForceJoinConfig {
   /** '@channelusername' or a numeric chat id such as '-1001234567890'. */
@@ -27,9 +29,9 @@ export interface ForceJoinConfig {
 
 export const FORCEJOIN_DEFAULTS = {
   apiBaseUrl: 'https://api.telegram.org',
-  timeoutMs: 2_000,
-  joinedCacheMs: 10 * 60_000,
-  notJoinedCacheMs: 30_000,
+  timeoutMs: TIMEOUT_MS_DEFAULT,
+  joinedCacheMs: JOINED_CACHE_MS_DEFAULT,
+  notJoinedCacheMs: NOT_JOINED_CACHE_MS_DEFAULT,
 } as const;
 
 /** Every variable this module reads, with its meaning (for the README). */
@@ -38,18 +40,15 @@ export const FORCEJOIN_ENV = [
   { env: 'FORCEJOIN_LINK', def: '', doc: 'Join link shown to customers (https://t.me/...); required with FORCEJOIN_CHANNEL.' },
   { env: 'FORCEJOIN_BOT_TOKEN', def: '', doc: 'Bot API token of a bot that administers the channel; required with FORCEJOIN_CHANNEL.' },
   { env: 'TELEGRAM_API_BASE_URL', def: FORCEJOIN_DEFAULTS.apiBaseUrl, doc: 'Bot API base URL.' },
-  { env: 'FORCEJOIN_TIMEOUT_MS', def: String(FORCEJOIN_DEFAULTS.timeoutMs), doc: 'Timeout of one membership check, milliseconds (1 to 60000).' },
-  { env: 'FORCEJOIN_JOINED_CACHE_S', def: String(FORCEJOIN_DEFAULTS.joinedCacheMs / 1000), doc: "Seconds a 'joined' answer is cached (0 disables)." },
-  { env: 'FORCEJOIN_NOT_JOINED_CACHE_S', def: String(FORCEJOIN_DEFAULTS.notJoinedCacheMs / 1000), doc: "Seconds a 'not joined' answer is cached (0 disables)." },
+  { env: 'FORCEJOIN_TIMEOUT_MS', def: String(FORCEJOIN_DEFAULTS.timeoutMs), doc: `Timeout of one membership check, milliseconds (1 to ${TIMEOUT_MS_MAX}).` },
+  { env: 'FORCEJOIN_JOINED_CACHE_S', def: String(FORCEJOIN_DEFAULTS.joinedCacheMs / MS_PER_SECOND), doc: "Seconds a 'joined' answer is cached (0 disables)." },
+  { env: 'FORCEJOIN_NOT_JOINED_CACHE_S', def: String(FORCEJOIN_DEFAULTS.notJoinedCacheMs / MS_PER_SECOND), doc: "Seconds a 'not joined' answer is cached (0 disables)." },
 ] as const;
 
 /** Public usernames are 5 to 32 letters, digits or underscores; numeric ids are negative for groups and channels. */
 const CHANNEL = /^(@[A-Za-z0-9_]{5,32}|-?\d{1,20})$/;
 /** As issued by BotFather: '<bot id>:<secret>'. Checked so that a pasted typo fails at start-up, not on the first order. */
 const BOT_TOKEN = /^\d{1,20}:[A-Za-z0-9_-]{20,100}$/;
-const TIMEOUT_MS_MAX = 60_000;
-/** A week; anything longer is almost certainly a unit mistake (milliseconds given as seconds). */
-const CACHE_S_MAX = 7 * 24 * 3600;
 
 type Env = Record<string, string | undefined>;
 
@@ -111,7 +110,7 @@ export function forceJoinConfigFromEnv(env: Env): ForceJoinConfig | null {
     botToken,
     apiBaseUrl,
     timeoutMs: integer(env, 'FORCEJOIN_TIMEOUT_MS', FORCEJOIN_DEFAULTS.timeoutMs, 1, TIMEOUT_MS_MAX),
-    joinedCacheMs: integer(env, 'FORCEJOIN_JOINED_CACHE_S', FORCEJOIN_DEFAULTS.joinedCacheMs / 1000, 0, CACHE_S_MAX) * 1000,
-    notJoinedCacheMs: integer(env, 'FORCEJOIN_NOT_JOINED_CACHE_S', FORCEJOIN_DEFAULTS.notJoinedCacheMs / 1000, 0, CACHE_S_MAX) * 1000,
+    joinedCacheMs: integer(env, 'FORCEJOIN_JOINED_CACHE_S', FORCEJOIN_DEFAULTS.joinedCacheMs / MS_PER_SECOND, 0, CACHE_S_MAX) * MS_PER_SECOND,
+    notJoinedCacheMs: integer(env, 'FORCEJOIN_NOT_JOINED_CACHE_S', FORCEJOIN_DEFAULTS.notJoinedCacheMs / MS_PER_SECOND, 0, CACHE_S_MAX) * MS_PER_SECOND,
   };
 }

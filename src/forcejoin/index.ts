@@ -7,10 +7,9 @@
 export { FORCEJOIN_DEFAULTS, FORCEJOIN_ENV, forceJoinConfigFromEnv, type ForceJoinConfig } from './config.js';
 export { getChatMember, TelegramUnavailable, type Membership, type UnavailableReason } from './telegram-client.js';
 export {
-  CACHE_MAX_DEFAULT,
-  CONCURRENT_MAX_DEFAULT,
   ForceJoinVerifier,
   type ForceJoinAccount,
   type ForceJoinStatus,
   type ForceJoinVerifierOptions,
 } from './verifier.js';
+export * from './limits.js';

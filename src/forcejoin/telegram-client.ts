@@ -13,6 +13,7 @@
  * description, and anything echoed is passed through `redact` first.
  */
 import type { ForceJoinConfig } from './config.js';
+import { DESCRIPTION_CHARS_MAX, RESPONSE_BYTES_MAX } from './limits.js';
 
 export type Membership = 'joined' | 'not-joined';
 
@@ -60,11 +61,6 @@ const NON_MEMBER_STATUSES = new Set(['left', 'kicked']);
  * must fail closed as unavailable, so that the operator notices.
  */
 const USER_NOT_FOUND = /user not found|PARTICIPANT_ID_INVALID|USER_ID_INVALID/i;
-
-/** Telegram's answers are a few hundred bytes; a larger body is not Telegram. */
-const RESPONSE_BYTES_MAX = 64 * 1024;
-/** Telegram's description is echoed into messages; keep a runaway one short. */
-const DESCRIPTION_CHARS_MAX = 200;
 
 function redact(text: string, config: ForceJoinConfig): string {
   return config.botToken === '' ? text : text.split(config.botToken).join('[redacted]');

@@ -22,7 +22,8 @@
  * There is no lock: each account waits only for its own request, so one
  * slow answer never delays another account.
  */
-import type { Clock } from '../platform/index.js';
+import { MS_PER_SECOND, type Clock } from '../platform/index.js';
+import { CACHE_MAX_DEFAULT, CONCURRENT_MAX_DEFAULT, OVERLOAD_REPORT_EVERY_MS, RETRY_AFTER_DEFAULT_S, RETRY_AFTER_MAX_S } from './limits.js';
 import type { ForceJoinConfig } from './config.js';
 import { getChatMember, TelegramUnavailable, type Membership } from './telegram-client.js';
 
@@ -55,15 +56,6 @@ export interface ForceJoinVerifierOptions {
    */
   onUnavailable?: (error: TelegramUnavailable, telegramUserId: number) => void;
 }
-
-export const CACHE_MAX_DEFAULT = 100_000;
-export const CONCURRENT_MAX_DEFAULT = 64;
-/** Refusals at the concurrency limit are reported (logged) at most this often. */
-const OVERLOAD_REPORT_EVERY_MS = 1_000;
-/** The longest a 429's retry_after holds requests back (a longer one is asked again after this). */
-export const RETRY_AFTER_MAX_S = 3_600;
-/** The hold when a 429 names no retry_after. */
-const RETRY_AFTER_DEFAULT_S = 1;
 
 interface CacheEntry {
   /** The answer is about this Telegram user: a relinked account does not reuse it even if nobody invalidated it. */
@@ -149,7 +141,7 @@ export class ForceJoinVerifier {
     const heldMs = this.heldUntilMs - this.clock.monotonicMs();
     if (heldMs > 0) {
       // Not reported: the 429 that set the hold was, and a report per order would flood the log.
-      return Promise.resolve(new TelegramUnavailable(`Telegram asked the bot to wait ${Math.ceil(heldMs / 1000)} s more (HTTP 429); refused without asking.`, 'rate-limited'));
+      return Promise.resolve(new TelegramUnavailable(`Telegram asked the bot to wait ${Math.ceil(heldMs / MS_PER_SECOND)} s more (HTTP 429); refused without asking.`, 'rate-limited'));
     }
     if (this.active >= this.concurrentMax) {
       const refused = new TelegramUnavailable(
@@ -186,7 +178,7 @@ export class ForceJoinVerifier {
           : new TelegramUnavailable('Unexpected error while checking Telegram membership.', 'internal');
       if (unavailable.reason === 'rate-limited') {
         const waitS = Math.min(RETRY_AFTER_MAX_S, Math.max(0, unavailable.retryAfterS ?? RETRY_AFTER_DEFAULT_S));
-        this.heldUntilMs = Math.max(this.heldUntilMs, this.clock.monotonicMs() + waitS * 1000);
+        this.heldUntilMs = Math.max(this.heldUntilMs, this.clock.monotonicMs() + waitS * MS_PER_SECOND);
       }
       this.report(unavailable, userId);
       return unavailable;
@@ -216,7 +208,7 @@ export class ForceJoinVerifier {
   private answer(membership: Membership): ForceJoinStatus {
     if (membership === 'joined') return JOINED;
     const link = this.config.joinLink;
-    const wait = Math.ceil(this.config.notJoinedCacheMs / 1000);
+    const wait = Math.ceil(this.config.notJoinedCacheMs / MS_PER_SECOND);
     const retry = wait > 0 ? `if you have just joined, try again in ${wait} seconds` : 'if you have just joined, try again';
     // The link ends the sentence so that no punctuation sticks to it when a client turns it into a hyperlink.
     return { kind: 'not-joined', message: `Join our Telegram channel to place orders (${retry}): ${link}`, joinLink: link };

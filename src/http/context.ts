@@ -56,4 +56,10 @@ export interface AppContext extends ActorContext {
   idempotencyStats: () => IdempotencyTableStats;
   /** Webhook endpoints, the outbox and its dispatcher. */
   webhooks: Webhooks;
+  /**
+   * The fail-stop handler (the one a failed commit calls): a broken
+   * invariant (InvariantError) met while serving a request goes here, never
+   * into a 500 that carries on. It logs the error and stops the process.
+   */
+  onFatal(error: unknown): void;
 }

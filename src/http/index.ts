@@ -1,9 +1,9 @@
 export { AbuseLog } from './guards/abuse-log.js';
 export { AuthFailureLimiter } from './guards/auth-failures.js';
 export { mountAdmin } from './admin/index.js';
-export { SCAN_ENTRIES_MAX } from './admin/scan.js';
 export type { AppContext, HttpLimits } from './context.js';
 export { mountCustomerApi } from './mount.js';
 export { buildOpenApi } from './v1/openapi.js';
 export { renderAnswer } from './transport/answer.js';
 export { closeListenSocket, createApp, localPort, type ListenSocket, type TemplatedApp } from './transport/uws.js';
+export * from './limits.js';

@@ -2,3 +2,4 @@ export { hashSecret, newApiKey, newApiSecret, newRequestId, newV2Key } from './k
 export { ORDER_ID_PATTERN, OrderIds, type NewOrderId } from './order-ids.js';
 export { OrderNumbers, parsePositiveId } from './order-numbers.js';
 export { RefillIds } from './refill-ids.js';
+export * from './limits.js';

@@ -2,6 +2,7 @@
  * Identifiers: API keys, secrets and request ids. (Order ids: order-ids.ts.)
  */
 import { hash, randomBytes } from 'node:crypto';
+import { RANDOM_POOL_IDS } from './limits.js';
 
 export function newApiKey(): string {
   return 'key_' + randomBytes(16).toString('hex');
@@ -31,7 +32,7 @@ export function hashSecret(secret: string): Buffer {
   return hash('sha256', secret, 'buffer');
 }
 
-/** Random bytes drawn once per 4,096 request ids, so an id costs no system call. */
+/** Random bytes drawn once per RANDOM_POOL_IDS request ids, so an id costs no system call. */
 const REQUEST_ID_BYTES = 12;
 let requestPool = Buffer.alloc(0);
 let requestPoolOffset = 0;
@@ -42,7 +43,7 @@ let requestPoolOffset = 0;
  */
 export function newRequestId(): string {
   if (requestPoolOffset + REQUEST_ID_BYTES > requestPool.length) {
-    requestPool = randomBytes(REQUEST_ID_BYTES * 4096);
+    requestPool = randomBytes(REQUEST_ID_BYTES * RANDOM_POOL_IDS);
     requestPoolOffset = 0;
   }
   const id = requestPool.toString('base64url', requestPoolOffset, requestPoolOffset + REQUEST_ID_BYTES);

@@ -11,10 +11,12 @@
  * decrypts back to the storage key without any lookup table.
  */
 import { createCipheriv, createDecipheriv, randomBytes, randomFillSync, type Cipher, type Decipher } from 'node:crypto';
+import { assert } from '../platform/index.js';
 import { decodeCanonicalBase64url } from './canonical-id.js';
+import { RANDOM_POOL_IDS } from './limits.js';
 
 export const ORDER_ID_PATTERN = /^[A-Za-z0-9_-]{22}$/;
-const POOL_BYTES = 6 * 4096;
+const POOL_BYTES = 6 * RANDOM_POOL_IDS;
 
 /** A fresh order id: the public id, the key the order is stored under (hex) and the process-wide sequence number. */
 export interface NewOrderId {
@@ -31,7 +33,7 @@ export class OrderIds {
   private poolOffset = 0;
 
   constructor(secret: Buffer) {
-    if (secret.length !== 16) throw new Error('invariant: the order id secret must be 16 bytes');
+    assert(secret.length === 16, 'the order id secret must be 16 bytes', secret.length);
     // ECB over exactly one block per call: each id is one independent AES
     // permutation of its key; with padding off, update() returns the block.
     this.cipher = createCipheriv('aes-128-ecb', secret, null).setAutoPadding(false);

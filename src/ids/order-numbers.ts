@@ -14,12 +14,14 @@
  * process (fail-stop), so that order was never acknowledged and no later
  * commit landed after it.
  */
+import { assert } from '../platform/index.js';
+
 export class OrderNumbers {
   private nextNumber: number;
 
   /** `lastDurable` is the highest number in the store, 0 when there is none. */
   constructor(lastDurable: number) {
-    if (!Number.isSafeInteger(lastDurable) || lastDurable < 0) throw new Error(`invariant: last order number ${lastDurable} is invalid`);
+    assert(Number.isSafeInteger(lastDurable) && lastDurable >= 0, 'the last order number is a non-negative safe integer', lastDurable);
     this.nextNumber = lastDurable + 1;
   }
 
@@ -30,7 +32,7 @@ export class OrderNumbers {
 
   /** Marks `number`, the peeked one, as given to an accepted order. */
   take(number: number): void {
-    if (number !== this.nextNumber) throw new Error(`invariant: order number ${number} taken out of turn (next is ${this.nextNumber})`);
+    assert(number === this.nextNumber, 'order numbers are taken in turn (the peeked one)', number);
     this.nextNumber++;
   }
 }

@@ -4,12 +4,14 @@
  * taken when a refill command is prepared, so an id given to a refused
  * refill is not given again.
  */
+import { assert } from '../platform/index.js';
+
 export class RefillIds {
   private nextId: number;
 
   /** `lastStored` is the highest refill id in the store, 0 when there is none. */
   constructor(lastStored: number) {
-    if (!Number.isSafeInteger(lastStored) || lastStored < 0) throw new Error(`invariant: last refill id ${lastStored} is invalid`);
+    assert(Number.isSafeInteger(lastStored) && lastStored >= 0, 'the last refill id is a non-negative safe integer', lastStored);
     this.nextId = lastStored + 1;
   }
 

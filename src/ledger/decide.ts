@@ -12,7 +12,8 @@
  */
 import { errorOutcome, type ErrorOutcome } from '../errors/index.js';
 import { formatMicro, addMicro, MICRO_MAX } from '../money/index.js';
-import { chargeFor, FINAL_STATUSES, isUnlimited, planExpiryAfter, planPriceInr, PLAN_MONTHS_MAX, refundFor, remainsRefusal, statusMoveRefusal, unitsOrdered } from './rules.js';
+import { assert } from '../platform/index.js';
+import { chargeFor, FINAL_STATUSES, isUnlimited, planExpiryAfter, planPriceInr, refundFor, remainsRefusal, statusMoveRefusal, unitsOrdered } from './rules.js';
 import {
   cancelRefusalMessage,
   cancelVerdict,
@@ -22,6 +23,7 @@ import {
   refillRefusal,
   refillRefusalMessage,
 } from './lifecycle.js';
+import { PLAN_MONTHS_MAX } from './limits.js';
 import { isRanged, readOrderInputs, type OrderExtras, type OrderPayload } from './order-types.js';
 import type { Channel, IdempotencyRecord, LogEvent, OrderRecord, OrderStatus, RefillRecord, RefillStatus, ServiceRecord, WalletRecord } from './records.js';
 import { fullBucket, takeToken, type BucketState, type BucketVerdict } from './token-bucket.js';
@@ -366,7 +368,7 @@ function checkBusiness(
   // The admin API refuses services whose max × rate does not fit, so only
   // drip-feed runs can take an in-range order's charge out of the exact range.
   if (charge === null) {
-    if (runs === 1) throw new Error(`invariant: charge of ${input.quantity} × ${service.rate} overflows`);
+    assert(runs !== 1, `the charge of a single run must fit (${input.quantity} × ${service.rate} overflows)`);
     return { kind: 'error', error: errorOutcome('QTY', `quantity × runs × rate is larger than the largest supported charge; order fewer runs.`) };
   }
   if (isUnlimited(state.wallet, now.wallMs)) return { kind: 'accept', service, charge, debit: 0, unlimited: true };
@@ -460,7 +462,7 @@ function decideStatus(state: WalletState, command: Extract<Command, { kind: 'set
 function moveOrder(state: WalletState, order: OrderRecord, to: OrderStatus, remains: number | null, now: Now, reason?: string, worker?: string): Decision {
   const refund = refundFor(order, to, remains);
   const credits = addMicro(state.wallet.credits, refund);
-  if (credits === null || refund > order.debit) throw new Error(`invariant: refund ${refund} of order ${order.id} is impossible`);
+  assert(credits !== null && refund <= order.debit, "a refund must fit in the wallet and not exceed the order's debit", order);
   const wallet: WalletRecord = { ...state.wallet, credits };
   const updated: OrderRecord = { ...order, status: to, remains };
   if (FINAL_STATUSES.has(to)) {

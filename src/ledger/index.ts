@@ -10,3 +10,4 @@ export * from './order-fingerprint.js';
 export * from './lifecycle.js';
 export * from './token-bucket.js';
 export * from './decide.js';
+export * from './limits.js';

@@ -4,13 +4,10 @@
  * a pure function of the records it is given; the wallet actor's decision,
  * verify and the API front ends (v1 and v2) call them.
  */
+import { MS_PER_DAY } from '../platform/units.js';
 import { FINAL_STATUSES, unitsOrdered } from './rules.js';
 import type { OrderExtras } from './order-types.js';
 import type { LogEvent, OrderRecord, OrderStatus, OrderStatusView, RefillStatus, ServiceRecord } from './records.js';
-
-/** How many orders or refills one customer request may name (cancel, refill, batch status). */
-export const BATCH_IDS_MAX = 100;
-export const DAY_MS = 86_400_000;
 
 /** What a status read shows of an order, as data (see OrderStatusView). */
 export function statusView(order: OrderRecord): OrderStatusView {
@@ -89,7 +86,7 @@ export function refillRefusal(order: Pick<OrderRecord, 'status' | 'finishedAtMs'
   if (order.status !== 'completed' && order.status !== 'partial') return 'not-finished';
   if (service === null || !service.refill) return 'not-allowed';
   // Orders finished before finish times were kept have no window to count from: refused.
-  if (order.finishedAtMs === undefined || wallMs - order.finishedAtMs > service.refillDays * DAY_MS) return 'window-closed';
+  if (order.finishedAtMs === undefined || wallMs - order.finishedAtMs > service.refillDays * MS_PER_DAY) return 'window-closed';
   if (order.refill !== undefined && isOpenRefill(order.refill.status)) return 'open-refill';
   return null;
 }

@@ -5,6 +5,8 @@
  * entry here. Drip-feed (runs × interval) is an option of `Default` orders
  * on services that offer it. Every function is pure.
  */
+import { ANSWER_NUMBER_MAX, COMMENT_CHARS_MAX, COMMENT_LINES_MAX, INTERVAL_MINUTES_MAX, RUNS_MAX, USERNAME_CHARS_MAX, USERNAME_LINES_MAX } from './limits.js';
+
 export const ORDER_TYPE_NAMES = ['Default', 'Package', 'Custom Comments', 'Custom Comments Package', 'Mentions Custom List', 'Poll'] as const;
 export type OrderType = (typeof ORDER_TYPE_NAMES)[number];
 
@@ -24,16 +26,6 @@ export interface OrderExtras {
   runs?: number;
   interval?: number;
 }
-
-/** Limits on every list an order carries; the VALIDATION message names the one exceeded. */
-export const COMMENT_LINES_MAX = 1_000;
-export const COMMENT_CHARS_MAX = 500;
-export const USERNAME_LINES_MAX = 1_000;
-export const USERNAME_CHARS_MAX = 64;
-export const ANSWER_NUMBER_MAX = 100;
-export const RUNS_MAX = 1_000;
-/** Thirty days, in minutes. */
-export const INTERVAL_MINUTES_MAX = 43_200;
 
 /** The inputs an order type reads from a request: every field but service and target. */
 export const ORDER_INPUT_FIELDS = ['quantity', 'comments', 'usernames', 'answer_number', 'runs', 'interval'] as const;

@@ -3,6 +3,7 @@
  * times are Unix milliseconds. Records are checked before they are written
  * and when they are read back (see `checkWallet`, `checkOrder`).
  */
+import { assert } from '../platform/index.js';
 import type { OrderExtras, OrderType } from './order-types.js';
 
 export type Channel = 'api' | 'panel';
@@ -230,21 +231,16 @@ export type LogEvent =
     };
 
 export function checkWallet(w: WalletRecord): WalletRecord {
-  if (!Number.isSafeInteger(w.id) || w.id < 1) throw new Error(`invariant: wallet id ${w.id} is invalid`);
-  if (!Number.isSafeInteger(w.credits) || w.credits < 0) {
-    throw new Error(`invariant: wallet ${w.id} credits ${w.credits} must be a non-negative safe integer`);
-  }
-  if (!Number.isSafeInteger(w.rateLimitPerMinute) || w.rateLimitPerMinute < 1) {
-    throw new Error(`invariant: wallet ${w.id} rate limit ${w.rateLimitPerMinute} is invalid`);
-  }
+  // Constant messages with the row as detail: these run on every order and build no string unless one fails.
+  assert(Number.isSafeInteger(w.id) && w.id >= 1, 'a wallet id must be a positive safe integer', w);
+  assert(Number.isSafeInteger(w.credits) && w.credits >= 0, 'wallet credits must be a non-negative safe integer', w);
+  assert(Number.isSafeInteger(w.rateLimitPerMinute) && w.rateLimitPerMinute >= 1, 'a wallet rate limit must be a positive safe integer', w);
   return w;
 }
 
 export function checkOrder(o: OrderRecord): OrderRecord {
-  if (typeof o.id !== 'string' || !Number.isSafeInteger(o.charge) || !Number.isSafeInteger(o.debit)) {
-    throw new Error(`invariant: order ${String(o.id)} is malformed`);
-  }
-  if (o.debit !== 0 && o.debit !== o.charge) throw new Error(`invariant: order ${o.id} debit is neither 0 nor its charge`);
-  if (o.number !== undefined && (!Number.isSafeInteger(o.number) || o.number < 1)) throw new Error(`invariant: order ${o.id} has an invalid number`);
+  assert(typeof o.id === 'string' && Number.isSafeInteger(o.charge) && Number.isSafeInteger(o.debit), 'an order must have a string id and a safe-integer charge and debit', o);
+  assert(o.debit === 0 || o.debit === o.charge, "an order's debit must be 0 or its charge", o);
+  assert(o.number === undefined || (Number.isSafeInteger(o.number) && o.number >= 1), "an order's number must be a positive safe integer", o);
   return o;
 }

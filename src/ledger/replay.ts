@@ -63,6 +63,8 @@
  * snapshots, the CLI) and the simulator's in-memory image.
  */
 import { formatBig, formatMicro } from '../money/index.js';
+import { InvariantError } from '../platform/index.js';
+import { PLAN_MONTHS_MAX } from './limits.js';
 import { ShardedMap } from './sharded-map.js';
 import {
   chargeFor,
@@ -73,7 +75,6 @@ import {
   planExpiryAfter,
   planExpiryAfterBeforeClamp,
   planPriceInr,
-  PLAN_MONTHS_MAX,
   refundFor,
   remainsRefusal,
   statusMoveRefusal,
@@ -198,12 +199,12 @@ const LABEL: Record<Invariant, string> = {
 
 /** Thrown inside the replay to stop at the first failure; never escapes `replayLedger`. */
 /**
- * An error a ledger rule throws on a value it cannot take (`invariant: …`),
+ * An error a ledger rule throws on a value it cannot take (an `InvariantError`),
  * or JavaScript's own on a value of the wrong kind (a BigInt where a number
  * belongs): what a malformed event makes replay throw.
  */
 function isValueError(error: unknown): boolean {
-  return error instanceof TypeError || error instanceof RangeError || (error instanceof Error && error.message.startsWith('invariant:'));
+  return error instanceof TypeError || error instanceof RangeError || error instanceof InvariantError;
 }
 
 class Broken extends Error {

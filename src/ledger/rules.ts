@@ -4,6 +4,7 @@
  * copy. Every function is pure and exact (integer micro-credits).
  */
 import { multiplyMicro } from '../money/index.js';
+import { assert } from '../platform/index.js';
 import type { OrderRecord, OrderStatus, WalletRecord } from './records.js';
 
 export const ORDER_STATUSES: readonly OrderStatus[] = ['pending', 'processing', 'in_progress', 'completed', 'partial', 'canceled'];
@@ -57,7 +58,8 @@ export function refundFor(order: Pick<OrderRecord, 'debit' | 'rate'>, to: OrderS
   if (to === 'canceled') return order.debit;
   if (to !== 'partial' || order.debit === 0) return 0;
   const refund = multiplyMicro(remains!, order.rate);
-  if (refund === null || refund > order.debit) throw new Error(`invariant: refund of ${String(remains)} × ${order.rate} exceeds the debit ${order.debit}`);
+  // Constant message, remains as detail: replay runs this for every partial move it reads.
+  assert(refund !== null && refund <= order.debit, 'a partial refund (remains × rate) must not exceed the debit', remains);
   return refund;
 }
 
@@ -71,8 +73,7 @@ export function chargeFor(quantity: number, rate: number, runs = 1): number | nu
 }
 
 /** Price of the API Unlimited plan, whole rupees per month. */
-export const PLAN_PRICE_INR_PER_MONTH = 9_999;
-export const PLAN_MONTHS_MAX = 120;
+export const PLAN_PRICE_INR_PER_MONTH = 9_999; // not a limit: the plan's price, set by the product
 
 export function planPriceInr(months: number): number {
   return months * PLAN_PRICE_INR_PER_MONTH;

@@ -6,10 +6,11 @@
  *
  * Pure: the caller passes the monotonic time in; nothing here reads a clock.
  */
-export const MS_PER_WINDOW = 60_000;
+import { MS_PER_SECOND } from '../platform/units.js';
+import { RATE_WINDOW_MS } from './limits.js';
+
 /** Cost of one request in scaled units. */
-const COST = MS_PER_WINDOW;
-export const RATE_LIMIT_MAX = 100_000_000;
+const COST = RATE_WINDOW_MS;
 
 export interface BucketState {
   /** Scaled tokens (requests × 60,000). */
@@ -29,15 +30,15 @@ export interface BucketVerdict {
 }
 
 export function fullBucket(limitPerMinute: number, nowMs: number): BucketState {
-  return { tokens: limitPerMinute * MS_PER_WINDOW, atMs: nowMs };
+  return { tokens: limitPerMinute * RATE_WINDOW_MS, atMs: nowMs };
 }
 
 /** Tokens at `nowMs`, refilled lazily and capped at the (possibly new) capacity. */
 function refill(bucket: BucketState, limitPerMinute: number, nowMs: number): number {
-  const capacity = limitPerMinute * MS_PER_WINDOW;
+  const capacity = limitPerMinute * RATE_WINDOW_MS;
   // A full window refills any bucket, so the product below stays far inside
   // the safe-integer range even for the largest limit.
-  const elapsedMs = Math.min(Math.max(0, nowMs - bucket.atMs), MS_PER_WINDOW);
+  const elapsedMs = Math.min(Math.max(0, nowMs - bucket.atMs), RATE_WINDOW_MS);
   return Math.min(capacity, bucket.tokens + elapsedMs * limitPerMinute);
 }
 
@@ -47,8 +48,8 @@ export function takeToken(
   limitPerMinute: number,
   nowMs: number,
 ): { bucket: BucketState; verdict: BucketVerdict } {
-  const capacity = limitPerMinute * MS_PER_WINDOW;
-  const perSecond = limitPerMinute * 1000;
+  const capacity = limitPerMinute * RATE_WINDOW_MS;
+  const perSecond = limitPerMinute * MS_PER_SECOND;
   let tokens = refill(bucket, limitPerMinute, nowMs);
   const allowed = tokens >= COST;
   if (allowed) tokens -= COST;

@@ -3,7 +3,9 @@
  * over every wallet and may leave the safe-integer range that
  * `formatMicro` accepts, so they are BigInt and need their own formatter.
  */
-const MICRO_PER_CREDIT = 1_000_000n;
+import { MICRO_PER_CREDIT as MICRO_PER_CREDIT_NUMBER } from './units.js';
+
+const MICRO_PER_CREDIT = BigInt(MICRO_PER_CREDIT_NUMBER);
 
 /** 300000n → "0.3", -1500000n → "-1.5", 10n ** 20n → "100000000000000". */
 export function formatBig(micro: bigint): string {

@@ -4,11 +4,15 @@
  * always a safe integer, so it is exact. Arithmetic that could leave the safe
  * range is done in BigInt and refused when the result does not fit.
  */
-export const MICRO_PER_CREDIT = 1_000_000;
-export const MICRO_DIGITS = 6;
+import { assert } from '../platform/index.js';
+import { MICRO_DIGITS, MICRO_PER_CREDIT } from './units.js';
+
+export { MICRO_DIGITS, MICRO_PER_CREDIT };
+
 /** The largest amount any wallet, rate or charge may hold, in micro-credits. */
 export const MICRO_MAX = Number.MAX_SAFE_INTEGER;
 
+const MICRO_PER_CREDIT_BIG = BigInt(MICRO_PER_CREDIT);
 const DECIMAL = /^(-)?(\d{1,16})(?:\.(\d{1,6}))?$/;
 
 /**
@@ -21,7 +25,7 @@ export function parseMicro(text: string): number | null {
   if (m === null) return null;
   const whole = BigInt(m[2]!);
   const frac = BigInt((m[3] ?? '').padEnd(MICRO_DIGITS, '0'));
-  let micro = whole * 1_000_000n + frac;
+  let micro = whole * MICRO_PER_CREDIT_BIG + frac;
   if (m[1] !== undefined) micro = -micro;
   if (micro > BigInt(MICRO_MAX) || micro < -BigInt(MICRO_MAX)) return null;
   return Number(micro);
@@ -68,10 +72,9 @@ export function multiplyMicro(quantity: number, rateMicro: number): number | nul
   // a float) and the result is that product, exactly; beyond it, the exact
   // product is at least 2^53, past MICRO_MAX. No BigInt, which costs a few
   // allocations on every order and every order verify replays.
-  if (!Number.isInteger(quantity) || !Number.isInteger(rateMicro)) {
-    // What BigInt refused before: a caller bug, never a value to round.
-    throw new RangeError(`invariant: multiplyMicro takes integers, not ${quantity} × ${rateMicro}`);
-  }
+  // A fraction here is a caller's bug, never a value to round.
+  assert(Number.isInteger(quantity), 'multiplyMicro takes integers; the quantity is not one', quantity);
+  assert(Number.isInteger(rateMicro), 'multiplyMicro takes integers; the rate is not one', rateMicro);
   const product = quantity * rateMicro;
   if (product > MICRO_MAX || product < -MICRO_MAX) return null;
   return product === 0 ? 0 : product; // never -0
@@ -86,8 +89,6 @@ export function addMicro(a: number, b: number): number | null {
 }
 
 export function assertMicro(micro: number): void {
-  if (!Number.isSafeInteger(micro)) {
-    throw new Error(`invariant: money amount ${micro} is not a safe integer of micro-credits`);
-  }
+  assert(Number.isSafeInteger(micro), 'a money amount is not a safe integer of micro-credits', micro);
 }
 export { formatBig } from './big.js';

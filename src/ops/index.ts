@@ -18,3 +18,4 @@ export {
 } from './metrics.js';
 export { formatBig } from '../money/index.js';
 export { renderVerifyReport } from './render.js';
+export * from './limits.js';

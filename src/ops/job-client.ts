@@ -15,6 +15,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { VerifyReport } from '../ledger/index.js';
 import type { SnapshotReport } from './snapshot-report.js';
+import { JOB_NICE, JOB_STDERR_BYTES_MAX } from './limits.js';
 
 export type JobRequest = { job: 'verify'; dir: string } | { job: 'snapshot'; dir: string; out: string };
 
@@ -45,11 +46,6 @@ export interface JobControl {
   /** Aborting kills the child (the server is closing). */
   signal?: AbortSignal;
 }
-
-/** Nice value of the job process: below the server's default priority, whatever that is. */
-const JOB_NICE = 10;
-/** The tail of the child's stderr kept for an error message. */
-const STDERR_BYTES_MAX = 4096;
 
 /**
  * The compiled child script. Compiled code finds it beside this file; under
@@ -96,7 +92,7 @@ export function runJob(request: JobRequest, control: JobControl = {}): Promise<V
       }
     }
     child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
-      stderr = (stderr + chunk).slice(-STDERR_BYTES_MAX);
+      stderr = (stderr + chunk).slice(-JOB_STDERR_BYTES_MAX);
     });
     child.on('message', (raw) => {
       const message = raw as FromChild;

@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { replayLedger } from '../ledger/index.js';
+import { BYTES_PER_KIB } from '../platform/index.js';
 import { storeLedgerSource } from '../wal/ledger-source.js';
 import { openStore } from '../wal/store.js';
 import type { FromChild, JobMemory, JobRequest, ToChild } from './job-client.js';
@@ -22,7 +23,7 @@ function memory(): JobMemory {
   } catch {
     return { peakRssBytes: 0, rssAnonBytes: 0, rssFileBytes: 0 };
   }
-  const kib = (name: string): number => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? 0) * 1024;
+  const kib = (name: string): number => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? 0) * BYTES_PER_KIB;
   return { peakRssBytes: kib('VmHWM'), rssAnonBytes: kib('RssAnon'), rssFileBytes: kib('RssFile') };
 }
 

@@ -5,13 +5,15 @@
  * when a series is created, and a request costs three Map lookups, a counter
  * increment and a bucket scan. Rendering does the string work.
  */
+import { MS_PER_SECOND } from '../platform/index.js';
+import { BATCH_ENTRIES_MAX, RECORD_ENTRIES_MAX } from '../wal/index.js';
 
 export const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
 /** Seconds; from a cached reply (sub-millisecond) to a slow sync. */
 export const HTTP_DURATION_BUCKETS: readonly number[] = [0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1];
-/** Entries per group commit; powers of two up to the batch limit. */
-export const WAL_BATCH_BUCKETS: readonly number[] = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 4096];
+/** Entries per group commit; powers of two up to the log-first record limit, then the group commit's batch limit. */
+export const WAL_BATCH_BUCKETS: readonly number[] = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, RECORD_ENTRIES_MAX, BATCH_ENTRIES_MAX];
 /** Seconds per commit + fsync: an NVMe fsync takes ~100 µs, so start lower than HTTP. */
 export const WAL_SYNC_BUCKETS: readonly number[] = [0.0001, 0.00025, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1];
 
@@ -127,7 +129,7 @@ function renderWebhooks(w: WebhookGauges, out: string[]): void {
   header(out, 'coa_webhook_in_flight', 'gauge', 'Webhook delivery attempts in flight.');
   out.push(`coa_webhook_in_flight ${num(w.inFlight)}`);
   header(out, 'coa_webhook_oldest_undelivered_age_seconds', 'gauge', 'Age of the oldest webhook message not yet delivered (0 when none).');
-  out.push(`coa_webhook_oldest_undelivered_age_seconds ${num(w.oldestHeldAgeMs / 1000)}`);
+  out.push(`coa_webhook_oldest_undelivered_age_seconds ${num(w.oldestHeldAgeMs / MS_PER_SECOND)}`);
   header(
     out,
     'coa_webhook_attempts_allowed_per_second',
@@ -198,7 +200,7 @@ export class Metrics {
     header(out, 'coa_idempotency_records', 'gauge', 'Idempotency-Key records stored (swept once past the retention).');
     out.push(`coa_idempotency_records ${num(gauges.idempotencyRecords)}`);
     header(out, 'coa_idempotency_oldest_age_seconds', 'gauge', 'Age of the oldest Idempotency-Key record; above the retention plus a minute, the sweep is behind.');
-    out.push(`coa_idempotency_oldest_age_seconds ${num(gauges.idempotencyOldestAgeMs / 1000)}`);
+    out.push(`coa_idempotency_oldest_age_seconds ${num(gauges.idempotencyOldestAgeMs / MS_PER_SECOND)}`);
     if (gauges.webhooks !== undefined) renderWebhooks(gauges.webhooks, out);
     header(out, 'coa_orders', 'gauge', 'Orders by status.');
     for (const [status, count] of Object.entries(gauges.ordersByStatus)) out.push(`coa_orders{status="${labelValue(status)}"} ${num(count)}`);

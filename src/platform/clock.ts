@@ -18,8 +18,8 @@ export const systemClock: Clock = {
 /** A clock that moves only when a test moves it. */
 export class ManualClock implements Clock {
   constructor(
-    private mono = 1_000_000,
-    private wall = Date.UTC(2026, 0, 1),
+    private mono = 1_000_000, // not a limit: a test clock's arbitrary start, far from zero
+    private wall = Date.UTC(2026, 0, 1), // not a limit: a test clock's arbitrary start date
   ) {}
   monotonicMs(): number {
     return this.mono;

@@ -17,14 +17,15 @@
  */
 import { readFile } from 'node:fs/promises';
 import { setPriority } from 'node:os';
+import { THREADPOOL_THREADS_DEFAULT, THREADPOOL_THREADS_MAX } from './limits.js';
 
 export type ThreadPoolPriority = { nice: number; threads: number[] } | { skipped: string };
 
 /** The pool's size as libuv reads it from UV_THREADPOOL_SIZE, or null when that is not a plain count. */
 function poolSize(env: NodeJS.ProcessEnv): number | null {
   const raw = env['UV_THREADPOOL_SIZE'];
-  if (raw === undefined || raw === '') return 4;
-  return /^\d+$/.test(raw) && Number(raw) >= 1 && Number(raw) <= 1024 ? Number(raw) : null;
+  if (raw === undefined || raw === '') return THREADPOOL_THREADS_DEFAULT;
+  return /^\d+$/.test(raw) && Number(raw) >= 1 && Number(raw) <= THREADPOOL_THREADS_MAX ? Number(raw) : null;
 }
 
 /** Thread ids of the pool threads that answered, at most `rounds` rounds of reads. */

@@ -19,13 +19,11 @@
  */
 import { closeSync, constants, existsSync, fdatasync, fstatSync, fsyncSync, openSync, readSync, rmSync, write, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { makeFilesPrivate, PRIVATE_FILE_MODE } from '../platform/index.js';
+import { assert, makeFilesPrivate, PRIVATE_FILE_MODE } from '../platform/index.js';
 import { decodeRecordAt, type DecodedRecord } from './log-record.js';
+import { COMMIT_LOG_FILE_BYTES, ZERO_FILL_CHUNK_BYTES } from './limits.js';
 
 export const COMMIT_LOG_FILES = ['commit-log.0', 'commit-log.1'] as const;
-/** Each of the two files (128 MiB in all): many thousands of batches, far more than LMDB ever lags behind. */
-export const COMMIT_LOG_FILE_BYTES = 64 * 1024 * 1024;
-
 /** Whether `dir` holds commit-log files (left by sync mode 'log' when it did not stop cleanly). */
 export function commitLogPresent(dir: string): boolean {
   return COMMIT_LOG_FILES.some((name) => existsSync(join(dir, name)));
@@ -115,7 +113,7 @@ export class CommitLog {
    * increasing positions.
    */
   async append(position: number, record: Buffer): Promise<void> {
-    if (this.closed) throw new Error('invariant: append after the commit log was closed');
+    assert(!this.closed, 'no append after the commit log was closed');
     if (record.length > this.fileBytes) throw new Error(`a commit-log record of ${record.length} bytes does not fit in a ${this.fileBytes}-byte log file`);
     if (this.offset + record.length > this.fileBytes) {
       const next = 1 - this.current;
@@ -145,7 +143,7 @@ function openPreallocated(path: string, bytes: number): number {
   try {
     const size = fstatSync(fd).size;
     if (size < bytes) {
-      const zeros = Buffer.alloc(Math.min(1024 * 1024, bytes));
+      const zeros = Buffer.alloc(Math.min(ZERO_FILL_CHUNK_BYTES, bytes));
       for (let at = size; at < bytes; ) {
         const n = writeSync(fd, zeros, 0, Math.min(zeros.length, bytes - at), at);
         at += n;

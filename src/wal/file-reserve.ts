@@ -30,7 +30,9 @@
  */
 import { closeSync, fdatasyncSync, fstatSync, openSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { assert } from '../platform/index.js';
 import type { Store } from './store.js';
+import { RESERVE_CHECK_EVERY_IDLE, RESERVE_TOP_UP_CHUNKS_MAX, ZERO_FILL_CHUNK_BYTES } from './limits.js';
 
 export interface FileReserveOptions {
   /** Zero-filled bytes to keep past LMDB's last page. */
@@ -52,8 +54,6 @@ export interface FileReserveStats {
   filledBytes: number;
 }
 
-const MIB = 1024 * 1024;
-
 export class FileReserve {
   private readonly bytes: number;
   private readonly zeros: Buffer;
@@ -67,10 +67,10 @@ export class FileReserve {
     private readonly store: Store,
     private readonly options: FileReserveOptions,
   ) {
-    if (!Number.isSafeInteger(options.bytes) || options.bytes < 1) throw new Error('invariant: a file reserve needs a positive size');
+    assert(Number.isSafeInteger(options.bytes) && options.bytes >= 1, 'a file reserve needs a positive size', options.bytes);
     this.bytes = options.bytes;
-    this.zeros = Buffer.alloc(Math.min(options.chunkBytes ?? MIB, this.bytes));
-    this.checkEveryIdle = options.checkEveryIdle ?? 16;
+    this.zeros = Buffer.alloc(Math.min(options.chunkBytes ?? ZERO_FILL_CHUNK_BYTES, this.bytes));
+    this.checkEveryIdle = options.checkEveryIdle ?? RESERVE_CHECK_EVERY_IDLE;
     // A descriptor of our own: LMDB locks its lock file, not data.mdb, so
     // opening and closing this one does not touch LMDB's locks.
     try {
@@ -93,7 +93,7 @@ export class FileReserve {
    * bounds the pause at an idle moment (about 1 ms for 4 MiB here) and
    * still catches up when commits used more than a chunk since the last one.
    */
-  topUp(chunks = 4): number {
+  topUp(chunks = RESERVE_TOP_UP_CHUNKS_MAX): number {
     let wrote = 0;
     for (let i = 0; i < chunks && this.fd !== null && !this.failed; i++) {
       let n = 0;

@@ -17,11 +17,13 @@
  * batch whose predecessor did not land therefore writes nothing.
  */
 import { asBinary, type Database, type Key } from 'lmdb';
+import { assert } from '../platform/index.js';
 import { newBatch, TurnBatches, type Batch } from './batch.js';
 import { CHAIN_KEY, type Store } from './store.js';
 import { countEvent, loadOrderCounts, ORDER_COUNTS_KEY, type OrderCounts } from './order-counts.js';
 import type { WalEntry } from './entry.js';
 import type { Wal, WalStats } from './wal.js';
+import { BATCH_ENTRIES_MAX, BATCHES_IN_FLIGHT_MAX, KEY_CHARS_MAX, LMDB_KEY_BYTES_MAX, PENDING_ENTRIES_MAX } from './limits.js';
 
 
 export interface GroupCommitOptions {
@@ -88,9 +90,9 @@ export class LmdbGroupCommit implements Wal {
     private readonly store: Store,
     private readonly options: GroupCommitOptions,
   ) {
-    this.batchEntriesMax = options.batchEntriesMax ?? 4096;
-    this.pendingEntriesMax = options.pendingEntriesMax ?? 200_000;
-    this.batchesInFlightMax = options.batchesInFlightMax ?? 64;
+    this.batchEntriesMax = options.batchEntriesMax ?? BATCH_ENTRIES_MAX;
+    this.pendingEntriesMax = options.pendingEntriesMax ?? PENDING_ENTRIES_MAX;
+    this.batchesInFlightMax = options.batchesInFlightMax ?? BATCHES_IN_FLIGHT_MAX;
     this.batches = new TurnBatches(this.batchEntriesMax, () => this.queueWaiting());
     const entry = store.chain.getEntry(CHAIN_KEY);
     if (entry === undefined) store.chain.putSync(CHAIN_KEY, 0, 0);
@@ -103,10 +105,10 @@ export class LmdbGroupCommit implements Wal {
 
   append(entry: WalEntry): Promise<void> {
     if (this.failed !== null) return Promise.reject(this.failed);
-    if (this.closed) throw new Error('invariant: append after the WAL was closed');
+    assert(!this.closed, 'no append after the WAL was closed');
     // In sync mode 'log' a commit is acknowledged before LMDB syncs it, so
     // only what the commit log already holds may come this way.
-    if (this.store.syncMode === 'log') throw new Error("invariant: in sync mode 'log' entries reach LMDB only through the commit log (appendTogether)");
+    assert(this.store.syncMode !== 'log', "in sync mode 'log' entries reach LMDB only through the commit log (appendTogether)");
     const batch = this.batches.add(entry);
     this.pendingEntries++;
     return batch.promise;
@@ -120,7 +122,7 @@ export class LmdbGroupCommit implements Wal {
    */
   appendTogether(entries: WalEntry[], onFlushed: () => void): Promise<void> {
     if (this.failed !== null) return Promise.reject(this.failed);
-    if (this.closed) throw new Error('invariant: append after the WAL was closed');
+    assert(!this.closed, 'no append after the WAL was closed');
     const batch = newBatch();
     batch.entries.push(...entries);
     this.flushCallbacks.set(batch, onFlushed);
@@ -327,12 +329,6 @@ function encoded(db: Database<any, any>, value: unknown): unknown {
   const { encoder } = db as unknown as { encoder?: { encode(value: unknown): Uint8Array } };
   return encoder === undefined ? value : asBinary(encoder.encode(value));
 }
-
-/** LMDB's key limit at lmdb-js's default page size. */
-const LMDB_KEY_BYTES_MAX = 1978;
-
-/** Longest string in a key that is surely within LMDB's 1,978-byte key limit (3 bytes per UTF-16 unit). */
-const KEY_CHARS_MAX = 600;
 
 function keyPart(part: unknown): number {
   if (typeof part === 'number') return Number.isFinite(part) ? 0 : -1;

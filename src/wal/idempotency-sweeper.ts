@@ -35,6 +35,7 @@ import type { IdempotencyRecord } from '../ledger/index.js';
 import type { WalEntry } from './entry.js';
 import { STRUCTURES_KEY, type Store } from './store.js';
 import type { Wal } from './wal.js';
+import { SWEEP_STEP_ENTRIES_MAX } from './limits.js';
 
 export interface SweepResult {
   /**
@@ -70,7 +71,7 @@ export class IdempotencySweeper {
      */
     private readonly keyPending: (tableKey: string) => boolean,
     /** Most index entries (and records) removed in one step and commit: the step reads them on the event loop. */
-    private readonly stepMax = 1_000,
+    private readonly stepMax = SWEEP_STEP_ENTRIES_MAX,
   ) {}
 
   /** One bounded step: removes up to `stepMax` expired entries. `more` says whether expired ones may remain. */

@@ -10,6 +10,7 @@ export { newBatch, type Batch } from './batch.js';
 export { countEvent, countIndex, isOrderCounts, loadOrderCounts, noOrders, ORDER_COUNTS_KEY, type OrderCounts } from './order-counts.js';
 export { StoredOrders } from './stored-orders.js';
 export { storeLedgerSource, imageLedgerSource, compareOrderKeys } from './ledger-source.js';
-export { CommitLog, COMMIT_LOG_FILES, COMMIT_LOG_FILE_BYTES, commitLogPresent, removeCommitLog, type CommitLogOptions } from './commit-log.js';
+export { CommitLog, COMMIT_LOG_FILES, commitLogPresent, removeCommitLog, type CommitLogOptions } from './commit-log.js';
 export { LogFirstWal, recoverCommitLog, appliedPosition, LOG_APPLIED_KEY, type LogFirstOptions } from './log-first.js';
 export { encodeRecord, decodeRecordAt, decodeEntries, RECORD_HEADER_BYTES } from './log-record.js';
+export * from './limits.js';

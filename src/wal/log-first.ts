@@ -25,6 +25,7 @@
  * every entry not yet acknowledged and call `onFatal`; nothing is
  * acknowledged after it.
  */
+import { assert, InvariantError } from '../platform/index.js';
 import { TurnBatches, type Batch } from './batch.js';
 import type { CommitLog } from './commit-log.js';
 import type { WalEntry } from './entry.js';
@@ -32,6 +33,7 @@ import { keysFit, type LmdbGroupCommit } from './group-commit.js';
 import { decodeEntries, encodeRecord } from './log-record.js';
 import type { Store } from './store.js';
 import type { Wal, WalStats } from './wal.js';
+import { PENDING_ENTRIES_MAX, RECORD_ENTRIES_MAX } from './limits.js';
 
 /** The `meta` row holding the position of the last commit-log record LMDB has applied. */
 export const LOG_APPLIED_KEY = 'commitLogApplied';
@@ -122,8 +124,8 @@ export class LogFirstWal implements Wal {
     position: number,
     private readonly options: LogFirstOptions,
   ) {
-    this.recordEntriesMax = options.recordEntriesMax ?? 1024;
-    this.pendingEntriesMax = options.pendingEntriesMax ?? 200_000;
+    this.recordEntriesMax = options.recordEntriesMax ?? RECORD_ENTRIES_MAX;
+    this.pendingEntriesMax = options.pendingEntriesMax ?? PENDING_ENTRIES_MAX;
     this.batches = new TurnBatches(this.recordEntriesMax, () => this.writeNext());
     this.position = position;
     this.flushedPosition = position;
@@ -137,7 +139,7 @@ export class LogFirstWal implements Wal {
 
   append(entry: WalEntry): Promise<void> {
     if (this.failed !== null) return Promise.reject(this.failed);
-    if (this.closed) throw new Error('invariant: append after the WAL was closed');
+    assert(!this.closed, 'no append after the WAL was closed');
     this.last = this.batches.add(entry);
     this.pendingEntries++;
     return this.last.promise;
@@ -226,7 +228,8 @@ export class LogFirstWal implements Wal {
         this.counters.lastSyncMs = syncMs;
         this.options.onBatch?.(logged.entries, syncMs);
         if (this.unacknowledged[0] !== logged) {
-          this.fail(new Error('invariant: LMDB acknowledged commit-log records out of order'));
+          // A throw in this reaction would reject a promise nobody holds: the fail-stop path rejects every batch and stops the process.
+          this.fail(new InvariantError('LMDB acknowledges commit-log records in order'));
           return;
         }
         this.unacknowledged.shift();

@@ -14,11 +14,10 @@
 import { deserialize, serialize } from 'node:v8';
 import { crc32 } from 'node:zlib';
 import type { WalEntry } from './entry.js';
+import { RECORD_PAYLOAD_BYTES_MAX } from './limits.js';
 
-const MAGIC = 0x31474c43; // "CLG1" little-endian
+const MAGIC = 0x31474c43; // not a limit: the record format's magic number, "CLG1" little-endian
 export const RECORD_HEADER_BYTES = 20;
-/** Larger than any batch the WAL writes (it caps a record's entries); a length beyond it is damage. */
-export const RECORD_PAYLOAD_MAX = 256 * 1024 * 1024;
 
 export function encodeRecord(position: number, entries: readonly WalEntry[]): Buffer {
   const payload = serialize(entries);
@@ -44,7 +43,7 @@ export function decodeRecordAt(bytes: Buffer, offset: number): DecodedRecord | n
   if (bytes.readUInt32LE(offset) !== MAGIC) return null;
   const length = bytes.readUInt32LE(offset + 4);
   const end = offset + RECORD_HEADER_BYTES + length;
-  if (length > RECORD_PAYLOAD_MAX || end > bytes.length) return null;
+  if (length > RECORD_PAYLOAD_BYTES_MAX || end > bytes.length) return null;
   const record = bytes.subarray(offset, end);
   if (record.readUInt32LE(16) !== checksum(record, length)) return null;
   const position = Number(record.readBigUInt64LE(8));

@@ -20,10 +20,12 @@
  * serialises them), so a caller mutating an object after `append` or after a
  * read can never change what is durable.
  */
+import { assert } from '../platform/index.js';
 import { addToOpenBatch, type Batch } from './batch.js';
 import type { LogEvent } from '../ledger/index.js';
 import { TABLE_NAMES, type TableName, type WalEntry } from './entry.js';
 import type { Wal, WalStats } from './wal.js';
+import { BATCH_ENTRIES_MAX, PENDING_ENTRIES_MAX } from './limits.js';
 
 
 export type TableKey = string | number | Buffer | (string | number)[];
@@ -96,23 +98,19 @@ export class MemoryWal implements Wal {
   private readonly counters = { batches: 0, commits: 0, entries: 0, events: 0, lastBatchEntries: 0, lastSyncMs: 0 };
 
   constructor(private readonly options: MemoryWalOptions) {
-    this.batchEntriesMax = options.batchEntriesMax ?? 4096;
-    this.pendingEntriesMax = options.pendingEntriesMax ?? 200_000;
-    if (!Number.isSafeInteger(this.batchEntriesMax) || this.batchEntriesMax < 1) {
-      throw new Error(`invariant: batchEntriesMax ${this.batchEntriesMax} must be a positive integer`);
-    }
-    if (!Number.isSafeInteger(this.pendingEntriesMax) || this.pendingEntriesMax < 1) {
-      throw new Error(`invariant: pendingEntriesMax ${this.pendingEntriesMax} must be a positive integer`);
-    }
+    this.batchEntriesMax = options.batchEntriesMax ?? BATCH_ENTRIES_MAX;
+    this.pendingEntriesMax = options.pendingEntriesMax ?? PENDING_ENTRIES_MAX;
+    assert(Number.isSafeInteger(this.batchEntriesMax) && this.batchEntriesMax >= 1, 'batchEntriesMax must be a positive integer', this.batchEntriesMax);
+    assert(Number.isSafeInteger(this.pendingEntriesMax) && this.pendingEntriesMax >= 1, 'pendingEntriesMax must be a positive integer', this.pendingEntriesMax);
     this.image = options.initial === undefined ? emptyImage() : copyImage(options.initial);
   }
 
   // --- The Wal interface -------------------------------------------------
 
   append(entry: WalEntry): Promise<void> {
-    if (this.crashedFlag) throw new Error('invariant: append after the simulated process crashed');
+    assert(!this.crashedFlag, 'no append after the simulated process crashed');
     if (this.failed !== null) return Promise.reject(this.failed);
-    if (this.closed) throw new Error('invariant: append after the WAL was closed');
+    assert(!this.closed, 'no append after the WAL was closed');
     // Copied now, as LMDB serialises at write time: what is durable is what
     // was appended, whatever the caller does with its objects afterwards.
     this.current = addToOpenBatch(this.current, this.sealed, structuredClone(entry), this.batchEntriesMax);

@@ -18,7 +18,7 @@
  *   counted from its own first failure) marks its endpoint failing: it is
  *   skipped, and its messages kept, until the operator replays it.
  */
-import type { Clock } from '../platform/index.js';
+import { MS_PER_HOUR, type Clock } from '../platform/index.js';
 import type { Store, WalEntry, Wal } from '../wal/index.js';
 import { retryDelayMs } from './backoff.js';
 import type { WebhookDirectory } from './directory.js';
@@ -202,7 +202,7 @@ export class Attempts {
       state.nextAttemptAtMs = now + retryDelayMs(state.failures, this.settings.random());
     }
     if (now - failingSinceMs < this.settings.retryMs) return null;
-    const hours = Math.floor((now - failingSinceMs) / 3_600_000);
+    const hours = Math.floor((now - failingSinceMs) / MS_PER_HOUR);
     return `message ${message.id} has failed for ${hours} hours (last: ${result.error ?? result.outcome})`;
   }
 

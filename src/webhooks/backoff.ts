@@ -8,12 +8,12 @@
  * a message has failed for WEBHOOKS_RETRY_HOURS (24) from its first failed
  * attempt, when it is marked failing.
  */
-export const RETRY_BASE_MS = 1_000;
-export const RETRY_CAP_MS = 3_600_000;
+import { assert } from '../platform/index.js';
+import { RETRY_BASE_MS, RETRY_CAP_MS } from './limits.js';
 
 /** Milliseconds to wait; `random` is in [0, 1) (injected, so tests are exact). */
 export function retryDelayMs(failures: number, random: number): number {
-  if (!Number.isSafeInteger(failures) || failures < 1) throw new Error(`invariant: retry after ${failures} failures`);
+  assert(Number.isSafeInteger(failures) && failures >= 1, 'a retry follows at least one failure', failures);
   const step = Math.min(RETRY_CAP_MS, RETRY_BASE_MS * 2 ** Math.min(failures - 1, 30));
   return Math.floor(step / 2 + (step / 2) * random);
 }

@@ -5,7 +5,7 @@
  *
  * The rule is increase-by-a-quarter/halve on the event loop's utilisation,
  * averaged over the last two samples. While the order path is over
- * TARGET_UTILISATION (or its commits are queueing past PENDING_ENTRIES_MAX),
+ * TARGET_UTILISATION (or its commits are queueing past BUSY_PENDING_ENTRIES),
  * the allowance halves from what the last sample actually started, down to
  * the operator's floor (WEBHOOKS_BUSY_PERCENT of the entries committed, at
  * least WEBHOOKS_BUSY_MIN_PER_SECOND). Below it, the allowance grows by a
@@ -28,19 +28,8 @@
  * Pure, so that the dispatcher applies it to live samples and the tests to
  * samples they choose.
  */
+import { ALLOWANCE_MAX, BUSY_PENDING_ENTRIES, TARGET_UTILISATION } from './limits.js';
 
-/** Event-loop utilisation (the mean of the last two samples) above which deliveries give way. */
-export const TARGET_UTILISATION = 0.75;
-/**
- * Entries waiting for their commit above which the storage path counts as
- * full too, whatever the event loop says: a commit-bound server (a slow
- * disk) can have its event loop half idle. Group commit absorbs a queue of
- * a few dozen by design (a commit of 60 entries costs little more than one
- * of 10), so the mark is well above what 64 busy connections make.
- */
-export const PENDING_ENTRIES_MAX = 128;
-/** Attempts per sample that count as "no limit" (the concurrency limit binds long before). */
-export const ALLOWANCE_MAX = 10_000;
 /** The allowance's growth per sample with room under the target (plus one, so that an allowance of 0 recovers). */
 export const GROWTH = 1.25;
 
@@ -95,7 +84,7 @@ export function nextAllowance(state: AllowanceState, sample: AllowanceSample, se
   const utilisation = Number.isFinite(sample.utilisation) ? sample.utilisation : 1;
   // The mean of this sample and the last: one sample's spike (a GC, a burst) does not cut the allowance, two do.
   const smoothed = state.lastUtilisation === null ? utilisation : (state.lastUtilisation + utilisation) / 2;
-  const full = smoothed > TARGET_UTILISATION || sample.pendingEntries >= PENDING_ENTRIES_MAX;
+  const full = smoothed > TARGET_UTILISATION || sample.pendingEntries >= BUSY_PENDING_ENTRIES;
   if (!full) {
     // Growth does not wait for use: a server that was idle sends a backlog (a restart, a replay) at once, up to
     // the concurrency limit, and the next samples halve it if the order path fills.

@@ -14,15 +14,13 @@
  * endpoint can never be durable without the registration before it.
  * Answers still wait for durability.
  */
-import type { Clock } from '../platform/index.js';
+import { assert, type Clock } from '../platform/index.js';
 import type { LogEvent } from '../ledger/index.js';
 import type { Store, TablePut, Wal } from '../wal/index.js';
 import { openSecret, sealSecret } from './secret-box.js';
 import { newWebhookSecret } from './signature.js';
 import type { WebhookEndpoint, WebhookEvent } from './records.js';
-
-/** How long a rotated-out secret still signs (beside the new one), so receivers can switch without losing messages. */
-export const PREVIOUS_SECRET_GRACE_MS = 24 * 3_600_000;
+import { PREVIOUS_SECRET_GRACE_MS } from './limits.js';
 
 const NEXT_ID_KEY = 'webhookNextId';
 
@@ -77,7 +75,7 @@ export class WebhookDirectory {
 
   /** Registers an endpoint; the secret is returned here only. */
   async create(account: number, url: string, events: WebhookEvent[], enabled: boolean): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
-    if (this.forAccount(account).length >= this.perAccountMax) throw new Error('invariant: the caller checks the per-account limit first');
+    assert(this.forAccount(account).length < this.perAccountMax, 'the caller checks the per-account limit first');
     const secret = newWebhookSecret();
     const endpoint: WebhookEndpoint = {
       id: this.nextId++,

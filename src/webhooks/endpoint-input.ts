@@ -5,8 +5,7 @@
 import { isIP } from 'node:net';
 import { isForbiddenAddress } from './address-guard.js';
 import { isWebhookEvent, WEBHOOK_EVENTS, type WebhookEvent } from './records.js';
-
-export const URL_CHARS_MAX = 2048;
+import { URL_CHARS_MAX } from '../ledger/index.js';
 
 export interface EndpointRules {
   allowHttp: boolean;

@@ -5,14 +5,13 @@
  * a page is one range read per table.
  */
 import type { Store, Wal, WalEntry } from '../wal/index.js';
+import { PURGE_PAGE_ROWS } from './limits.js';
 
-/** Rows removed per commit. */
-export const PURGE_PAGE = 1_000;
 /** The tables with rows per endpoint: its held messages, then its delivery log. */
 const ENDPOINT_TABLES = ['webhookOutbox', 'webhookLog'] as const;
 
 /** Removes every row of the endpoint, a page per commit; resolves once none is left (rejects if a commit fails). */
-export async function purgeEndpointRows(store: Store, wal: Wal, endpoint: number, pageRows = PURGE_PAGE): Promise<void> {
+export async function purgeEndpointRows(store: Store, wal: Wal, endpoint: number, pageRows = PURGE_PAGE_ROWS): Promise<void> {
   for (;;) {
     const removes = nextPage(store, endpoint, pageRows);
     if (removes.length === 0) return;

@@ -7,7 +7,7 @@
  * body under the same id (only the timestamp and signature are new, as the
  * specification expects).
  */
-import { VERSION } from '../platform/index.js';
+import { MS_PER_SECOND, VERSION } from '../platform/index.js';
 import type { OutboxMessage } from './records.js';
 import { signatureHeader } from './signature.js';
 
@@ -16,7 +16,7 @@ export function messageBody(message: OutboxMessage): string {
 }
 
 export function messageHeaders(message: OutboxMessage, body: string, secrets: readonly string[], nowMs: number): Record<string, string> {
-  const timestamp = Math.floor(nowMs / 1000);
+  const timestamp = Math.floor(nowMs / MS_PER_SECOND);
   return {
     'content-type': 'application/json',
     'user-agent': `credit-order-api-webhooks/${VERSION}`,

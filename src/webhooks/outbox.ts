@@ -29,8 +29,10 @@
 import { createHash, randomFillSync } from 'node:crypto';
 import { placedStatusView, statusView, type LogEvent, type OrderRecord, type RefillRecord } from '../ledger/index.js';
 import { renderRefill, renderStatusView } from '../wire/index.js';
+import { InvariantError } from '../platform/index.js';
 import type { WebhookDirectory } from './directory.js';
 import type { QueuedMessage } from './records.js';
+import { MESSAGE_ID_POOL_IDS } from './limits.js';
 
 type QueuedEvent = Extract<LogEvent, { type: 'webhook.queued' }>;
 type PlacedEvent = Extract<LogEvent, { type: 'order.placed' }>;
@@ -94,7 +96,7 @@ function placement(events: LogEvent[], order: OrderRecord | null, refill: Refill
  * pools the same way.
  */
 const ID_BYTES = 16;
-const idPool = Buffer.alloc(ID_BYTES * 256);
+const idPool = Buffer.alloc(ID_BYTES * MESSAGE_ID_POOL_IDS);
 let idOffset = idPool.length;
 
 /** 16 random bytes of their own (copied out: the pool is refilled while the event may still wait to be encoded). */
@@ -143,5 +145,5 @@ function queuedMessage(event: QueuedEvent): QueuedMessage {
   const id = `msg_${Buffer.from(event.id).toString('hex')}`;
   if (event.order !== undefined) return { id, type: 'order.updated', atMs: event.atMs, subject: event.order.id, data: `{${renderStatusView(event.order)}}`, endpoint: event.webhook };
   if (event.refill !== undefined) return { id, type: 'refill.updated', atMs: event.atMs, subject: event.refill.order, data: renderRefill(event.refill), endpoint: event.webhook };
-  throw new Error(`invariant: webhook message ${id} holds neither an order nor a refill`);
+  throw new InvariantError(`webhook message ${id} holds neither an order nor a refill`);
 }

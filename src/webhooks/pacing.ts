@@ -6,11 +6,10 @@
  * that may start until the next one.
  */
 import { performance } from 'node:perf_hooks';
+import { MS_PER_SECOND } from '../platform/index.js';
 import type { WalStats } from '../wal/index.js';
 import { initialAllowance, nextAllowance, type AllowanceSettings } from './delivery-allowance.js';
-
-/** How often the load is sampled. */
-export const LOAD_SAMPLE_MS = 100;
+import { LOAD_SAMPLE_MS } from './limits.js';
 
 /** One load sample: the event loop's utilisation over the interval, and the WAL's counters at its end. */
 export interface LoadSample {
@@ -58,7 +57,7 @@ export class Pacing {
 
   /** Attempts the order path leaves room for, a second (the last sample's allowance × 10; ALLOWANCE_MAX × 10 means no limit). */
   allowedPerSecond(): number {
-    return this.allowance.allowance * (1000 / LOAD_SAMPLE_MS);
+    return this.allowance.allowance * (MS_PER_SECOND / LOAD_SAMPLE_MS);
   }
 
   /** The yield rule, applied to one load sample: sets the attempts that may start until the next. */

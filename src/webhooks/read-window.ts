@@ -21,6 +21,7 @@
  */
 import type { LogEvent } from '../ledger/index.js';
 import type { Store, TablePut } from '../wal/index.js';
+import { CURSOR_LAG_MAX, LOG_EVENTS_PER_PASS, LOG_PAGE_EVENTS } from './limits.js';
 import { messageCount, messagesIn } from './outbox.js';
 import type { QueuedMessage } from './records.js';
 
@@ -28,12 +29,6 @@ import type { QueuedMessage } from './records.js';
 export const WEBHOOK_CURSOR_KEY = 'webhookCursor';
 /** The log's first number (store.ts numbers events from 1): where a store that has settled nothing starts. */
 const FIRST_LOG_SEQ = 1;
-/** Log events read per look at the log. */
-const LOG_PAGE = 256;
-/** Most log events one pass reads (most may be other events): the rest waits for the next pass, so a pass stays short. */
-export const LOG_EVENTS_PER_PASS = 8_192;
-/** The cursor is written on its own (not only with delivery results) once it lags this many log numbers behind. */
-export const CURSOR_LAG_MAX = 4_096;
 
 /** A message read from the log into the window. */
 export interface Windowed {
@@ -112,7 +107,7 @@ export class ReadWindow {
     while (!this.caughtUp && !this.full()) {
       if (events >= LOG_EVENTS_PER_PASS) return true;
       let read = 0;
-      for (const { key, value } of this.store.log.getRange({ start: this.cursor, limit: LOG_PAGE })) {
+      for (const { key, value } of this.store.log.getRange({ start: this.cursor, limit: LOG_PAGE_EVENTS })) {
         const seq = key as number;
         read++;
         this.cursor = seq + 1;
@@ -123,7 +118,7 @@ export class ReadWindow {
         if (this.full()) break;
       }
       events += read;
-      if (read < LOG_PAGE && !this.full()) this.caughtUp = true;
+      if (read < LOG_PAGE_EVENTS && !this.full()) this.caughtUp = true;
     }
     return false;
   }

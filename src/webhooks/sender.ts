@@ -10,6 +10,7 @@ import https from 'node:https';
 import { isIP } from 'node:net';
 import { guardedLookup, isForbiddenAddress } from './address-guard.js';
 import type { AttemptOutcome } from './records.js';
+import { RESPONSE_BYTES_MAX } from './limits.js';
 
 export interface SenderOptions {
   allowPrivate: boolean;
@@ -26,9 +27,6 @@ export interface AttemptResult {
   status: number | null;
   error: string | null;
 }
-
-/** Response bytes read (and discarded) before the connection is dropped. */
-export const RESPONSE_BYTES_MAX = 64 * 1024;
 
 export class Sender {
   private readonly http: http.Agent;

@@ -7,6 +7,7 @@
  * `standardwebhooks` package or any of the specification's libraries.
  */
 import { createHmac, randomBytes } from 'node:crypto';
+import { assert } from '../platform/index.js';
 
 export const SECRET_PREFIX = 'whsec_';
 
@@ -16,7 +17,7 @@ export function newWebhookSecret(): string {
 }
 
 function secretBytes(secret: string): Buffer {
-  if (!secret.startsWith(SECRET_PREFIX)) throw new Error('invariant: a webhook secret starts with whsec_');
+  assert(secret.startsWith(SECRET_PREFIX), 'a webhook secret starts with whsec_');
   return Buffer.from(secret.slice(SECRET_PREFIX.length), 'base64');
 }
 

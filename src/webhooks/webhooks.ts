@@ -3,7 +3,7 @@
  * write into, the sender with its limits and the dispatcher that delivers.
  * The composition root builds one and hands `outbox.withMessages` to the actors.
  */
-import type { Clock } from '../platform/index.js';
+import { MS_PER_HOUR, type Clock } from '../platform/index.js';
 import type { Store, Wal } from '../wal/index.js';
 import type { Poster } from './attempts.js';
 import { Dispatcher } from './dispatcher.js';
@@ -13,6 +13,7 @@ import { Outbox } from './outbox.js';
 import { loadSecretKey } from './secret-box.js';
 import { Sender } from './sender.js';
 import type { WebhookEndpoint } from './records.js';
+import { OUTBOX_PAGE_ROWS, PER_ENDPOINT_IN_FLIGHT_MAX, QUEUE_WINDOW_MAX } from './limits.js';
 
 export interface WebhooksConfig {
   allowHttp: boolean;
@@ -32,13 +33,6 @@ export interface WebhooksConfig {
   /** WEBHOOKS_HELD_MAX: most undelivered messages kept per endpoint. */
   heldMax: number;
 }
-
-/** Attempts in flight to one endpoint at most: a slow receiver cannot take every slot. */
-export const PER_ENDPOINT_IN_FLIGHT_MAX = 8;
-/** Held messages read from one endpoint's rows per pass. */
-export const OUTBOX_PAGE = 256;
-/** Log messages read ahead into memory at most (about 300 bytes each). */
-export const QUEUE_WINDOW_MAX = 1_024;
 
 export class Webhooks {
   readonly directory: WebhookDirectory;
@@ -64,11 +58,11 @@ export class Webhooks {
     this.dispatcher = new Dispatcher(store, wal, clock, this.directory, options.poster ?? this.sender!, {
       concurrency: config.concurrency,
       perEndpointMax: PER_ENDPOINT_IN_FLIGHT_MAX,
-      retryMs: config.retryHours * 3_600_000,
+      retryMs: config.retryHours * MS_PER_HOUR,
       logKeep: config.logKeep,
       busyShare: config.busyPercent / 100,
       busyMinPerSecond: config.busyMinPerSecond,
-      pageSize: OUTBOX_PAGE,
+      pageSize: OUTBOX_PAGE_ROWS,
       windowMax: options.windowMax ?? QUEUE_WINDOW_MAX,
       heldMax: config.heldMax,
       random: options.random ?? Math.random,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/platform/clock.js';
 import { ACCOUNT_IDLE_EVICT_MS } from '../../src/actors/index.js';
-import { order, startTestServer } from '../helpers/server.js';
+import { order, withServer } from '../helpers/server.js';
 
 /**
  * Accounts are loaded on first use and dropped after a long idle spell, so
@@ -11,8 +11,7 @@ import { order, startTestServer } from '../helpers/server.js';
 describe('accounts load on demand and idle ones are dropped', () => {
   it('drops only idle accounts, and a dropped account comes back with its durable state', async () => {
     const clock = new ManualClock();
-    const t = await startTestServer({ clock });
-    try {
+    await withServer({ clock }, async (t) => {
       const service = await t.createService({ rate: '0.5', min: 1, max: 100 });
       const a = await t.createAccount('a', '10');
       const b = await t.createAccount('b', '10');
@@ -36,15 +35,12 @@ describe('accounts load on demand and idle ones are dropped', () => {
       expect(balance.body.credits).toBe(8);
       expect(balance.headers.get('x-ratelimit-limit')).toBe('120');
       expect((await t.api('GET', '/api/v1/balance', { ...a, secret: 'sec_wrong' })).status).toBe(401);
-    } finally {
-      await t.close();
-    }
+    });
   });
 
   it('never drops an account with a write in flight', async () => {
     const clock = new ManualClock();
-    const t = await startTestServer({ clock });
-    try {
+    await withServer({ clock }, async (t) => {
       const service = await t.createService({ rate: '1', min: 1, max: 100 });
       const a = await t.createAccount('a', '10');
       const account = t.server.context.registry.get(a.id)!;
@@ -59,15 +55,12 @@ describe('accounts load on demand and idle ones are dropped', () => {
       await sent!.durable;
       expect(t.server.context.registry.evictIdle()).toBe(1);
       expect((await t.api('POST', '/api/v1/order', a, order(service, 11))).status).toBe(201);
-    } finally {
-      await t.close();
-    }
+    });
   });
 
   it('never drops an account with a profile change in flight: a rotated secret lands on the account in use', async () => {
     const clock = new ManualClock();
-    const t = await startTestServer({ clock });
-    try {
+    await withServer({ clock }, async (t) => {
       const a = await t.createAccount('a', '10');
       const registry = t.server.context.registry;
       const rotating = registry.rotateSecret(registry.get(a.id)!);
@@ -81,8 +74,6 @@ describe('accounts load on demand and idle ones are dropped', () => {
       expect((await t.api('GET', '/api/v1/balance', a)).status).toBe(401);
       clock.advance(ACCOUNT_IDLE_EVICT_MS * 2);
       expect(registry.evictIdle()).toBe(1);
-    } finally {
-      await t.close();
-    }
+    });
   });
 });

@@ -7,14 +7,10 @@
  * and fresh ids.
  */
 import { describe, expect, it } from 'vitest';
-import { WalletActor, type ActorContext, type Delivery, type Request } from '../../src/actors/index.js';
-import { ManualClock } from '../../src/platform/clock.js';
-import { renderAnswer } from '../../src/http/transport/answer.js';
-import { withServiceDefaults, type IdempotencyRecord, type OrderRecord, type RefillRecord, type WalletRecord } from '../../src/ledger/index.js';
-import { OrderNumbers } from '../../src/ids/order-numbers.js';
+import { WalletActor, type Delivery, type Request } from '../../src/actors/index.js';
+import type { RefillRecord, WalletRecord } from '../../src/ledger/index.js';
 import { MemoryWal } from '../../src/wal/memory-wal.js';
-
-const SERVICE = withServiceDefaults({ id: 1, platform: 'p', name: 'n', rate: 1_000, min: 1, max: 1_000, enabled: true, cancel: true, refill: true });
+import { actorContext, orderRequest as order } from '../helpers/actor.js';
 
 function deepFreeze<T>(value: T): T {
   if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
@@ -26,41 +22,10 @@ function deepFreeze<T>(value: T): T {
 
 function setup(): { actor: WalletActor; wal: MemoryWal; send: (request: Request) => Delivery } {
   const wal = new MemoryWal({ onFatal: () => {} });
-  let ids = 0;
-  let refills = 0;
-  const ctx: ActorContext = {
-    wal,
-    clock: new ManualClock(),
-    mailboxMax: 100,
-    idempotencyRetentionMs: 86_400_000,
-    readIdempotency: (key) => wal.get('idempotency', key) as IdempotencyRecord | undefined,
-    orders: {
-      newId: () => ({ id: `o-${++ids}`, key: `o-${ids}`, seq: ids }),
-      keyOf: (id) => id,
-      read: (id) => wal.get('orders', id) as OrderRecord | undefined,
-    },
-    services: { get: (id) => (id === SERVICE.id ? SERVICE : null) },
-    refillIds: { next: () => ++refills },
-    orderNumbers: new OrderNumbers(0),
-    renderAnswer,
-  };
   const wallet: WalletRecord = { id: 7, credits: 1_000_000_000, banned: false, rateLimitPerMinute: 1_000, unlimitedExpiresMs: null };
-  const actor = WalletActor.fresh(wallet, ctx);
+  const actor = WalletActor.fresh(wallet, actorContext(wal));
   return { actor, wal, send: (request) => actor.send(deepFreeze(request))! };
 }
-
-const order = (key: string | null): Request => ({
-  kind: 'order',
-  requestId: 'r-1',
-  channel: 'api',
-  request: {
-    ok: true,
-    payload: { serviceId: 1, target: 'https://x.test/1', quantity: 10 },
-    service: SERVICE,
-    idempotency: key === null ? null : { key, fingerprint: 'fp' },
-    forceJoin: null,
-  },
-});
 
 describe('the actor prepare step', () => {
   it('gathers fresh ids and numbers; a refused order takes no number', () => {

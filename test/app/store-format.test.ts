@@ -6,41 +6,33 @@
  * (test/ops/snapshot.test.ts).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { open } from 'lmdb';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openStore, STORE_FORMAT } from '../../src/wal/index.js';
-import { startTestServer } from '../helpers/server.js';
-
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-/** A directory that another build left at store format 2. */
-async function formatTwo(): Promise<string> {
-  const dir = mkdtempSync(join(tmpdir(), 'credit-order-api-format-'));
-  dirs.push(dir);
-  const root = open({ path: dir });
-  await root.openDB({ name: 'meta' }).put('storeFormat', 2);
-  await root.close();
-  return dir;
-}
+import { startTestServer, useScratchDirs, withServer } from '../helpers/server.js';
+import { writeMetaWithLmdb } from '../helpers/temp-store.js';
 
 const sentence = (dir: string): string =>
   `The data directory ${dir} holds store format 2; this build reads store format 1. Restore a snapshot taken by a build of store format 1, or start with an empty DATA_DIR.`;
 
 describe('the server and the store format', () => {
+  const scratchDir = useScratchDirs();
+
+  /** A directory that another build left at store format 2. */
+  async function formatTwo(): Promise<string> {
+    const dir = scratchDir();
+    await writeMetaWithLmdb(dir, { storeFormat: 2 });
+    return dir;
+  }
+
   it('stamps a fresh data directory with this build’s format', async () => {
-    const t = await startTestServer();
-    expect(t.server.context.store.tables.meta.get('storeFormat')).toBe(STORE_FORMAT);
-    await t.server.close();
-    const store = openStore(t.dir, { readOnly: true });
-    expect(store.tables.meta.get('storeFormat')).toBe(STORE_FORMAT);
-    await store.close();
-    await t.close();
+    await withServer({}, async (t) => {
+      expect(t.server.context.store.tables.meta.get('storeFormat')).toBe(STORE_FORMAT);
+      await t.server.close();
+      const store = openStore(t.dir, { readOnly: true });
+      expect(store.tables.meta.get('storeFormat')).toBe(STORE_FORMAT);
+      await store.close();
+    });
   });
 
   it('startServer rejects a directory of another format with the sentence', async () => {
@@ -50,8 +42,7 @@ describe('the server and the store format', () => {
 
   it('npm start exits non-zero with the sentence on stderr', async () => {
     const dir = await formatTwo();
-    const main = join(process.cwd(), 'dist/src/main.js');
-    const run = spawnSync(process.execPath, [main], {
+    const run = spawnSync(process.execPath, [join(process.cwd(), 'dist/src/main.js')], {
       env: { ...process.env, DATA_DIR: dir, PORT: '0', ADMIN_PORT: '0', ADMIN_TOKEN: 'test-admin-token', SEED_DEMO: 'false', LOG_LEVEL: 'silent' },
       encoding: 'utf8',
       timeout: 30_000,

@@ -7,10 +7,10 @@
  * concerns to their own table: no API dialect imports another, and the
  * shared concerns import no dialect.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { sourceFiles, withTree } from './source-tree.js';
 
 /**
  * What each part may import besides itself. `app` is the composition root:
@@ -18,11 +18,13 @@ import { describe, expect, it } from 'vitest';
  * the root, imports `app` and `platform`.
  */
 const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
+  // platform holds `assert`: the parts that check invariants import it.
   platform: [],
-  money: [],
+  money: ['platform'],
   errors: [],
   ids: ['platform'],
-  ledger: ['money', 'errors'],
+  // The ledger and money take platform's assert and units of time and size.
+  ledger: ['money', 'errors', 'platform'],
   // The records customers receive, shared by the HTTP answers and the webhook messages.
   wire: ['ledger', 'money'],
   wal: ['ledger', 'money', 'ids', 'platform'],
@@ -33,19 +35,13 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
   webhooks: ['ledger', 'wal', 'money', 'platform', 'wire'],
   http: ['actors', 'ledger', 'wal', 'ops', 'money', 'errors', 'ids', 'platform', 'wire', 'forcejoin', 'webhooks'],
   // The CLI talks to the server over HTTP; `verify --data-dir` runs ops' verify itself on a stopped server's files.
-  cli: ['ops', 'money', 'ids'],
+  // It reads the admin API's page sizes from ops/limits.ts itself, which imports nothing, so a command does not load LMDB.
+  cli: ['ops', 'money', 'ids', 'platform'],
   app: ['actors', 'forcejoin', 'http', 'ids', 'ledger', 'money', 'ops', 'platform', 'wal', 'webhooks', 'wire', 'errors'],
 };
 
 const ROOT_FILES: Readonly<Record<string, readonly string[]>> = { main: ['app', 'platform'] };
 
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return sourceFiles(path);
-    return path.endsWith('.ts') ? [path] : [];
-  });
-}
 
 /** `ledger` for src/ledger/x.ts; `main.ts` (root) for src/main.ts. */
 function partOf(src: string, file: string): { part: string; root: boolean } {
@@ -89,8 +85,9 @@ function violations(src: string): string[] {
  * concerns (the transport, the guards, order intake, the lifecycle
  * operations) import no dialect and not the admin API; the dialects (v1,
  * v2) and admin build on them and never on each other. Every concern may
- * import the handlers' context (context.ts); only the folder's own root
- * files (index.ts, mount.ts) import the dialects.
+ * import the handlers' context (context.ts) and the bounds of the HTTP part
+ * (limits.ts); only the folder's own root files (index.ts, mount.ts) import
+ * the dialects.
  */
 const HTTP_MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
   transport: [],
@@ -102,7 +99,7 @@ const HTTP_MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
   admin: ['transport', 'orders'],
 };
 
-const HTTP_SHARED_ROOT_FILES: readonly string[] = ['context.ts'];
+const HTTP_SHARED_ROOT_FILES: readonly string[] = ['context.ts', 'limits.ts'];
 
 /** Every import inside src/http that breaks HTTP_MAY_IMPORT, as "from → to" lines. */
 function httpViolations(src: string): string[] {
@@ -162,18 +159,6 @@ function tableCircles(): string[] {
   return found;
 }
 
-function withTree(files: Record<string, string>, check: (dir: string) => void): void {
-  const dir = mkdtempSync(join(tmpdir(), 'coa-arch-'));
-  try {
-    for (const [path, text] of Object.entries(files)) {
-      mkdirSync(dirname(join(dir, path)), { recursive: true });
-      writeFileSync(join(dir, path), text);
-    }
-    check(dir);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
 
 describe('architecture', () => {
   it('every import in src/ follows the one direction of docs/ARCHITECTURE.md', () => {

@@ -1,8 +1,8 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { cli as runCliAgainst } from '../helpers/cli.js';
-import { startTestServer, tempDir, type TestServer } from '../helpers/server.js';
+import { tempDir, useServer } from '../helpers/server.js';
 
 /*
  * The CLI against the REAL server (uWebSockets.js, LMDB in a temporary
@@ -10,7 +10,7 @@ import { startTestServer, tempDir, type TestServer } from '../helpers/server.js'
  * reading the stats. The steps share state, so they run in order.
  */
 
-let t: TestServer;
+const t = useServer();
 
 function cli(...args: string[]) {
   return runCliAgainst(t, ...args);
@@ -23,14 +23,6 @@ async function cliJson(...args: string[]): Promise<any> {
   expect(r.code).toBe(0);
   return JSON.parse(r.out);
 }
-
-beforeAll(async () => {
-  t = await startTestServer();
-});
-
-afterAll(async () => {
-  await t.close();
-});
 
 describe('operator session against the real server', () => {
   let account: number;

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_TIMEOUT_S } from '../../src/cli/admin-client.js';
+import { DEFAULT_TIMEOUT_S } from '../../src/cli/limits.js';
 import { COMMANDS, findCommand } from '../../src/cli/commands.js';
 import { ORDER, ORDER_ID, ORDERS, REPORT, onlyRequest, runAgainst, useFakeAdmin } from './fake-admin.js';
 import { silentServer } from '../helpers/silent-server.js';

@@ -5,11 +5,11 @@
  */
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { open } from 'lmdb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run.js';
-import { order, startTestServer, tempDir, type TestServer } from '../helpers/server.js';
+import { order, useScratchDirs, useServer } from '../helpers/server.js';
 import { CREDIT, Ledger } from '../helpers/ledger.js';
+import { writeMetaWithLmdb } from '../helpers/temp-store.js';
 
 async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
@@ -20,25 +20,16 @@ async function cli(...argv: string[]): Promise<{ code: number; out: string; err:
 }
 
 describe('verify --data-dir on a stopped server', () => {
-  let t: TestServer;
-  const scratch: string[] = [];
+  const scratchDir = useScratchDirs();
   let snapshotDir: string;
-
-  beforeAll(async () => {
-    t = await startTestServer();
+  const t = useServer({}, async (t) => {
     const service = await t.createService({ rate: '0.1', min: 1, max: 1000 });
     const alice = await t.createAccount('alice', '100');
     for (let i = 1; i <= 12; i++) expect((await t.api('POST', '/api/v1/order', alice, order(service, i))).status).toBe(201);
-    const base = tempDir();
-    scratch.push(base);
-    snapshotDir = join(base, 'snapshot');
+    snapshotDir = join(scratchDir(), 'snapshot');
     expect((await t.admin('POST', '/admin/v1/snapshot', { out: snapshotDir })).status).toBe(200);
     expect((await t.api('POST', '/api/v1/order', alice, order(service, 100))).status).toBe(201);
     await t.server.close();
-  });
-  afterAll(async () => {
-    await t.close();
-    for (const dir of scratch) rmSync(dir, { recursive: true, force: true });
   });
 
   it('verifies the data directory and prints its counts and exact totals', async () => {
@@ -59,8 +50,7 @@ describe('verify --data-dir on a stopped server', () => {
   });
 
   it('a directory without a store is a plain sentence and exit 1', async () => {
-    const empty = tempDir();
-    scratch.push(empty);
+    const empty = scratchDir();
     expect(await cli('verify', '--data-dir', empty)).toEqual({
       code: 1,
       out: '',
@@ -70,20 +60,15 @@ describe('verify --data-dir on a stopped server', () => {
 });
 
 describe('verify --data-dir on a store of another format', () => {
+  const scratchDir = useScratchDirs();
   it('is a plain sentence and exit 1, and the store is not read', async () => {
-    const dir = tempDir();
-    const root = open({ path: dir });
-    await root.openDB({ name: 'meta' }).put('storeFormat', 2);
-    await root.close();
-    try {
-      expect(await cli('verify', '--data-dir', dir)).toEqual({
-        code: 1,
-        out: '',
-        err: `error: The data directory ${dir} holds store format 2; this build reads store format 1. Restore a snapshot taken by a build of store format 1, or start with an empty DATA_DIR.\n`,
-      });
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const dir = scratchDir();
+    await writeMetaWithLmdb(dir, { storeFormat: 2 });
+    expect(await cli('verify', '--data-dir', dir)).toEqual({
+      code: 1,
+      out: '',
+      err: `error: The data directory ${dir} holds store format 2; this build reads store format 1. Restore a snapshot taken by a build of store format 1, or start with an empty DATA_DIR.\n`,
+    });
   });
 });
 

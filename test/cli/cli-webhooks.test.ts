@@ -6,22 +6,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/platform/clock.js';
 import { cli as runCli } from '../helpers/cli.js';
-import { order, startTestServer, type TestServer } from '../helpers/server.js';
+import { order, useServer } from '../helpers/server.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 
-let t: TestServer;
 let receiver: Receiver;
 const clock = new ManualClock(1_000_000, Date.now());
 
 beforeAll(async () => {
   receiver = await startReceiver();
-  t = await startTestServer({ clock, config: { webhooksAllowHttp: true, webhooksAllowPrivate: true, webhooksRetryHours: 1 }, server: { webhookYield: false } });
 });
-
-afterAll(async () => {
-  await t.close();
-  await receiver.close();
-});
+afterAll(() => receiver.close());
+const t = useServer({ clock, config: { webhooksAllowHttp: true, webhooksAllowPrivate: true, webhooksRetryHours: 1 }, server: { webhookYield: false } });
 
 describe('webhook commands', () => {
   it('add, list, deliveries, replay of a failing endpoint, rotate, disable and delete', async () => {

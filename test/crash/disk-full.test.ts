@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { spawnServer } from '../helpers/server-process.js';
 
 /**
  * A real storage failure under load: the server runs with a limit on the
@@ -13,11 +14,6 @@ import { beforeAll, describe, expect, it } from 'vitest';
  * it, left nothing behind.
  */
 describe('a failing disk under load (file-size limit on the real process)', () => {
-  let spawnServer: typeof import('../../scripts/crash/server-process.js').spawnServer;
-  beforeAll(async () => {
-    ({ spawnServer } = await import('../../dist/scripts/crash/server-process.js' as string));
-  }, 120_000);
-
   it('stops with exit code 1, and a restart has every acknowledged order and a ledger that verifies', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'credit-order-api-disk-full-'));
     const token = 'disk-full-token';

@@ -2,15 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { spawnServer } from '../helpers/server-process.js';
 
 /** SIGTERM and SIGINT under load: stop accepting, answer what is in flight, sync, exit 0. */
 describe('graceful shutdown of the real process', () => {
-  let spawnServer: typeof import('../../scripts/crash/server-process.js').spawnServer;
-  beforeAll(async () => {
-    ({ spawnServer } = await import('../../dist/scripts/crash/server-process.js' as string));
-  }, 120_000);
-
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     it(`${signal} under load exits 0 and every acknowledged order survives the restart`, async () => {
       const dir = mkdtempSync(join(tmpdir(), 'credit-order-api-shutdown-'));

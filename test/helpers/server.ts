@@ -1,11 +1,16 @@
 /**
- * Starts the real server (real uWebSockets.js on ephemeral ports, real LMDB
- * in a temporary directory) in this process and talks HTTP to it.
+ * The test fixture for a running server: the real server (real
+ * uWebSockets.js on ephemeral ports, real LMDB in a temporary directory) in
+ * this process, started and closed around the tests that use it (`useServer`,
+ * `withServer`), with the services and accounts a test needs made through
+ * the admin API, and typed HTTP helpers for the customer APIs (v1 JSON, v2
+ * forms) and the admin API.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ManualClock, type Clock } from '../../src/platform/clock.js';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
+import { ManualClock } from '../../src/platform/clock.js';
 import { loadConfig, type Config } from '../../src/app/config.js';
 import { createLogger } from '../../src/platform/log.js';
 import { startServer, type Server, type ServerOptions } from '../../src/app/server.js';
@@ -20,16 +25,27 @@ export interface Reply {
 }
 
 export interface TestServer {
-  server: Server;
-  dir: string;
-  url: string;
-  adminUrl: string;
-  clock: Clock;
+  /** The running server; a property read before `start` or after `close` throws. */
+  readonly server: Server;
+  readonly dir: string;
+  readonly url: string;
+  readonly adminUrl: string;
+  readonly clock: ManualClock;
+  /** A request to the admin API with the operator's token. */
   admin(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Reply>;
+  /** A request to the customer API v1 with an account's key and secret (`null`: no credentials). */
   api(method: string, path: string, creds: Creds | null, body?: unknown, headers?: Record<string, string>): Promise<Reply>;
+  /** A form-encoded POST to the customer API v2, as reseller panels send it. */
+  v2(fields: Record<string, string | number>, headers?: Record<string, string>): Promise<Reply>;
+  /** A new account, topped up with `credits` when given. */
   createAccount(name?: string, credits?: string): Promise<Creds>;
+  /** A new enabled service: instagram Followers at 0.1 a unit, 1 to 1,000, unless `fields` say otherwise. */
   createService(fields?: Partial<{ platform: string; name: string; rate: number | string; min: number; max: number; enabled: boolean } & Record<string, unknown>>): Promise<number>;
+  /** Issues the account's API v2 key and returns it. */
+  issueV2Key(account: number): Promise<string>;
+  /** Closes the server and starts it again on the same directory and clock. */
   restart(overrides?: Partial<Config>): Promise<void>;
+  /** Closes the server and removes its directory. */
   close(): Promise<void>;
 }
 
@@ -62,14 +78,20 @@ async function request(url: string, method: string, body: unknown, headers: Reco
   return { status: res.status, headers: res.headers, body: parsed, text };
 }
 
-export async function startTestServer(
-  options: { dir?: string; clock?: Clock; config?: Partial<Config>; server?: ServerOptions } = {},
-): Promise<TestServer> {
-  const dir = options.dir ?? tempDir();
-  const clock = options.clock ?? new ManualClock();
-  const base = loadConfig([], {});
-  const configFor = (overrides: Partial<Config> = {}): Config => ({
-    ...base,
+/** What a test may set on the server it starts: the clock, the configuration, the server's own options. */
+export interface StartOptions {
+  /** The data directory (default: a fresh temporary one, removed by `close`). */
+  dir?: string;
+  /** The clock (default: a fresh `ManualClock`); tests move it, never sleep for it. */
+  clock?: ManualClock;
+  config?: Partial<Config>;
+  server?: ServerOptions;
+}
+
+/** The test configuration: loopback, ephemeral ports, quiet, no demo seed, and room for any rate a test sends. */
+function testConfig(dir: string, overrides: Partial<Config>): Config {
+  return {
+    ...loadConfig([], {}),
     host: '127.0.0.1',
     port: 0,
     adminHost: '127.0.0.1',
@@ -82,29 +104,64 @@ export async function startTestServer(
     // The reserve works as in production, but one MiB each instead of 64:
     // hundreds of test servers start.
     walPreallocateMb: 1,
-    ...options.config,
     ...overrides,
-  });
-  const start = (overrides?: Partial<Config>) =>
+  };
+}
+
+/** A test server with the step that starts it. */
+export type StartableServer = TestServer & { start(): Promise<void> };
+
+/**
+ * A test server that is not running yet: `start` starts it (again after a
+ * `close`, on a fresh directory and clock unless the options name them), and
+ * every property reads the server that runs now. `useServer` starts and
+ * closes it around a describe block's tests. Options given as a function are
+ * read at each start: for options known only then, such as the address of a
+ * fake service an earlier hook started.
+ */
+export function testServer(options: StartOptions | (() => StartOptions) = {}): StartableServer {
+  let running: { server: Server; dir: string; clock: ManualClock; options: StartOptions } | null = null;
+  const now = () => {
+    if (running === null) throw new Error('the test server is not running: start it first (useServer starts it before each test)');
+    return running;
+  };
+  const start = async (o: StartOptions, dir: string, clock: ManualClock, overrides: Partial<Config> = {}) => ({
     // The sweep runs when a test says so: its timer is wall time, the clock is not.
-    startServer(configFor(overrides), { clock, log: createLogger('silent'), onFatal: () => {}, sweepEveryMs: null, ...options.server });
-  let server = await start();
-  const t: TestServer = {
-    server,
+    server: await startServer(testConfig(dir, { ...o.config, ...overrides }), { clock, log: createLogger('silent'), onFatal: () => {}, sweepEveryMs: null, ...o.server }),
     dir,
     clock,
+    options: o,
+  });
+  const t: StartableServer = {
+    get server() {
+      return now().server;
+    },
+    get dir() {
+      return now().dir;
+    },
+    get clock() {
+      return now().clock;
+    },
     get url() {
-      return `http://127.0.0.1:${server.port}`;
+      return `http://127.0.0.1:${now().server.port}`;
     },
     get adminUrl() {
-      return `http://127.0.0.1:${server.adminPort}`;
+      return `http://127.0.0.1:${now().server.adminPort}`;
+    },
+    async start() {
+      const o = typeof options === 'function' ? options() : options;
+      running = await start(o, o.dir ?? tempDir(), o.clock ?? new ManualClock());
     },
     admin(method, path, body, headers = {}) {
-      return request(`http://127.0.0.1:${server.adminPort}${path}`, method, body, { authorization: `Bearer ${ADMIN_TOKEN}`, ...headers });
+      return request(`${t.adminUrl}${path}`, method, body, { authorization: `Bearer ${ADMIN_TOKEN}`, ...headers });
     },
     api(method, path, creds, body, headers = {}) {
       const auth: Record<string, string> = creds === null ? {} : { 'x-api-key': creds.key, 'x-api-secret': creds.secret };
-      return request(`http://127.0.0.1:${server.port}${path}`, method, body, { ...auth, ...headers });
+      return request(`${t.url}${path}`, method, body, { ...auth, ...headers });
+    },
+    v2(fields, headers = {}) {
+      const form = new URLSearchParams(Object.entries(fields).map(([k, v]) => [k, String(v)])).toString();
+      return request(`${t.url}/api/v2`, 'POST', form, { 'content-type': 'application/x-www-form-urlencoded', ...headers });
     },
     async createAccount(name = 'reseller', credits) {
       const created = await t.admin('POST', '/admin/v1/accounts', { name });
@@ -121,17 +178,90 @@ export async function startTestServer(
       if (created.status !== 201) throw new Error(`service create failed: ${created.text}`);
       return created.body.service.id;
     },
+    async issueV2Key(account) {
+      const issued = await t.admin('POST', `/admin/v1/accounts/${account}/v2-key`);
+      if (issued.status !== 200) throw new Error(`v2 key issue failed: ${issued.text}`);
+      return issued.body.v2_key;
+    },
     async restart(overrides) {
+      const { server, dir, clock, options: o } = now();
       await server.close();
-      server = await start(overrides);
-      t.server = server;
+      running = await start(o, dir, clock, overrides);
     },
     async close() {
+      if (running === null) return;
+      const { server, dir } = running;
+      running = null;
       await server.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };
   return t;
+}
+
+/** Starts a test server now; the caller closes it. */
+export async function startTestServer(options: StartOptions = {}): Promise<TestServer> {
+  const t = testServer(options);
+  await t.start();
+  return t;
+}
+
+/** How `useServer` runs its server: what to start it with, and for how long. */
+export interface FixtureOptions extends StartOptions {
+  /** A fresh server for every test rather than one for the whole block. */
+  perTest?: boolean;
+  /**
+   * Options read at each start, over the others: for what is known only
+   * then, such as the address of a fake service an earlier hook started, or
+   * a clock at the wall time of the test.
+   */
+  late?: () => StartOptions;
+}
+
+/**
+ * One test server for the enclosing describe block (or file): started before
+ * its first test, then `setup` makes the block's services and accounts
+ * through the admin API; closed after its last test. With `perTest`, a fresh
+ * server (directory, clock, setup) for every test instead. The returned
+ * object is the server, usable inside the tests and hooks.
+ */
+export function useServer(options: FixtureOptions = {}, setup?: (t: TestServer) => Promise<void>): TestServer {
+  const { perTest, late, ...start } = options;
+  const t = testServer(late === undefined ? start : () => ({ ...start, ...late() }));
+  const [before, after] = perTest === true ? [beforeEach, afterEach] : [beforeAll, afterAll];
+  before(async () => {
+    await t.start();
+    await setup?.(t);
+  });
+  after(() => t.close());
+  return t;
+}
+
+/** Runs `test` against a server of its own, and closes the server whatever happens. */
+export async function withServer(options: StartOptions, test: (t: TestServer) => Promise<void>): Promise<void> {
+  const t = await startTestServer(options);
+  try {
+    await test(t);
+  } finally {
+    await t.close();
+  }
+}
+
+/**
+ * Temporary directories for the enclosing describe block's tests (snapshot
+ * targets, copies of a store), removed after its last test: the returned
+ * function makes one.
+ */
+export function useScratchDirs(): () => string {
+  const dirs: string[] = [];
+  afterAll(() => {
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+  return () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    return dir;
+  };
 }
 
 /**

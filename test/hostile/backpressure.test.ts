@@ -7,19 +7,16 @@
  * server answers that connection no more, and uWS closes it.
  */
 import { connect, type Socket } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { endPaced } from '../../src/http/transport/reply.js';
 import { closeListenSocket, createApp, localPort, type ListenSocket } from '../../src/http/transport/uws.js';
-import { startTestServer, type Creds, type TestServer } from '../helpers/server.js';
+import { useServer, type Creds } from '../helpers/server.js';
 
 describe('a client that pipelines requests and never reads the answers', () => {
-  let t: TestServer;
   let creds: Creds;
-  beforeAll(async () => {
-    t = await startTestServer();
+  const t = useServer({}, async (t) => {
     creds = await t.createAccount('reader', '10');
   });
-  afterAll(() => t?.close());
 
   /** Answers counted for the route with this status, from /metrics. */
   async function answered(route: string, status: number): Promise<number> {

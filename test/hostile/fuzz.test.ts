@@ -14,8 +14,8 @@
  * PRNG, so every run sends the same requests.
  */
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_TOKEN, order, startTestServer, type Creds, type TestServer } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { ADMIN_TOKEN, order, useServer, type Creds } from '../helpers/server.js';
 import { http, pool, rawRequest, rejectionProblem, seededRandom, type RawResult } from './support.js';
 
 const TARGET = 'https://instagram.com/p/abc';
@@ -85,7 +85,6 @@ interface RawCase {
 }
 
 describe('fuzz: thousands of bad requests are refused with a 4xx and change nothing', () => {
-  let t: TestServer;
   let creds: Creds;
   let other: Creds;
   let service: number;
@@ -134,8 +133,7 @@ describe('fuzz: thousands of bad requests are refused with a 4xx and change noth
     return problem === null ? null : `${label}: ${method} ${url.slice(0, 120)} → ${problem}: ${r.text.slice(0, 200)}`;
   }
 
-  beforeAll(async () => {
-    t = await startTestServer({ config: { defaultRateLimitPerMinute: 100_000_000, authFailuresPerMinute: 100_000_000 } });
+  const t = useServer({ config: { defaultRateLimitPerMinute: 100_000_000, authFailuresPerMinute: 100_000_000 } }, async (t) => {
     service = await t.createService({ rate: '0.1', min: 1, max: SERVICE_MAX });
     creds = await t.createAccount('fuzz-target', '1000');
     other = await t.createAccount('bystander');
@@ -146,7 +144,6 @@ describe('fuzz: thousands of bad requests are refused with a 4xx and change noth
     before = await snapshot();
     expect(before.pendingOrders).toBe(1);
   });
-  afterAll(() => t?.close());
 
   it('generated order bodies (wrong types, huge and non-integer numbers, odd unicode, extra and missing fields, prototype keys) are refused', async () => {
     const oddString = fc.array(fc.oneof(fc.constantFrom(...ODD_CHARS), fc.string({ maxLength: 4 })), { maxLength: 10 }).map((p) => p.join(''));
@@ -674,7 +671,6 @@ describe('fuzz: thousands of bad requests are refused with a 4xx and change noth
  * fails the suite.
  */
 describe('edge cases found by fuzzing', () => {
-  let t: TestServer;
   let creds: Creds;
   let service: number;
   const seen: Record<string, RawResult> = {};
@@ -685,8 +681,7 @@ describe('edge cases found by fuzzing', () => {
 
   const pending = async (): Promise<number> => (await t.admin('GET', '/admin/v1/orders?status=pending&limit=500')).body.orders.length;
 
-  beforeAll(async () => {
-    t = await startTestServer({ config: { defaultRateLimitPerMinute: 100_000_000, authFailuresPerMinute: 100_000_000 } });
+  const t = useServer({ config: { defaultRateLimitPerMinute: 100_000_000, authFailuresPerMinute: 100_000_000 } }, async (t) => {
     service = await t.createService({ rate: '0.1', min: 1, max: SERVICE_MAX });
     creds = await t.createAccount('bugs', '1000');
     const p = t.server.port;
@@ -733,7 +728,6 @@ describe('edge cases found by fuzzing', () => {
     // HEAD: the raw bytes after the headers of a HEAD answer (there must be none).
     seen['HEAD'] = await rawRequest(p, `HEAD /api/v1/balance HTTP/1.1\r\n${H}${A}\r\n`, { timeoutMs: 500 });
   });
-  afterAll(() => t?.close());
 
   it('a duplicated X-API-Key or X-API-Secret header is refused', () => {
     expect(seen['duplicate key, first valid']!.status).toBe(401);

@@ -6,10 +6,10 @@
  * timeout while other clients are served.
  */
 import { connect, type Socket } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/platform/clock.js';
 import { loadConfig } from '../../src/app/config.js';
-import { order, startTestServer, type Creds, type TestServer } from '../helpers/server.js';
+import { order, useServer, type Creds, type TestServer } from '../helpers/server.js';
 import { http, rawRequest } from './support.js';
 
 const TARGET = 'https://instagram.com/p/abc';
@@ -42,21 +42,19 @@ async function pendingOrders(t: TestServer): Promise<number> {
 }
 
 describe('body size limit', () => {
-  let t: TestServer;
-  let small: TestServer;
   let creds: Creds;
   let smallCreds: Creds;
   let service: number;
   let smallService: number;
 
-  beforeAll(async () => {
-    [t, small] = await Promise.all([startTestServer(), startTestServer({ config: { bodyBytesMax: 1024 } })]);
+  const t = useServer({}, async (t) => {
     service = await t.createService({ rate: '0.001', min: 1, max: 1000 });
     creds = await t.createAccount('big', '1000');
+  });
+  const small = useServer({ config: { bodyBytesMax: 1024 } }, async (small) => {
     smallService = await small.createService({ rate: '0.001', min: 1, max: 1000 });
     smallCreds = await small.createAccount('small', '1000');
   });
-  afterAll(() => Promise.all([t?.close(), small?.close()]));
 
   it('defaults to 16 KiB', () => {
     expect(loadConfig([], {}).bodyBytesMax).toBe(16_384);
@@ -121,16 +119,13 @@ describe('body size limit', () => {
 });
 
 describe('order target and Idempotency-Key limits', () => {
-  let t: TestServer;
   let creds: Creds;
   let service: number;
 
-  beforeAll(async () => {
-    t = await startTestServer();
+  const t = useServer({}, async (t) => {
     service = await t.createService({ rate: '0.001', min: 1, max: 1000 });
     creds = await t.createAccount('limits', '1000');
   });
-  afterAll(() => t?.close());
 
   const place = (target: string, headers: Record<string, string> = {}) =>
     t.api('POST', '/api/v1/order', creds, { service, target, quantity: 1 }, headers);
@@ -199,17 +194,14 @@ describe('order target and Idempotency-Key limits', () => {
 });
 
 describe('failed authentications per client IP', () => {
-  let t: TestServer;
   let creds: Creds;
   let service: number;
   const clock = new ManualClock();
 
-  beforeAll(async () => {
-    t = await startTestServer({ clock, config: { authFailuresPerMinute: 3 } });
+  const t = useServer({ clock, config: { authFailuresPerMinute: 3 } }, async (t) => {
     service = await t.createService();
     creds = await t.createAccount('ip-limited', '100');
   });
-  afterAll(() => t?.close());
 
   const wrong = (): Creds => ({ ...creds, secret: 'sec_wrong' });
   /** A balance request from another loopback source address (a different client IP). */
@@ -292,11 +284,9 @@ describe('failed authentications per client IP', () => {
 });
 
 describe('limit edge cases found by testing', () => {
-  let t: TestServer;
   const statuses: Record<string, number> = {};
 
-  beforeAll(async () => {
-    t = await startTestServer();
+  useServer({}, async (t) => {
     const service = await t.createService();
     const creds = await t.createAccount('c1', '100');
     for (const ch of ['\u0080', '\u0085', '\u009b', '\u009f']) {
@@ -304,7 +294,6 @@ describe('limit edge cases found by testing', () => {
       statuses[ch] = r.status;
     }
   });
-  afterAll(() => t?.close());
 
   it('a target with a C1 control character (U+0080–U+009F) is 400 VALIDATION', () => {
     for (const status of Object.values(statuses)) expect(status).toBe(400);
@@ -312,14 +301,11 @@ describe('limit edge cases found by testing', () => {
 });
 
 describe('slow loris', () => {
-  let t: TestServer;
   let creds: Creds;
 
-  beforeAll(async () => {
-    t = await startTestServer();
+  const t = useServer({}, async (t) => {
     creds = await t.createAccount('patient', '10');
   });
-  afterAll(() => t?.close());
 
   // Real time on purpose: uWebSockets.js drops idle HTTP connections after
   // about 10 s on its own timer (not configurable in this build).

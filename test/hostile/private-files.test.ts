@@ -8,16 +8,12 @@
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { spawnServer } from '../helpers/server-process.js';
 
 const mode = (path: string): string => (statSync(path).mode & 0o777).toString(8);
 
 describe('data directory, LMDB files, admin token and snapshots are private', () => {
-  let spawnServer: typeof import('../../scripts/crash/server-process.js').spawnServer;
-  beforeAll(async () => {
-    ({ spawnServer } = await import('../../dist/scripts/crash/server-process.js' as string));
-  }, 120_000);
-
   it('a fresh DATA_DIR is 0700, data.mdb, lock.mdb and admin-token 0600; the token is not printed; a snapshot is 0700/0600', async () => {
     const parent = mkdtempSync(join(tmpdir(), 'credit-order-api-files-'));
     const dir = join(parent, 'data');

@@ -9,11 +9,11 @@ import { rmSync, statSync } from 'node:fs';
 import { connect, createServer, type AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/app/config.js';
 import { createLogger } from '../../src/platform/log.js';
 import { startServer } from '../../src/app/server.js';
-import { ADMIN_TOKEN, order, startTestServer, tempDir, type Creds, type TestServer } from '../helpers/server.js';
+import { ADMIN_TOKEN, order, tempDir, useServer, type Creds } from '../helpers/server.js';
 import { http, rawRequest } from './support.js';
 
 const sha256hex = (text: string): string => createHash('sha256').update(text).digest('hex');
@@ -21,11 +21,9 @@ const sha256hex = (text: string): string => createHash('sha256').update(text).di
 describe('(a) no secret in any log line, at level trace', () => {
   const lines: string[] = [];
   const secrets: string[] = [];
-  let t: TestServer;
+  const log = createLogger('trace', { write: (line: string) => void lines.push(line) });
 
-  beforeAll(async () => {
-    const log = createLogger('trace', { write: (line: string) => void lines.push(line) });
-    t = await startTestServer({ server: { log }, config: { defaultRateLimitPerMinute: 5, authFailuresPerMinute: 1_000 } });
+  useServer({ server: { log }, config: { defaultRateLimitPerMinute: 5, authFailuresPerMinute: 1_000 } }, async (t) => {
     const service = await t.createService({ rate: '0.1', min: 1, max: 1000 });
     // Accounts (their secrets come back in the admin answer), top-ups, rotations.
     const accounts: Creds[] = [];
@@ -61,7 +59,6 @@ describe('(a) no secret in any log line, at level trace', () => {
     await t.restart();
     expect((await t.api('GET', '/api/v1/balance', alice)).status).toBe(200);
   });
-  afterAll(() => t?.close());
 
   it('captured lines exist (the capture works) and include the start-up and the abuse warning', () => {
     expect(lines.length).toBeGreaterThanOrEqual(3);
@@ -90,18 +87,15 @@ describe('(a) no secret in any log line, at level trace', () => {
 });
 
 describe('(b) the admin API refuses every route without the token', () => {
-  let t: TestServer;
   let creds: Creds;
   let orderId: string;
 
-  beforeAll(async () => {
-    t = await startTestServer();
+  const t = useServer({}, async (t) => {
     const service = await t.createService();
     creds = await t.createAccount('victim', '50');
     const placed = await t.api('POST', '/api/v1/order', creds, order(service, 5));
     orderId = placed.body.order;
   });
-  afterAll(() => t?.close());
 
   it('answers 401 AUTH on every admin route with no token or a wrong one, changing nothing', async () => {
     const routes: Array<[string, string, unknown]> = [
@@ -213,15 +207,12 @@ describe('(c) both listeners are on loopback by default', () => {
 });
 
 describe('(d) an unknown key and a wrong secret get the same answer', () => {
-  let t: TestServer;
   let creds: Creds;
 
-  beforeAll(async () => {
-    t = await startTestServer({ config: { authFailuresPerMinute: 1_000 } });
+  const t = useServer({ config: { authFailuresPerMinute: 1_000 } }, async (t) => {
     await t.createService();
     creds = await t.createAccount('known', '10');
   });
-  afterAll(() => t?.close());
 
   const normalise = (text: string): string => text.replace(/"request_id":"[^"]*"/, '"request_id":"<id>"');
   const headerNames = (h: Headers): string[] => [...h.keys()].sort();
@@ -248,11 +239,7 @@ describe('(d) an unknown key and a wrong secret get the same answer', () => {
 });
 
 describe('(e) secrets carry at least 128 bits and are never shared', () => {
-  let t: TestServer;
-  beforeAll(async () => {
-    t = await startTestServer();
-  });
-  afterAll(() => t?.close());
+  const t = useServer();
 
   /** Bits per character of the alphabet a string is drawn from, judged from the characters it uses. */
   function bitsPerChar(body: string): number {
@@ -300,11 +287,7 @@ describe('(e) secrets carry at least 128 bits and are never shared', () => {
 });
 
 describe('(f) rotation retires the old secret', () => {
-  let t: TestServer;
-  beforeAll(async () => {
-    t = await startTestServer({ config: { authFailuresPerMinute: 1_000 } });
-  });
-  afterAll(() => t?.close());
+  const t = useServer({ config: { authFailuresPerMinute: 1_000 } });
 
   it('the old secret stops working, the new one works, the key and the other accounts are unaffected', async () => {
     const service = await t.createService();
@@ -336,13 +319,10 @@ describe('(f) rotation retires the old secret', () => {
 });
 
 describe('(g) what an anonymous client learns', () => {
-  let t: TestServer;
   let creds: Creds;
-  beforeAll(async () => {
-    t = await startTestServer({ config: { authFailuresPerMinute: 1_000 } });
+  const t = useServer({ config: { authFailuresPerMinute: 1_000 } }, async (t) => {
     creds = await t.createAccount('observed', '10');
   });
-  afterAll(() => t?.close());
 
   it('no response names the server or its version (no uWebSockets header), on either listener', async () => {
     const replies = [
@@ -397,11 +377,7 @@ describe('(g) what an anonymous client learns', () => {
 });
 
 describe('(h) an unknown key and a wrong secret take the same path', () => {
-  let t: TestServer;
-  beforeAll(async () => {
-    t = await startTestServer({ config: { authFailuresPerMinute: 1_000 } });
-  });
-  afterAll(() => t?.close());
+  const t = useServer({ config: { authFailuresPerMinute: 1_000 } });
 
   /** The table reads (table and found or not) one request makes, recorded by wrapping `get`. */
   async function readsOf(send: () => Promise<unknown>): Promise<string[]> {

@@ -14,18 +14,15 @@
  * requests, they fail, and the docs must be brought up to date. Each also
  * checks that the server keeps serving.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type Creds, type TestServer } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { useServer, type Creds } from '../helpers/server.js';
 import { rawRequest } from './support.js';
 
 describe('valid HTTP/1.1 that uWS refuses unanswered', () => {
-  let t: TestServer;
   let creds: Creds;
-  beforeAll(async () => {
-    t = await startTestServer();
+  const t = useServer({}, async (t) => {
     creds = await t.createAccount('probe', '10');
   });
-  afterAll(() => t?.close());
 
   const auth = (): string => `X-API-Key: ${creds.key}\r\nX-API-Secret: ${creds.secret}\r\n`;
   const WAIT_MS = 1_500;

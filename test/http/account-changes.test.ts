@@ -3,23 +3,13 @@
  * bypass the wallet actor and each writes the whole profile row: made at
  * the same moment, none may undo another, in memory or after a restart.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startTestServer, type Creds, type TestServer } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { useServer, type Creds } from '../helpers/server.js';
 
-let t: TestServer;
 let creds: Creds;
-
-beforeEach(async () => {
-  t = await startTestServer();
+const t = useServer({ perTest: true }, async (t) => {
   creds = await t.createAccount('reseller', '10');
 });
-
-afterEach(() => t.close());
-
-async function v2Balance(key: string): Promise<unknown> {
-  const res = await fetch(`${t.url}/api/v2`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `key=${key}&action=balance` });
-  return res.json();
-}
 
 describe('profile changes of one account at once', () => {
   it('keeps every one of them: the rotated secret, the new v2 key and both force-join fields, also after a restart', async () => {
@@ -36,7 +26,7 @@ describe('profile changes of one account at once', () => {
       if (when === 'after') await t.restart();
       expect((await t.api('GET', '/api/v1/balance', { ...creds, secret })).status, when).toBe(200);
       expect((await t.api('GET', '/api/v1/balance', creds)).status, when).toBe(401);
-      expect(await v2Balance(v2Key), when).toMatchObject({ balance: expect.any(String) });
+      expect((await t.v2({ key: v2Key, action: 'balance' })).body, when).toMatchObject({ balance: expect.any(String) });
       const account = (await t.admin('GET', `/admin/v1/accounts/${creds.id}`)).body.account;
       expect(account, when).toMatchObject({ telegram_user_id: 4242, forcejoin_exempt: true });
     }

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/platform/clock.js';
 import { addressKey, siteKey } from '../../src/http/guards/address-key.js';
-import { AuthFailureLimiter, SITE_FACTOR } from '../../src/http/guards/auth-failures.js';
+import { AuthFailureLimiter } from '../../src/http/guards/auth-failures.js';
+import { SITE_FACTOR } from '../../src/http/limits.js';
 
 describe('address key for per-address limits', () => {
   it('keys an IPv6 address by its /64, however it is spelled', () => {

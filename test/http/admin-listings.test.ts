@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SCAN_ENTRIES_MAX } from '../../src/http/admin/scan.js';
+import { describe, expect, it } from 'vitest';
+import { SCAN_ENTRIES_MAX } from '../../src/http/limits.js';
 import { cli } from '../helpers/cli.js';
-import { order, startTestServer, type Creds, type TestServer } from '../helpers/server.js';
+import { order, useServer, type Creds, type TestServer } from '../helpers/server.js';
 
 /*
  * Admin listings do bounded work per request: accounts and webhook
@@ -38,14 +38,11 @@ function decodeIndexCursor(cursor: string): [string, number, number, string] {
 }
 
 describe('GET /admin/v1/accounts pages', () => {
-  let t: TestServer;
   const ids: number[] = [];
 
-  beforeAll(async () => {
-    t = await startTestServer();
+  const t = useServer({}, async (t) => {
     for (let i = 0; i < 7; i++) ids.push((await t.createAccount(`reseller ${i}`)).id);
   });
-  afterAll(() => t.close());
 
   it('returns every account exactly once across pages, in id order, with next_cursor null on the last page', async () => {
     const pages = await allPages<{ id: number; name: string }>(t, '/admin/v1/accounts?limit=3', 'accounts');
@@ -118,7 +115,6 @@ describe('GET /admin/v1/accounts pages', () => {
 describe('filtered admin listings examine a bounded number of entries per request', () => {
   /** Small, so a handful of orders is "more non-matching entries than the budget". */
   const BUDGET = 4;
-  let t: TestServer;
   let creds: Creds;
   let cancelable: number;
   let refillable: number;
@@ -129,13 +125,11 @@ describe('filtered admin listings examine a bounded number of entries per reques
     return r.body.order;
   }
 
-  beforeAll(async () => {
-    t = await startTestServer({ server: { adminScanEntriesMax: BUDGET } });
+  const t = useServer({ server: { adminScanEntriesMax: BUDGET } }, async (t) => {
     cancelable = await t.createService({ rate: '1', min: 1, max: 100, cancel: true });
     refillable = await t.createService({ rate: '1', min: 1, max: 100, refill: true, refill_days: 7 });
     creds = await t.createAccount('alice', '100000');
   });
-  afterAll(() => t.close());
 
   it('the default budget is a named constant of 5,000 entries', () => {
     expect(SCAN_ENTRIES_MAX).toBe(5_000);
@@ -224,14 +218,12 @@ describe('filtered admin listings examine a bounded number of entries per reques
 describe('GET /admin/v1/webhooks pages', () => {
   /** Small, so that a few endpoints are more than one request may examine. */
   const BUDGET = 4;
-  let t: TestServer;
   const accounts: number[] = [];
   /** Endpoint ids in id order, registered for the accounts in turn: ids[i] belongs to accounts[i % 3]. */
   const ids: number[] = [];
   let live: number[];
 
-  beforeAll(async () => {
-    t = await startTestServer({ server: { adminScanEntriesMax: BUDGET } });
+  const t = useServer({ server: { adminScanEntriesMax: BUDGET } }, async (t) => {
     for (let a = 0; a < 3; a++) accounts.push((await t.createAccount(`reseller ${a}`)).id);
     for (let i = 0; i < 9; i++) {
       const r = await t.admin('POST', `/admin/v1/accounts/${accounts[i % 3]}/webhooks`, { url: `https://hooks.example.com/${i}` });
@@ -244,7 +236,6 @@ describe('GET /admin/v1/webhooks pages', () => {
     const directory = t.server.webhooks.directory;
     for (const id of [ids[1]!, ids[7]!]) await directory.markFailing(directory.get(id)!, 'a message failed for 24 hours');
   });
-  afterAll(() => t.close());
 
   it('returns every endpoint exactly once across pages, in id order, with its account and backlog, and next_cursor null on the last page', async () => {
     const pages = await allPages<{ id: number; account: number; held: number; oldest_held_at: string | null }>(t, '/admin/v1/webhooks?limit=3', 'webhooks');

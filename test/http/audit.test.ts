@@ -1,11 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { LogEvent } from '../../src/ledger/index.js';
-import { order, startTestServer } from '../helpers/server.js';
+import { order, withServer } from '../helpers/server.js';
 
 describe('audit: every admin mutation is an event in the log, with the reason given', () => {
   it('records credits, ban, rate limit, plan, force-join, service and order moves with their reasons', async () => {
-    const t = await startTestServer();
-    try {
+    await withServer({}, async (t) => {
       const service = await t.createService({ rate: '1' });
       const creds = await t.createAccount('audited', '10');
       await t.admin('PATCH', `/admin/v1/accounts/${creds.id}`, { banned: true, reason: 'chargeback' });
@@ -32,8 +31,6 @@ describe('audit: every admin mutation is an event in the log, with the reason gi
       expect(plan).toMatchObject({ months: 1, priceInr: 9999 });
       const keyLine = JSON.stringify(events);
       expect(keyLine).not.toContain(creds.secret);
-    } finally {
-      await t.close();
-    }
+    });
   });
 });

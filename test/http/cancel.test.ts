@@ -1,12 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { order, startTestServer, type Creds, type TestServer } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { order, useServer, type Creds } from '../helpers/server.js';
 
 /** Customer cancel over HTTP, and its races with the operator: never a second refund. */
 describe('customer cancel', () => {
-  let t: TestServer;
   let creds: Creds;
   let cancelable: number;
   let fixed: number;
+  const t = useServer({}, async (t) => {
+    cancelable = await t.createService({ rate: '1', min: 1, max: 100, cancel: true });
+    fixed = await t.createService({ rate: '1', min: 1, max: 100 });
+    creds = await t.createAccount('alice', '10000');
+  });
 
   async function place(service = cancelable, quantity = 10): Promise<string> {
     const r = await t.api('POST', '/api/v1/order', creds, order(service, quantity));
@@ -14,14 +18,6 @@ describe('customer cancel', () => {
     return r.body.order;
   }
   const credits = async (): Promise<number> => (await t.api('GET', '/api/v1/balance', creds)).body.credits;
-
-  beforeAll(async () => {
-    t = await startTestServer();
-    cancelable = await t.createService({ rate: '1', min: 1, max: 100, cancel: true });
-    fixed = await t.createService({ rate: '1', min: 1, max: 100 });
-    creds = await t.createAccount('alice', '10000');
-  });
-  afterAll(() => t.close());
 
   it('cancels a pending order at once with its whole debit refunded, and answers per order', async () => {
     const pending = await place();

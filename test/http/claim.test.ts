@@ -1,21 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { order, startTestServer, type Creds, type TestServer } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { order, useServer, type Creds } from '../helpers/server.js';
 import { cli } from '../helpers/cli.js';
 
 /** The shared processing queue: oldest pending first, each order claimed exactly once. */
 describe('claimable processing queue', () => {
-  let t: TestServer;
   let creds: Creds[];
   let service: number;
   let comments: number;
-
-  beforeAll(async () => {
-    t = await startTestServer();
+  const t = useServer({}, async (t) => {
     service = await t.createService({ rate: '0.01', min: 1, max: 1000, cancel: true });
     comments = await t.createService({ rate: '0.01', min: 1, max: 1000, type: 'Custom Comments' });
     creds = [await t.createAccount('a', '1000'), await t.createAccount('b', '1000'), await t.createAccount('c', '1000')];
   });
-  afterAll(() => t.close());
 
   it('returns the oldest pending orders with their inputs and moves them to processing', async () => {
     const first = await t.api('POST', '/api/v1/order', creds[0]!, { service: comments, target: 'https://x.test/p', comments: 'one\ntwo' });

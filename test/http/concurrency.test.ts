@@ -1,12 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { order, startTestServer, type TestServer } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { order, useServer } from '../helpers/server.js';
 
 describe('concurrent orders on one wallet', () => {
-  let t: TestServer;
-  beforeAll(async () => {
-    t = await startTestServer();
-  });
-  afterAll(() => t.close());
+  const t = useServer();
 
   it('a wallet funded for exactly K orders accepts exactly K of hundreds, and the balance ends exact', async () => {
     const service = await t.createService({ rate: '0.07', min: 1, max: 1000 });

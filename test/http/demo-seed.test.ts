@@ -3,20 +3,16 @@
  * examples of the README and the reseller guide as written: an order of each
  * kind they show, on the service ids they name, a cancel, and API v2's add.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { seedIfEmpty, type SeedResult } from '../../src/app/seed.js';
-import { startTestServer, type Creds, type TestServer } from '../helpers/server.js';
+import { useServer, type Creds } from '../helpers/server.js';
 
-let t: TestServer;
 let seed: SeedResult;
 let creds: Creds;
-
-beforeAll(async () => {
-  t = await startTestServer();
+const t = useServer({}, async (t) => {
   seed = (await seedIfEmpty(t.server.context))!;
   creds = { id: seed.accountId, key: seed.apiKey, secret: seed.apiSecret };
 });
-afterAll(() => t.close());
 
 describe('the demo seed runs the examples of the README and the reseller guide', () => {
   it('custom comments on service 4, drip-feed on service 1 (charge 250), its cancel, and v2 add', async () => {

@@ -1,17 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { order, startTestServer, type Creds, type TestServer } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { order, useServer, type Creds } from '../helpers/server.js';
 
 describe('customer endpoints over HTTP', () => {
-  let t: TestServer;
   let creds: Creds;
   let service: number;
 
-  beforeAll(async () => {
-    t = await startTestServer();
+  const t = useServer({}, async (t) => {
     service = await t.createService({ rate: '0.1', min: 1, max: 1000 });
     creds = await t.createAccount('alice', '100');
   });
-  afterAll(() => t.close());
 
   it('GET /balance reports credits and the plan', async () => {
     const r = await t.api('GET', '/api/v1/balance', creds);

@@ -1,20 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { order, startTestServer, type Creds, type TestServer } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { order, useServer, type Creds } from '../helpers/server.js';
 
 /** Every error code with its HTTP status, and bad input that changes nothing. */
 describe('error catalogue over HTTP', () => {
-  let t: TestServer;
   let creds: Creds;
   let other: Creds;
   let service: number;
-
-  beforeAll(async () => {
-    t = await startTestServer({ config: { bodyBytesMax: 1024 } });
+  const t = useServer({ config: { bodyBytesMax: 1024 } }, async (t) => {
     service = await t.createService({ rate: '0.5', min: 10, max: 100 });
     creds = await t.createAccount('alice', '50');
     other = await t.createAccount('bob', '50');
   });
-  afterAll(() => t.close());
 
   async function snapshot() {
     const accounts = await t.admin('GET', '/admin/v1/accounts');

@@ -1,25 +1,24 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { forceJoinConfigFromEnv } from '../../src/forcejoin/index.js';
 import { FakeBotApi } from '../forcejoin/fake-bot-api.js';
-import { order, startTestServer, type Creds, type TestServer } from '../helpers/server.js';
+import { order, startTestServer, useServer, type Creds } from '../helpers/server.js';
 
 describe('Telegram force-join on the order path (fake Bot API over HTTP)', () => {
   let bot: FakeBotApi;
-  let t: TestServer;
   let service: number;
   let creds: Creds;
 
   beforeAll(async () => {
     bot = await FakeBotApi.start();
-    const forceJoin = forceJoinConfigFromEnv(bot.env({ FORCEJOIN_TIMEOUT_MS: '300', FORCEJOIN_JOINED_CACHE_S: '0', FORCEJOIN_NOT_JOINED_CACHE_S: '0' }));
-    t = await startTestServer({ config: { forceJoin } });
-    service = await t.createService({ rate: '1', min: 1, max: 100 });
-    creds = await t.createAccount('tg', '100');
   });
-  afterAll(async () => {
-    await t.close();
-    await bot.close();
-  });
+  afterAll(() => bot.close());
+  const t = useServer(
+    { late: () => ({ config: { forceJoin: forceJoinConfigFromEnv(bot.env({ FORCEJOIN_TIMEOUT_MS: '300', FORCEJOIN_JOINED_CACHE_S: '0', FORCEJOIN_NOT_JOINED_CACHE_S: '0' })) } }) },
+    async (t) => {
+      service = await t.createService({ rate: '1', min: 1, max: 100 });
+      creds = await t.createAccount('tg', '100');
+    },
+  );
 
   const link = (body: object) => t.admin('POST', `/admin/v1/accounts/${creds.id}/forcejoin`, body);
 
@@ -86,15 +85,8 @@ describe('Telegram force-join on the order path (fake Bot API over HTTP)', () =>
 
   it('applies to API v2 exactly as to v1: the join sentence as {error}, nothing charged, then a member orders', async () => {
     const v2 = await t.createAccount('tg-v2', '100');
-    const key = (await t.admin('POST', `/admin/v1/accounts/${v2.id}/v2-key`)).body.v2_key as string;
-    const add = async (): Promise<{ status: number; body: any }> => {
-      const res = await fetch(`${t.url}/api/v2`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ key, action: 'add', service: String(service), link: 'https://t.test/p', quantity: '5' }).toString(),
-      });
-      return { status: res.status, body: await res.json() };
-    };
+    const key = await t.issueV2Key(v2.id);
+    const add = () => t.v2({ key, action: 'add', service, link: 'https://t.test/p', quantity: 5 });
     const refused = await add();
     expect(refused.status).toBe(200);
     expect(refused.body.error).toContain(bot.joinLink);

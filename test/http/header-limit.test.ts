@@ -1,14 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type Creds, type TestServer } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { useServer, withServer, type Creds } from '../helpers/server.js';
 
 describe('request header size limit (HEADER_BYTES_MAX)', () => {
-  let t: TestServer;
   let creds: Creds;
-  beforeAll(async () => {
-    t = await startTestServer({ config: { headerBytesMax: 1024 } });
+  const t = useServer({ config: { headerBytesMax: 1024 } }, async (t) => {
     creds = await t.createAccount('h', '1');
   });
-  afterAll(() => t.close());
 
   it('answers 431 VALIDATION when the headers exceed the configured limit, and serves normal requests', async () => {
     const big = await t.api('GET', '/api/v1/balance', creds, undefined, { 'x-padding': 'p'.repeat(1200) });
@@ -22,8 +19,7 @@ describe('request header size limit (HEADER_BYTES_MAX)', () => {
 
 describe('order target length limit (TARGET_CHARS_MAX)', () => {
   it('refuses targets longer than the configured limit and accepts one at the limit', async () => {
-    const t = await startTestServer({ config: { targetCharsMax: 40 } });
-    try {
+    await withServer({ config: { targetCharsMax: 40 } }, async (t) => {
       const service = await t.createService({ rate: '1', min: 1, max: 10 });
       const creds = await t.createAccount('t', '10');
       const atLimit = 'https://example.com/' + 'a'.repeat(20);
@@ -32,9 +28,7 @@ describe('order target length limit (TARGET_CHARS_MAX)', () => {
       const over = await t.api('POST', '/api/v1/order', creds, { service, target: atLimit + 'b', quantity: 1 });
       expect(over.status).toBe(400);
       expect(over.body.message).toContain('at most 40 characters');
-    } finally {
-      await t.close();
-    }
+    });
   });
 
   it('is checked once at start-up: out of range is refused with a sentence naming the variable', async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { IDEMPOTENCY_KEY_CHARS_MAX, parseIdempotencyKey } from '../../src/http/orders/idempotency-key.js';
+import { parseIdempotencyKey } from '../../src/http/orders/idempotency-key.js';
+import { IDEMPOTENCY_KEY_CHARS_MAX } from '../../src/http/limits.js';
 
 function accepted(header: string): string {
   const r = parseIdempotencyKey(header);

@@ -1,20 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { LmdbGroupCommit } from '../../src/wal/index.js';
 import { HeldWal } from '../helpers/held-wal.js';
 import { keepAlive } from '../helpers/keep-alive.js';
-import { order, roundTrips, startTestServer, type Creds, type TestServer } from '../helpers/server.js';
+import { order, roundTrips, useServer, withServer, type Creds, type TestServer } from '../helpers/server.js';
 
 describe('Idempotency-Key on POST /order', () => {
-  let t: TestServer;
   let creds: Creds;
   let service: number;
 
-  beforeAll(async () => {
-    t = await startTestServer();
+  const t = useServer({}, async (t) => {
     service = await t.createService({ rate: '1', min: 1, max: 1000 });
     creds = await t.createAccount('alice', '100');
   });
-  afterAll(() => t.close());
 
   const credits = async (c: Creds) => (await t.api('GET', '/api/v1/balance', c)).body.credits;
 
@@ -118,7 +115,7 @@ describe('Idempotency-Key on POST /order', () => {
 
   it('a key is forgotten after the retention period', async () => {
     const first = await t.api('POST', '/api/v1/order', creds, order(service, 1), { 'idempotency-key': 'old-key' });
-    (t.clock as import('../../src/platform/clock.js').ManualClock).advance(24 * 3_600_000 + 1);
+    t.clock.advance(24 * 3_600_000 + 1);
     const later = await t.api('POST', '/api/v1/order', creds, order(service, 1), { 'idempotency-key': 'old-key' });
     expect(later.status).toBe(201);
     expect(later.body.order).not.toBe(first.body.order);
@@ -127,9 +124,8 @@ describe('Idempotency-Key on POST /order', () => {
 
 describe('Idempotency-Key retention sweep', () => {
   it('deletes records past retention and keeps fresh ones and keys used again', async () => {
-    const t = await startTestServer();
-    try {
-      const clock = t.clock as import('../../src/platform/clock.js').ManualClock;
+    await withServer({}, async (t) => {
+      const clock = t.clock;
       const service = await t.createService({ rate: '1', min: 1, max: 10 });
       const creds = await t.createAccount('sweep', '100');
       await t.api('POST', '/api/v1/order', creds, order(service, 1), { 'idempotency-key': 'old' });
@@ -148,16 +144,13 @@ describe('Idempotency-Key retention sweep', () => {
       // The re-used key now answers with its second order.
       const replay = await t.api('POST', '/api/v1/order', creds, order(service, 2), { 'idempotency-key': 'reused' });
       expect(replay.headers.get('idempotent-replayed')).toBe('true');
-    } finally {
-      await t.close();
-    }
+    });
   });
 
   it('keeps a key used again whose new record is still on its way to the disk when the sweep reads it', async () => {
     let held!: HeldWal;
-    const t = await startTestServer({ server: { wal: (store, onFatal) => (held = new HeldWal(new LmdbGroupCommit(store, { onFatal }))) } });
-    try {
-      const clock = t.clock as import('../../src/platform/clock.js').ManualClock;
+    await withServer({ server: { wal: (store, onFatal) => (held = new HeldWal(new LmdbGroupCommit(store, { onFatal }))) } }, async (t) => {
+      const clock = t.clock;
       const service = await t.createService({ rate: '1', min: 1, max: 10 });
       const creds = await t.createAccount('inflight', '100');
       // A new store's first sweep marks the expiry index complete, so the sweep below goes straight to removing.
@@ -189,9 +182,7 @@ describe('Idempotency-Key retention sweep', () => {
       expect(retry.headers.get('idempotent-replayed')).toBe('true');
       expect(retry.body.order).toBe(placed.body.order);
       expect((await t.api('GET', '/api/v1/balance', creds)).body.credits).toBe(100 - 3);
-    } finally {
-      await t.close();
-    }
+    });
   });
 
   // The exact interleaving of batches that once stopped the server is
@@ -199,9 +190,8 @@ describe('Idempotency-Key retention sweep', () => {
   // with real requests around it.
   it('runs while orders are being placed: every order is acknowledged and the server keeps going', async () => {
     const fatals: unknown[] = [];
-    const t = await startTestServer({ server: { onFatal: (e: unknown) => void fatals.push(e) } });
-    try {
-      const clock = t.clock as import('../../src/platform/clock.js').ManualClock;
+    await withServer({ server: { onFatal: (e: unknown) => void fatals.push(e) } }, async (t) => {
+      const clock = t.clock;
       const service = await t.createService({ rate: '1', min: 1, max: 10 });
       const creds = await t.createAccount('busy', '1000');
       for (let i = 0; i < 20; i++) await t.api('POST', '/api/v1/order', creds, order(service, 1), { 'idempotency-key': `old-${i}` });
@@ -215,9 +205,7 @@ describe('Idempotency-Key retention sweep', () => {
       expect(answers.map((a) => a.status)).toEqual(Array(120).fill(201));
       expect((await t.api('GET', '/api/v1/balance', creds)).body.credits).toBe(1000 - 140);
       expect((await t.admin('GET', '/admin/v1/verify')).body.report.ok).toBe(true);
-    } finally {
-      await t.close();
-    }
+    });
   });
 });
 
@@ -237,9 +225,8 @@ describe('Idempotency-Key sweep, whatever the key order', () => {
   const gauge = (text: string, name: string): number => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)![1]);
 
   it('2,000 expired keys of one account behind 50,000 fresh keys of another are all removed, and /metrics shows the table', async () => {
-    const t = await startTestServer();
-    try {
-      const clock = t.clock as import('../../src/platform/clock.js').ManualClock;
+    await withServer({}, async (t) => {
+      const clock = t.clock;
       const service = await t.createService({ rate: '0.001', min: 1, max: 10 });
       // Table keys are `account:key`: the fresh account's keys sort first.
       const fresh = await t.createAccount('fresh', '1000');
@@ -265,9 +252,7 @@ describe('Idempotency-Key sweep, whatever the key order', () => {
       const replay = await t.api('POST', '/api/v1/order', fresh, order(service, 1), { 'idempotency-key': 'new-49999' });
       expect(replay.headers.get('idempotent-replayed')).toBe('true');
       expect((await t.admin('GET', '/admin/v1/verify')).body.report.ok).toBe(true);
-    } finally {
-      await t.close();
-    }
+    });
   }, 300_000);
 });
 
@@ -275,12 +260,8 @@ describe('Idempotency-Key sweep, whatever the key order', () => {
 describe('Idempotency-Key after the operator changes the catalogue', () => {
   // The key's payload is what the client sent, not how the catalogue reads
   // it: a retry replays its first answer whatever the operator changed since.
-  let t: TestServer;
 
-  beforeAll(async () => {
-    t = await startTestServer();
-  });
-  afterAll(() => t.close());
+  const t = useServer();
 
   const credits = async (c: Creds) => (await t.api('GET', '/api/v1/balance', c)).body.credits;
   const post = (c: Creds, body: object, key: string) => t.api('POST', '/api/v1/order', c, body, { 'idempotency-key': key });

@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { order, startTestServer } from '../helpers/server.js';
+import { order, withServer } from '../helpers/server.js';
 
 describe('a fault inside a handler answers 500 INTERNAL and the server keeps serving', () => {
   it('turns a thrown storage error into 500 INTERNAL, synchronously and after a durability wait', async () => {
-    const t = await startTestServer();
-    try {
+    await withServer({}, async (t) => {
       const service = await t.createService({ rate: '1', min: 1, max: 10 });
       const creds = await t.createAccount('i', '10');
       const placed = await t.api('POST', '/api/v1/order', creds, order(service, 1));
@@ -21,8 +20,6 @@ describe('a fault inside a handler answers 500 INTERNAL and the server keeps ser
       ctx.orders.read = read;
       expect((await t.api('GET', `/api/v1/status?order=${placed.body.order}`, creds)).status).toBe(200);
       expect((await t.api('POST', '/api/v1/order', creds, order(service, 1))).status).toBe(201);
-    } finally {
-      await t.close();
-    }
+    });
   });
 });

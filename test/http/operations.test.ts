@@ -2,12 +2,11 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { order, startTestServer } from '../helpers/server.js';
+import { order, startTestServer, withServer } from '../helpers/server.js';
 
 describe('operations over the admin API: verify, snapshot under load, restore, metrics', () => {
   it('verify reports the ledger; a tampered wallet is named as the first broken invariant', async () => {
-    const t = await startTestServer();
-    try {
+    await withServer({}, async (t) => {
       const service = await t.createService({ rate: '0.5', min: 1, max: 100 });
       const creds = await t.createAccount('v', '100');
       const placed = await t.api('POST', '/api/v1/order', creds, order(service, 10));
@@ -22,9 +21,7 @@ describe('operations over the admin API: verify, snapshot under load, restore, m
       expect(broken.status).toBe(409);
       expect(broken.body.error).toBe('LEDGER');
       expect(broken.body.message).toMatch(/wallet/i);
-    } finally {
-      await t.close();
-    }
+    });
   });
 
   it('takes a verified snapshot while orders are being placed, and a server started on it restores that state', async () => {
@@ -52,16 +49,13 @@ describe('operations over the admin API: verify, snapshot under load, restore, m
       expect((await t.admin('POST', '/admin/v1/snapshot', { out })).status).toBe(400);
       expect((await t.admin('POST', '/admin/v1/snapshot', { out: 'relative/dir' })).status).toBe(400);
 
-      const restored = await startTestServer({ dir: out });
-      try {
+      await withServer({ dir: out }, async (restored) => {
         for (const id of ackedBefore) expect((await restored.admin('GET', `/admin/v1/orders/${id}`)).status).toBe(200);
         const verify = await restored.admin('GET', '/admin/v1/verify');
         expect(verify.body.report.ok).toBe(true);
         const credits = (await restored.api('GET', '/api/v1/balance', creds)).body.credits;
         expect(credits).toBe(Math.round((1000 - 0.03 * verify.body.report.counts.orders) * 1e6) / 1e6);
-      } finally {
-        await restored.close();
-      }
+      });
     } finally {
       await t.close();
       rmSync(join(out, '..'), { recursive: true, force: true });
@@ -69,8 +63,7 @@ describe('operations over the admin API: verify, snapshot under load, restore, m
   });
 
   it('serves Prometheus metrics: requests by route and code, latency, commit batches, mailbox, accounts, orders by status', async () => {
-    const t = await startTestServer();
-    try {
+    await withServer({}, async (t) => {
       const service = await t.createService({ rate: '1', min: 1, max: 100 });
       const creds = await t.createAccount('m', '10');
       await t.api('POST', '/api/v1/order', creds, order(service, 1));
@@ -88,14 +81,11 @@ describe('operations over the admin API: verify, snapshot under load, restore, m
       expect(text).toMatch(/coa_orders\{status="pending"\} 1/);
       expect(text).toMatch(/coa_mailbox_depth_max \d+/);
       expect((await fetch(`${t.adminUrl}/metrics`)).status).toBe(401);
-    } finally {
-      await t.close();
-    }
+    });
   });
 
   it('stats uses snake_case and admin order routes answer "no such order" for malformed ids', async () => {
-    const t = await startTestServer();
-    try {
+    await withServer({}, async (t) => {
       const stats = await t.admin('GET', '/admin/v1/stats');
       expect(Object.keys(stats.body.wal)).toEqual(['batches', 'commits', 'entries', 'events', 'last_batch_entries', 'last_sync_ms', 'pending_entries']);
       // The data file holds LMDB's pages and, past them, what is left of
@@ -110,8 +100,6 @@ describe('operations over the admin API: verify, snapshot under load, restore, m
       expect(bad.body.message).toContain('No order with id');
       const page = await t.admin('GET', '/admin/v1/orders?status=pending');
       expect(page.body.next_cursor).toBeNull();
-    } finally {
-      await t.close();
-    }
+    });
   });
 });

@@ -1,21 +1,15 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { order, startTestServer, type Creds, type TestServer } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { order, useServer, type Creds } from '../helpers/server.js';
 
 describe('order numbers', () => {
-  let t: TestServer;
   let creds: Creds;
   let other: Creds;
   let service: number;
 
-  beforeEach(async () => {
-    t = await startTestServer();
+  const t = useServer({ perTest: true }, async (t) => {
     service = await t.createService({ rate: '1', min: 1, max: 1000 });
     creds = await t.createAccount('numbered', '10');
     other = await t.createAccount('other', '10');
-  });
-
-  afterEach(async () => {
-    await t.close();
   });
 
   it('grow by one per accepted order across accounts and channels; refusals take none; a restart continues after the highest', async () => {

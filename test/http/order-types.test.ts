@@ -1,9 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type Creds, type TestServer } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { useServer, type Creds } from '../helpers/server.js';
 
 /** Order types and drip-feed over HTTP: each type's inputs, checks, charge, and what the order keeps. */
 describe('order types', () => {
-  let t: TestServer;
   let creds: Creds;
   const service: Record<string, number> = {};
 
@@ -19,13 +18,11 @@ describe('order types', () => {
 
   const target = 'https://instagram.com/p/abc';
 
-  beforeAll(async () => {
-    t = await startTestServer();
+  const t = useServer({}, async (t) => {
     creds = await t.createAccount('alice', '1000');
     for (const type of ['Default', 'Package', 'Custom Comments', 'Custom Comments Package', 'Mentions Custom List', 'Poll']) service[type] = await serviceOf(type);
     service['drip'] = await serviceOf('Default', { dripfeed: true });
   });
-  afterAll(() => t.close());
 
   it('Package: no quantity, one unit at the service price, whatever its min', async () => {
     const r = await t.api('POST', '/api/v1/order', creds, { service: service['Package'], target });
@@ -108,19 +105,16 @@ describe('order types', () => {
 });
 
 describe('drip-feed', () => {
-  let t: TestServer;
   let creds: Creds;
   let drip: number;
   let plain: number;
   const target = 'https://instagram.com/p/abc';
 
-  beforeAll(async () => {
-    t = await startTestServer();
+  const t = useServer({}, async (t) => {
     creds = await t.createAccount('bob', '100');
     drip = await t.createService({ rate: '0.1', min: 10, max: 1000, dripfeed: true });
     plain = await t.createService({ rate: '0.1', min: 10, max: 1000 });
   });
-  afterAll(() => t.close());
 
   it('charges quantity × runs × rate once at placement, and the order shows runs and interval; verify agrees', async () => {
     const r = await t.api('POST', '/api/v1/order', creds, { service: drip, target, quantity: 100, runs: 5, interval: 30 });

@@ -1,18 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/platform/clock.js';
-import { order, startTestServer, type Creds, type TestServer } from '../helpers/server.js';
+import { order, useServer, type Creds } from '../helpers/server.js';
 
 describe('processing system: status moves and refunds', () => {
-  let t: TestServer;
   let creds: Creds;
   let service: number;
 
-  beforeAll(async () => {
-    t = await startTestServer();
+  const t = useServer({}, async (t) => {
     service = await t.createService({ rate: '0.013', min: 1, max: 10_000 });
     creds = await t.createAccount('alice', '100');
   });
-  afterAll(() => t.close());
 
   const credits = async () => (await t.api('GET', '/api/v1/balance', creds)).body.credits;
   const place = async (q: number) => (await t.api('POST', '/api/v1/order', creds, order(service, q))).body.order as string;
@@ -110,16 +107,13 @@ describe('processing system: status moves and refunds', () => {
 
 describe('API Unlimited plan (simulated clock across the expiry instant)', () => {
   const clock = new ManualClock(1_000_000, Date.UTC(2026, 0, 15, 12, 0, 0));
-  let t: TestServer;
   let creds: Creds;
   let service: number;
 
-  beforeAll(async () => {
-    t = await startTestServer({ clock });
+  const t = useServer({ clock }, async (t) => {
     service = await t.createService({ rate: '2', min: 1, max: 1000 });
     creds = await t.createAccount('unlimited', '10');
   });
-  afterAll(() => t.close());
 
   it('grants a window, priced 9,999 INR a month, and extends from the later of now and expiry', async () => {
     const grant = await t.admin('POST', `/admin/v1/accounts/${creds.id}/plan`, { months: 1 });

@@ -1,9 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { order, startTestServer, type Creds, type TestServer } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { order, useServer, type Creds } from '../helpers/server.js';
 import { cli } from '../helpers/cli.js';
 
 describe('progress and batch status', () => {
-  let t: TestServer;
   let creds: Creds;
   let other: Creds;
   let service: number;
@@ -14,13 +13,11 @@ describe('progress and batch status', () => {
     return r.body.order;
   }
 
-  beforeAll(async () => {
-    t = await startTestServer();
+  const t = useServer({}, async (t) => {
     service = await t.createService({ rate: '0.01', min: 1, max: 1000 });
     creds = await t.createAccount('alice', '100');
     other = await t.createAccount('mallory', '100');
   });
-  afterAll(() => t.close());
 
   it('GET /status shows start_count (null until known) and remains for every order; progress sets them while in_progress', async () => {
     const id = await place(100);

@@ -1,19 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/platform/clock.js';
-import { order, startTestServer, type Creds, type TestServer } from '../helpers/server.js';
+import { order, useServer, type Creds } from '../helpers/server.js';
 
 describe('rate limits (simulated clock)', () => {
   const clock = new ManualClock();
-  let t: TestServer;
   let creds: Creds;
   let service: number;
 
-  beforeAll(async () => {
-    t = await startTestServer({ clock, config: { defaultRateLimitPerMinute: 60, authFailuresPerMinute: 5 } });
+  const t = useServer({ clock, config: { defaultRateLimitPerMinute: 60, authFailuresPerMinute: 5 } }, async (t) => {
     service = await t.createService();
     creds = await t.createAccount('burst', '1000');
   });
-  afterAll(() => t.close());
 
   it('a fresh key spends its whole minute at once, then gets 429 RATE with Retry-After', async () => {
     const limit = await t.admin('PATCH', `/admin/v1/accounts/${creds.id}`, { rate_limit_per_minute: 3 });

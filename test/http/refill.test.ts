@@ -1,12 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ManualClock } from '../../src/platform/clock.js';
-import { order, startTestServer, type Creds, type TestServer } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { MS_PER_DAY } from '../../src/platform/units.js';
+import { order, useServer, type Creds } from '../helpers/server.js';
 import { cli } from '../helpers/cli.js';
 
-const DAY_MS = 86_400_000;
-
 describe('refills', () => {
-  let t: TestServer;
   let creds: Creds;
   let other: Creds;
   let refillable: number;
@@ -19,14 +16,12 @@ describe('refills', () => {
   }
   const credits = async (): Promise<number> => (await t.api('GET', '/api/v1/balance', creds)).body.credits;
 
-  beforeAll(async () => {
-    t = await startTestServer();
+  const t = useServer({}, async (t) => {
     refillable = await t.createService({ rate: '1', min: 1, max: 100, refill: true, refill_days: 7 });
     plain = await t.createService({ rate: '1', min: 1, max: 100 });
     creds = await t.createAccount('alice', '1000');
     other = await t.createAccount('mallory', '10');
   });
-  afterAll(() => t.close());
 
   it('opens a refill for completed and partial orders, one open at a time, with integer ids; no money moves', async () => {
     const done = await finished(refillable);
@@ -73,10 +68,10 @@ describe('refills', () => {
   });
 
   it('is refused once refill_days have passed since completion (injected clock)', async () => {
-    const clock = t.clock as ManualClock;
+    const clock = t.clock;
     const early = await finished(refillable);
     const late = await finished(refillable);
-    clock.advance(7 * DAY_MS - 1000);
+    clock.advance(7 * MS_PER_DAY - 1000);
     const inside = await t.api('POST', '/api/v1/refill', creds, { orders: [early] });
     expect(inside.body.orders[early].refill).toBeGreaterThan(0);
     clock.advance(2000);

@@ -1,16 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type Creds, type TestServer } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { useServer, type Creds } from '../helpers/server.js';
 import { cli } from '../helpers/cli.js';
 
 describe('services carry what clients choose by', () => {
-  let t: TestServer;
   let creds: Creds;
 
-  beforeAll(async () => {
-    t = await startTestServer();
+  const t = useServer({}, async (t) => {
     creds = await t.createAccount('alice', '10');
   });
-  afterAll(() => t.close());
 
   it('the admin API sets category, type, refill, refill_days, cancel, dripfeed and description; GET /services shows them after a restart', async () => {
     const created = await t.admin('POST', '/admin/v1/services', {

@@ -7,8 +7,8 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { useServer } from '../helpers/server.js';
 
 function phpMissing(): string | null {
   const probe = spawnSync('php', ['-r', "exit(function_exists('curl_init') ? 0 : 3);"], { encoding: 'utf8' });
@@ -37,21 +37,14 @@ function php(args: string[]): Promise<{ code: number | null; out: string; err: s
 }
 
 describe.skipIf(missing !== null)("API v2 through PHP's curl and the usual client class", () => {
-  let t: TestServer;
 
-  beforeEach(async () => {
-    t = await startTestServer({ config: { currency: 'USD' } });
-  });
-
-  afterEach(async () => {
-    await t.close();
-  });
+  const t = useServer({ perTest: true, config: { currency: 'USD' } });
 
   it('every action answers in the shapes the class decodes; a long comment list goes through Expect: 100-continue', async () => {
     const service = await t.createService({ name: 'Likes', rate: '0.002', min: 10, max: 10_000, refill: true, cancel: true, dripfeed: true });
     const comments = await t.createService({ name: 'Comments', rate: '0.05', min: 1, max: 1000, type: 'Custom Comments' });
     const creds = await t.createAccount('php-reseller', '50');
-    const key = (await t.admin('POST', `/admin/v1/accounts/${creds.id}/v2-key`)).body.v2_key as string;
+    const key = await t.issueV2Key(creds.id);
 
     const run = await php([`${t.url}/api/v2`, key, String(service), String(comments)]);
     expect(run.err).toBe('');

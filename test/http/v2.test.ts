@@ -1,5 +1,5 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { order, startTestServer, type Creds, type TestServer } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { order, useServer, type Creds } from '../helpers/server.js';
 
 /** What a reseller tool gets back: the status and the parsed JSON. */
 interface V2Reply {
@@ -13,7 +13,6 @@ type Fields = Record<string, string | number>;
 const asText = (fields: Fields): Record<string, string> => Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, String(v)]));
 
 describe('API v2', () => {
-  let t: TestServer;
   let creds: Creds;
   let key: string;
   let service: number;
@@ -30,15 +29,7 @@ describe('API v2', () => {
   }
 
   /** POST form-encoded, as PHP's curl sends a string of fields. */
-  async function form(fields: Fields, headers: Record<string, string> = {}): Promise<V2Reply> {
-    return reply(
-      await fetch(`${t.url}/api/v2`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
-        body: new URLSearchParams(asText(fields)).toString(),
-      }),
-    );
-  }
+  const form = (fields: Fields, headers: Record<string, string> = {}): Promise<V2Reply> => t.v2(fields, headers);
 
   async function json(fields: Record<string, unknown>): Promise<V2Reply> {
     return reply(await fetch(`${t.url}/api/v2`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(fields) }));
@@ -65,15 +56,10 @@ describe('API v2', () => {
     return (await form({ key, action: 'balance' })).body.balance;
   }
 
-  beforeEach(async () => {
-    t = await startTestServer({ config: { currency: 'INR' } });
+  const t = useServer({ perTest: true, config: { currency: 'INR' } }, async (t) => {
     service = await t.createService({ name: 'Followers', rate: '0.0125', min: 10, max: 5000, category: 'Instagram Followers', cancel: true, refill: true });
     creds = await t.createAccount('reseller', '100');
     key = await issueKey(creds.id);
-  });
-
-  afterEach(async () => {
-    await t.close();
   });
 
   it('balance and services in the dialect, through every body form', async () => {

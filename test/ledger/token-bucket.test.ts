@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { fullBucket, MS_PER_WINDOW, RATE_LIMIT_MAX, takeToken, type BucketState, type BucketVerdict } from '../../src/ledger/token-bucket.js';
+import { RATE_LIMIT_MAX, RATE_WINDOW_MS } from '../../src/ledger/limits.js';
+import { fullBucket, takeToken, type BucketState, type BucketVerdict } from '../../src/ledger/token-bucket.js';
 import { ManualClock } from '../../src/platform/clock.js';
 
 /** Takes `n` tokens at one instant; returns the final state and every verdict. */
@@ -122,8 +123,8 @@ describe('refill', () => {
 
   it('waiting retryAfterS seconds after a refusal is always enough (property)', () => {
     fc.assert(
-      // A bucket holding less than one request (one request costs MS_PER_WINDOW scaled units).
-      fc.property(fc.integer({ min: 1, max: RATE_LIMIT_MAX }), fc.integer({ min: 0, max: MS_PER_WINDOW - 1 }), (limit, tokens) => {
+      // A bucket holding less than one request (one request costs RATE_WINDOW_MS scaled units).
+      fc.property(fc.integer({ min: 1, max: RATE_LIMIT_MAX }), fc.integer({ min: 0, max: RATE_WINDOW_MS - 1 }), (limit, tokens) => {
         const r = takeToken({ tokens, atMs: 0 }, limit, 0);
         expect(r.verdict.allowed).toBe(false);
         expect(r.verdict.retryAfterS).toBeGreaterThanOrEqual(1);
@@ -139,7 +140,7 @@ describe('refill', () => {
 
   it('refills exactly for limits up to 100,000,000 (property, BigInt reference)', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: RATE_LIMIT_MAX }), fc.integer({ min: 0, max: MS_PER_WINDOW }), (limit, elapsed) => {
+      fc.property(fc.integer({ min: 1, max: RATE_LIMIT_MAX }), fc.integer({ min: 0, max: RATE_WINDOW_MS }), (limit, elapsed) => {
         // From empty, after `elapsed` ms the bucket holds floor(limit × elapsed / 60000) whole requests.
         const available = BigInt(limit) * BigInt(elapsed) / 60_000n;
         const r = takeToken(emptyBucket(0), limit, elapsed);
@@ -232,7 +233,7 @@ describe('properties over random request sequences', () => {
             bucket = r.bucket;
             const v = r.verdict;
             expect(bucket.tokens).toBeGreaterThanOrEqual(0);
-            expect(bucket.tokens).toBeLessThanOrEqual(limit * MS_PER_WINDOW);
+            expect(bucket.tokens).toBeLessThanOrEqual(limit * RATE_WINDOW_MS);
             expect(v.remaining).toBeGreaterThanOrEqual(0);
             expect(v.remaining).toBeLessThanOrEqual(limit - 1);
             expect(v.resetS).toBeGreaterThanOrEqual(0);

@@ -6,26 +6,18 @@
  * the moment it started from, not what arrived while it ran.
  */
 import { join } from 'node:path';
-import { rmSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { verifyLedger } from '../../src/ops/index.js';
-import { order, startTestServer, tempDir, type Creds, type TestServer } from '../helpers/server.js';
+import { order, useScratchDirs, useServer, type Creds } from '../helpers/server.js';
 
 describe('operator jobs on a live server', () => {
-  let t: TestServer;
   let service: number;
   let alice: Creds;
-  const scratch: string[] = [];
-
-  beforeAll(async () => {
-    t = await startTestServer();
+  const scratchDir = useScratchDirs();
+  const t = useServer({}, async (t) => {
     service = await t.createService({ rate: '0.01', min: 1, max: 1000 });
     alice = await t.createAccount('alice', '1000');
     for (let i = 0; i < 30; i++) expect((await t.api('POST', '/api/v1/order', alice, order(service, 10))).status).toBe(201);
-  });
-  afterAll(async () => {
-    await t.close();
-    for (const dir of scratch) rmSync(dir, { recursive: true, force: true });
   });
 
   it('a verify holding its read transaction leaves the server answering orders, and reports the moment it started from', async () => {
@@ -54,8 +46,7 @@ describe('operator jobs on a live server', () => {
     expect(second.status).toBe(409);
     expect(second.body).toMatchObject({ ok: false, error: 'CONFLICT' });
     expect(second.body.message).toBe('A verify is already running; only one verify or snapshot runs at a time, so try again when it has finished.');
-    const dir = tempDir();
-    scratch.push(dir);
+    const dir = scratchDir();
     const snapshotRefused = await t.admin('POST', '/admin/v1/snapshot', { out: join(dir, 'snap') });
     expect(snapshotRefused.status).toBe(409);
     expect(snapshotRefused.body.error).toBe('CONFLICT');
@@ -67,8 +58,7 @@ describe('operator jobs on a live server', () => {
   });
 
   it('a running snapshot refuses a verify and keeps the server answering; its copy holds what was acknowledged before the copy began', async () => {
-    const dir = tempDir();
-    scratch.push(dir);
+    const dir = scratchDir();
     const before = verifyLedger(t.server.context.store).counts.orders;
     const hold = t.server.context.ops.holdNext();
     const snapshotting = t.admin('POST', '/admin/v1/snapshot', { out: join(dir, 'snap') });

@@ -5,12 +5,12 @@
  */
 import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { takeSnapshot, verifyLedger } from '../../src/ops/index.js';
 import type { LogEvent, WalletRecord } from '../../src/ledger/index.js';
 import { openStore, type Store } from '../../src/wal/store.js';
 import { STORE_FORMAT, STORE_FORMAT_KEY } from '../../src/wal/index.js';
-import { order, startTestServer, tempDir, type Creds, type TestServer } from '../helpers/server.js';
+import { order, startTestServer, tempDir, useScratchDirs, useServer, withServer, type Creds } from '../helpers/server.js';
 import { CREDIT, Ledger } from '../helpers/ledger.js';
 
 /** Σ wallets and Σ of the log's money events, computed independently of verifyLedger. */
@@ -36,25 +36,14 @@ function sums(store: Store): { wallets: bigint; log: bigint; lastBalance: Map<nu
 }
 
 describe('takeSnapshot of a live server', () => {
-  let t: TestServer;
   let service: number;
   let accounts: Creds[];
-  const scratch: string[] = [];
-  const fresh = (): string => {
-    const dir = tempDir();
-    scratch.push(dir);
-    return join(dir, 'snapshot');
-  };
-
-  beforeAll(async () => {
-    t = await startTestServer();
+  const scratchDir = useScratchDirs();
+  const fresh = (): string => join(scratchDir(), 'snapshot');
+  const t = useServer({}, async (t) => {
     service = await t.createService({ rate: '0.001', min: 1, max: 100_000 });
     accounts = [];
     for (let i = 0; i < 4; i++) accounts.push(await t.createAccount(`reseller-${i}`, '50'));
-  });
-  afterAll(async () => {
-    await t.close();
-    for (const dir of scratch) rmSync(dir, { recursive: true, force: true });
   });
 
   it('is consistent and verifies while eight clients are writing 200 orders', async () => {
@@ -171,13 +160,10 @@ describe('takeSnapshot of a live server', () => {
     const report = await takeSnapshot(t.server.context.store, dotted);
     expect(report.verify.ok).toBe(true);
     expect(readdirSync(dotted).sort()).toEqual(['data.mdb', 'lock.mdb']);
-    const restored = await startTestServer({ dir: dotted });
-    try {
+    await withServer({ dir: dotted }, async (restored) => {
       expect((await restored.admin('GET', '/admin/v1/verify')).body.report.ok).toBe(true);
       expect((await restored.admin('GET', '/admin/v1/stats')).body.accounts).toBe((await t.admin('GET', '/admin/v1/stats')).body.accounts);
-    } finally {
-      await restored.close();
-    }
+    });
   });
 });
 

@@ -6,7 +6,8 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { spawnServer } from '../helpers/server-process.js';
 import { loadConfig } from '../../src/app/config.js';
 
 /** Nice value per thread id of a process (field 19 of /proc/PID/task/TID/stat; the name in field 2 has no spaces here). */
@@ -20,11 +21,6 @@ function niceByThread(pid: number): Map<number, number> {
 }
 
 describe.runIf(process.platform === 'linux')('THREADPOOL_NICE (real server process)', () => {
-  let spawnServer: typeof import('../../scripts/crash/server-process.js').spawnServer;
-  beforeAll(async () => {
-    ({ spawnServer } = await import('../../dist/scripts/crash/server-process.js' as string));
-  }, 120_000);
-
   const cases: { env: Record<string, string>; nice: number; poolThreads: number }[] = [
     { env: {}, nice: 5, poolThreads: 4 },
     { env: { THREADPOOL_NICE: '12', UV_THREADPOOL_SIZE: '2' }, nice: 12, poolThreads: 2 },

@@ -3,7 +3,8 @@
  * logs: a consistent lifecycle passes; each broken rule alone is named.
  */
 import { describe, expect, it } from 'vitest';
-import { DAY_MS, type LogEvent } from '../../src/ledger/index.js';
+import type { LogEvent } from '../../src/ledger/index.js';
+import { MS_PER_DAY } from '../../src/platform/index.js';
 import { CREDIT, Ledger, useLedgerStores } from '../helpers/ledger.js';
 
 const { verify } = useLedgerStores();
@@ -111,7 +112,7 @@ describe('verify: lifecycle events follow the order and refill state the actor t
     expect(verify(none).firstBroken).toMatch(/seq 6 .*refuses refill.requested here: This order's service does not offer refills/);
     const late = base();
     const finished = late.order('d1').finishedAtMs!;
-    late.events.push({ type: 'refill.requested', atMs: finished + 30 * DAY_MS, account: 1, order: 'd1', refill: 1 });
+    late.events.push({ type: 'refill.requested', atMs: finished + 30 * MS_PER_DAY, account: 1, order: 'd1', refill: 1 });
     expect(verify(late).firstBroken).toBeNull();
     late.last('refill.requested').atMs += 1;
     expect(verify(late).firstBroken).toMatch(/refill window of 30 days after completion has closed/);

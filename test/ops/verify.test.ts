@@ -2,24 +2,21 @@
  * verifyLedger over a real server's store: whatever the HTTP API does, the
  * log replays to the wallets, with exact totals.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { verifyLedger, verifyLedgerAsync } from '../../src/ops/index.js';
 import { seedIfEmpty } from '../../src/app/seed.js';
-import { order, startTestServer, type Creds, type TestServer } from '../helpers/server.js';
+import { order, useServer, withServer, type Creds } from '../helpers/server.js';
 
 describe('verifyLedger on a live server', () => {
-  let t: TestServer;
   let service: number;
   let alice: Creds;
   let bob: Creds;
 
-  beforeAll(async () => {
-    t = await startTestServer();
+  const t = useServer({}, async (t) => {
     service = await t.createService({ rate: '0.1', min: 1, max: 1000 });
     alice = await t.createAccount('alice', '100');
     bob = await t.createAccount('bob', '2.5');
   });
-  afterAll(() => t.close());
 
   it('a fresh server with accounts and top-ups verifies', () => {
     const report = verifyLedger(t.server.context.store);
@@ -64,8 +61,7 @@ describe('verifyLedger on a live server', () => {
 
 describe('verifyLedger on a seeded server', () => {
   it('the demo account seeded on an empty data directory verifies', async () => {
-    const t = await startTestServer();
-    try {
+    await withServer({}, async (t) => {
       const seed = await seedIfEmpty(t.server.context);
       expect(seed).not.toBeNull();
       // The printed v2 key works: a reseller tool can use it at once.
@@ -75,8 +71,6 @@ describe('verifyLedger on a seeded server', () => {
       expect(report.firstBroken).toBeNull();
       expect(report.counts.accounts).toBe(1);
       expect(report.totals).toEqual({ credited: 1_000_000_000n, debited: 0n, refunded: 0n });
-    } finally {
-      await t.close();
-    }
+    });
   });
 });

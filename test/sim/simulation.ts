@@ -24,9 +24,11 @@ import { chargeFor, FINAL_STATUSES, type IdempotencyRecord, isOpenRefill, ORDER_
 import { renderAnswer } from '../../src/http/transport/answer.js';
 import { checkOrderInput } from '../../src/http/orders/order-input.js';
 import { orderRequest, refusedOrder } from '../../src/http/orders/order-submit.js';
-import { TARGET_CHARS_MAX, type OrderBody } from '../../src/http/orders/schemas.js';
+import type { OrderBody } from '../../src/http/orders/schemas.js';
+import { TARGET_CHARS_MAX } from '../../src/http/limits.js';
 import { OrderNumbers } from '../../src/ids/order-numbers.js';
-import { imageLedgerSource, orderIndexKey } from '../../src/wal/index.js';
+import { imageLedgerSource, orderIndexKey, PENDING_ENTRIES_MAX } from '../../src/wal/index.js';
+import { MS_PER_DAY } from '../../src/platform/units.js';
 import { MemoryWal, emptyImage, tableKeyString, type DurableImage } from '../../src/wal/memory-wal.js';
 
 // --- Deterministic randomness -------------------------------------------
@@ -158,11 +160,9 @@ const SERVICES: ServiceRecord[] = [
 ];
 const serviceById = (id: number): ServiceRecord | null => SERVICES.find((s) => s.id === id) ?? null;
 const UNKNOWN_SERVICE_ID = 99;
-const DAY_MS = 86_400_000;
 /** Keys never expire within a run: a replay must work however far the clock moved. */
-const RETENTION_MS = 100 * 365 * DAY_MS;
+const RETENTION_MS = 100 * 365 * MS_PER_DAY;
 const MAILBOX_MAX = 1_000_000;
-const PENDING_ENTRIES_MAX = 200_000;
 const RATE_LIMIT_PER_MINUTE = 100_000_000;
 
 /** The first answer a client was given for an Idempotency-Key. */
@@ -622,7 +622,7 @@ class Simulation {
         if (this.options.balanceReads) this.readBalance();
       }
       else if (r < 0.72) {
-        const ms = this.rng.chance(0.9) ? this.rng.int(1, 120_000) : this.rng.int(1, 45) * DAY_MS;
+        const ms = this.rng.chance(0.9) ? this.rng.int(1, 120_000) : this.rng.int(1, 45) * MS_PER_DAY;
         this.clock.advance(ms);
         this.note(`clock +${ms} ms`);
       } else if (r < 0.92) {

@@ -1,12 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { LmdbGroupCommit } from '../../src/wal/index.js';
 import { HeldWal } from '../helpers/held-wal.js';
-import { order, roundTrips, startTestServer, type Creds, type TestServer } from '../helpers/server.js';
+import { order, roundTrips, useServer, withServer, type Creds } from '../helpers/server.js';
 
 describe('restart recovers exactly the durable state', () => {
   it('accounts, balances, services, orders and credentials are identical after a restart', async () => {
-    const t = await startTestServer();
-    try {
+    await withServer({}, async (t) => {
       const service = await t.createService({ rate: '0.001', min: 1, max: 100000 });
       const a = await t.createAccount('a', '10');
       const b = await t.createAccount('b', '3.5');
@@ -36,20 +35,17 @@ describe('restart recovers exactly the durable state', () => {
       const c = await t.createAccount('c');
       expect(c.id).toBe(3);
       expect((await t.admin('POST', '/admin/v1/services', { platform: 'x', name: 'y', rate: 1, min: 1, max: 2 })).body.service.id).toBe(service + 1);
-    } finally {
-      await t.close();
-    }
+    });
   });
 });
 
 describe('no reply before its sync (held WAL)', () => {
-  let t: TestServer;
   let held: HeldWal;
   let creds: Creds;
   let service: number;
 
-  beforeAll(async () => {
-    t = await startTestServer({
+  const t = useServer(
+    {
       config: { mailboxMax: 4 },
       server: {
         wal: (store, onFatal) => {
@@ -57,11 +53,12 @@ describe('no reply before its sync (held WAL)', () => {
           return held;
         },
       },
-    });
-    service = await t.createService({ rate: '1', min: 1, max: 10 });
-    creds = await t.createAccount('alice', '100');
-  });
-  afterAll(() => t.close());
+    },
+    async (t) => {
+      service = await t.createService({ rate: '1', min: 1, max: 10 });
+      creds = await t.createAccount('alice', '100');
+    },
+  );
 
   it('an order reply waits for its sync, and a balance read waits for the pending debit', async () => {
     held.holding = true;

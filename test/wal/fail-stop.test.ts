@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/platform/log.js';
-import { order, roundTrips, startTestServer, tempDir } from '../helpers/server.js';
+import { order, roundTrips, startTestServer, tempDir, withServer } from '../helpers/server.js';
 
 /**
  * A commit that fails stops the process with one clear log line, the
@@ -48,15 +48,12 @@ describe('fail-stop on a failed commit (injected: a record cannot be stored)', (
 
     // "Restart": a new server on the same directory sees only the durable state.
     t.server.context.store.root.close();
-    const restarted = await startTestServer({ dir });
-    try {
+    await withServer({ dir }, async (restarted) => {
       const balance = await restarted.api('GET', '/api/v1/balance', creds);
       expect(balance.body.credits).toBe(9);
       expect((await restarted.admin('GET', '/admin/v1/verify')).body.report.ok).toBe(true);
       expect((await restarted.admin('GET', '/admin/v1/orders?status=pending')).body.orders).toHaveLength(1);
-    } finally {
-      await restarted.close();
-    }
+    });
     void pending;
     void after;
   });

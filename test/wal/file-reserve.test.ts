@@ -130,17 +130,14 @@ describe('WAL_PREALLOCATE_MB', () => {
   });
 
   it('sizes the reserve of a running server, and 0 leaves the data file as LMDB grows it', async () => {
-    const { startTestServer } = await import('../helpers/server.js');
+    const { withServer } = await import('../helpers/server.js');
     for (const mb of [2, 0]) {
-      const t = await startTestServer({ config: { walPreallocateMb: mb } });
-      try {
+      await withServer({ config: { walPreallocateMb: mb } }, async (t) => {
         const { file_bytes: file, used_bytes: used } = (await t.admin('GET', '/admin/v1/stats')).body.storage;
         if (mb === 0) expect(file).toBe(used);
         // Start-up filled it; the start-up commits since may have used less than a chunk (1 MiB).
         else expect(file - used).toBeGreaterThan((mb - 1) * 1024 * 1024);
-      } finally {
-        await t.close();
-      }
+      });
     }
   });
 });

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { open } from 'lmdb';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore, STORE_FORMAT, StoreFormatError } from '../../src/wal/index.js';
-import { tempStores } from '../helpers/temp-store.js';
+import { tempStores, writeMetaWithLmdb } from '../helpers/temp-store.js';
 
 const { open: openTemp, cleanup } = tempStores('credit-order-api-format');
 const dirs: string[] = [];
@@ -20,14 +20,11 @@ afterEach(async () => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-/** A directory whose `meta` holds `rows`, written by lmdb alone (not through openStore). */
+/** A directory whose `meta` holds `rows`, as another build left it. */
 async function writtenElsewhere(rows: Record<string, unknown>): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'credit-order-api-format-'));
   dirs.push(dir);
-  const root = open({ path: dir });
-  const meta = root.openDB({ name: 'meta' });
-  for (const [key, value] of Object.entries(rows)) await meta.put(key, value);
-  await root.close();
+  await writeMetaWithLmdb(dir, rows);
   return dir;
 }
 

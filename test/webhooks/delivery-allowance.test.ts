@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ALLOWANCE_MAX, PENDING_ENTRIES_MAX, TARGET_UTILISATION, initialAllowance, nextAllowance, type AllowanceSample, type AllowanceSettings, type AllowanceState } from '../../src/webhooks/delivery-allowance.js';
+import { initialAllowance, nextAllowance, type AllowanceSample, type AllowanceSettings, type AllowanceState } from '../../src/webhooks/delivery-allowance.js';
+import { ALLOWANCE_MAX, BUSY_PENDING_ENTRIES, TARGET_UTILISATION } from '../../src/webhooks/limits.js';
 
 const settings: AllowanceSettings = { busyShare: 0.01, busyMinPerSecond: 50 };
 
@@ -50,8 +51,8 @@ describe('the delivery allowance (deliveries take the spare capacity, the floor 
     expect(run([{ utilisation: Number.NaN }], { startable: 100 })[0]!.allowance).toBe(50);
   });
 
-  it('counts commits queueing past PENDING_ENTRIES_MAX as full, whatever the event loop says', () => {
-    const states = run([{ pendingEntries: PENDING_ENTRIES_MAX - 1 }, { pendingEntries: PENDING_ENTRIES_MAX }], { startable: 100 });
+  it('counts commits queueing past BUSY_PENDING_ENTRIES as full, whatever the event loop says', () => {
+    const states = run([{ pendingEntries: BUSY_PENDING_ENTRIES - 1 }, { pendingEntries: BUSY_PENDING_ENTRIES }], { startable: 100 });
     expect(states.map((s) => s.allowance)).toEqual([ALLOWANCE_MAX, 50]);
   });
 

@@ -5,26 +5,12 @@
  * in order per order; a failing or hung receiver gets the same webhook-id
  * again once the retry is due on the injected clock.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ManualClock } from '../../src/platform/clock.js';
-import { order, type Creds, type TestServer } from '../helpers/server.js';
-import type { Receiver } from '../helpers/webhook-receiver.js';
-import { startWebhookTest, type WebhookTest } from '../helpers/webhook-setup.js';
+import { describe, expect, it } from 'vitest';
+import { order } from '../helpers/server.js';
+import { useWebhookTest } from '../helpers/webhook-setup.js';
 
-let t: TestServer;
-let receiver: Receiver;
-let clock: ManualClock;
-let creds: Creds;
-let service: number;
-let register: WebhookTest['register'];
-let setup: WebhookTest;
-
-beforeEach(async () => {
-  setup = await startWebhookTest({ random: 0.5, config: { webhooksTimeoutMs: 300, webhooksConnectTimeoutMs: 300 } });
-  ({ t, receiver, clock, creds, service, register } = setup);
-});
-
-afterEach(() => setup.close());
+const w = useWebhookTest({ random: 0.5, config: { webhooksTimeoutMs: 300, webhooksConnectTimeoutMs: 300 } });
+const { t } = w;
 
 async function move(id: string, status: string, extra: Record<string, unknown> = {}): Promise<void> {
   const r = await t.admin('POST', `/admin/v1/orders/${id}/status`, { status, ...extra });
@@ -35,7 +21,7 @@ async function move(id: string, status: string, extra: Record<string, unknown> =
 function statusesByOrder(path: string): Map<string, string[]> {
   const out = new Map<string, string[]>();
   const lastId = new Map<string, string>();
-  for (const r of receiver.received) {
+  for (const r of w.receiver.received) {
     if (r.path !== path || r.answered !== 'ok' || r.json.type !== 'order.updated') continue;
     const id = r.json.data['order'] as string;
     // Only a repeat straight after itself: an older message arriving after a newer one is out of order and shows.
@@ -48,11 +34,11 @@ function statusesByOrder(path: string): Map<string, string[]> {
 
 describe('webhooks: signed delivery of every change', () => {
   it('delivers every status change of every order, in order per order, each signature verified; the outbox ends empty', async () => {
-    await register('/hook');
+    await w.register('/hook');
     const expected = new Map<string, string[]>();
     const orders: string[] = [];
     for (let i = 0; i < 6; i++) {
-      const r = await t.api('POST', '/api/v1/order', creds, order(service, 5));
+      const r = await t.api('POST', '/api/v1/order', w.creds, order(w.service, 5));
       expect(r.status).toBe(201);
       orders.push(r.body.order);
       expected.set(r.body.order, ['pending']);
@@ -69,15 +55,15 @@ describe('webhooks: signed delivery of every change', () => {
       );
     }
     await t.server.webhooks.dispatcher.idle();
-    await receiver.waitFor(() => [...statusesByOrder('/hook').values()].flat().length === 6 * 4);
+    await w.receiver.waitFor(() => [...statusesByOrder('/hook').values()].flat().length === 6 * 4);
     expect(statusesByOrder('/hook')).toEqual(expected);
-    for (const r of receiver.received) {
+    for (const r of w.receiver.received) {
       expect(r.verified, r.body).toBe(true);
       expect(r.id).toMatch(/^msg_[0-9a-f]{32}$/);
     }
     // The body is the order as GET /api/v1/status shows it.
-    const last = receiver.received.filter((r) => r.json.data['order'] === orders[1]).at(-1)!;
-    const status = await t.api('GET', `/api/v1/status?order=${orders[1]}`, creds);
+    const last = w.receiver.received.filter((r) => r.json.data['order'] === orders[1]).at(-1)!;
+    const status = await t.api('GET', `/api/v1/status?order=${orders[1]}`, w.creds);
     const { ok: _ok, ...fields } = status.body;
     expect(last.json).toEqual({ type: 'order.updated', timestamp: expect.stringMatching(/Z$/), data: fields });
     expect(t.server.webhooks.dispatcher.backlog().held).toBe(0);
@@ -87,87 +73,87 @@ describe('webhooks: signed delivery of every change', () => {
   });
 
   it('posts refill.updated with the refill as GET /api/v1/refill_status shows it, only to endpoints that asked for it', async () => {
-    await register('/both');
-    await register('/orders-only', ['order.updated']);
-    const placed = await t.api('POST', '/api/v1/order', creds, order(service, 5));
+    await w.register('/both');
+    await w.register('/orders-only', ['order.updated']);
+    const placed = await t.api('POST', '/api/v1/order', w.creds, order(w.service, 5));
     const id = placed.body.order as string;
     await move(id, 'completed');
-    const asked = await t.api('POST', '/api/v1/refill', creds, { orders: [id] });
+    const asked = await t.api('POST', '/api/v1/refill', w.creds, { orders: [id] });
     const refill = asked.body.orders[id].refill as number;
     expect((await t.admin('POST', `/admin/v1/refills/${refill}/status`, { status: 'in_progress' })).status).toBe(200);
     await t.server.webhooks.dispatcher.idle();
-    await receiver.waitFor((r) => r.filter((x) => x.path === '/both' && x.json.type === 'refill.updated').length === 2);
-    const refills = receiver.received.filter((x) => x.json.type === 'refill.updated');
+    await w.receiver.waitFor((r) => r.filter((x) => x.path === '/both' && x.json.type === 'refill.updated').length === 2);
+    const refills = w.receiver.received.filter((x) => x.json.type === 'refill.updated');
     expect(refills.every((x) => x.path === '/both' && x.verified)).toBe(true);
     expect(refills.map((x) => x.json.data['status'])).toEqual(['pending', 'in_progress']);
-    const shown = await t.api('GET', `/api/v1/refill_status?refills=${refill}`, creds);
+    const shown = await t.api('GET', `/api/v1/refill_status?refills=${refill}`, w.creds);
     expect(refills[1]!.json.data).toEqual(shown.body.refills[String(refill)]);
   });
 
   it('retries a failing receiver with the same webhook-id, first within 5 s on the clock, and keeps later changes of that order behind it', async () => {
-    await register('/hook');
-    receiver.behave('fail');
-    const placed = await t.api('POST', '/api/v1/order', creds, order(service, 5));
+    await w.register('/hook');
+    w.receiver.behave('fail');
+    const placed = await t.api('POST', '/api/v1/order', w.creds, order(w.service, 5));
     const id = placed.body.order as string;
-    await receiver.waitFor((r) => r.length === 1);
+    await w.receiver.waitFor((r) => r.length === 1);
     // The next change of the same order is written while the first message is still held.
     await move(id, 'processing');
     await t.server.webhooks.dispatcher.idle();
-    expect(receiver.received).toHaveLength(1);
+    expect(w.receiver.received).toHaveLength(1);
     // random() = 0.5: the first retry is due 750 ms later, the second 1.5 s after that.
-    clock.advance(749);
+    w.clock.advance(749);
     await t.server.webhooks.dispatcher.idle();
     t.server.webhooks.dispatcher.pass();
     await t.server.webhooks.dispatcher.idle();
-    expect(receiver.received).toHaveLength(1);
-    clock.advance(1);
+    expect(w.receiver.received).toHaveLength(1);
+    w.clock.advance(1);
     t.server.webhooks.dispatcher.pass();
-    await receiver.waitFor((r) => r.length === 2);
-    expect(receiver.received[1]!.id).toBe(receiver.received[0]!.id);
-    receiver.behave('ok');
-    clock.advance(1_500);
+    await w.receiver.waitFor((r) => r.length === 2);
+    expect(w.receiver.received[1]!.id).toBe(w.receiver.received[0]!.id);
+    w.receiver.behave('ok');
+    w.clock.advance(1_500);
     t.server.webhooks.dispatcher.pass();
-    await receiver.waitFor((r) => r.filter((x) => x.answered === 'ok').length === 2);
-    const ok = receiver.received.filter((x) => x.answered === 'ok');
+    await w.receiver.waitFor((r) => r.filter((x) => x.answered === 'ok').length === 2);
+    const ok = w.receiver.received.filter((x) => x.answered === 'ok');
     expect(ok.map((x) => x.json.data['status'])).toEqual(['pending', 'processing']);
-    expect(ok[0]!.id).toBe(receiver.received[0]!.id);
-    expect(receiver.received.every((r) => r.verified)).toBe(true);
+    expect(ok[0]!.id).toBe(w.receiver.received[0]!.id);
+    expect(w.receiver.received.every((r) => r.verified)).toBe(true);
   });
 
   it('counts messages that fail together as one backoff step: the first retry of a receiver that went down with several in flight is still due within 1 s', async () => {
-    await register('/hook');
-    receiver.behave('hang');
-    for (let i = 0; i < 4; i++) expect((await t.api('POST', '/api/v1/order', creds, order(service, 5))).status).toBe(201);
-    await receiver.waitFor((r) => r.length === 4);
+    await w.register('/hook');
+    w.receiver.behave('hang');
+    for (let i = 0; i < 4; i++) expect((await t.api('POST', '/api/v1/order', w.creds, order(w.service, 5))).status).toBe(201);
+    await w.receiver.waitFor((r) => r.length === 4);
     // All four time out (300 ms of real time) at the same moment of the test's clock.
     await t.server.webhooks.dispatcher.idle();
-    const first = receiver.received.map((r) => r.id).sort();
-    receiver.behave('ok');
+    const first = w.receiver.received.map((r) => r.id).sort();
+    w.receiver.behave('ok');
     // random() = 0.5: one step is due 750 ms later (four steps would be 6 s).
-    clock.advance(749);
+    w.clock.advance(749);
     t.server.webhooks.dispatcher.pass();
     await t.server.webhooks.dispatcher.idle();
-    expect(receiver.received).toHaveLength(4);
-    clock.advance(1);
+    expect(w.receiver.received).toHaveLength(4);
+    w.clock.advance(1);
     t.server.webhooks.dispatcher.pass();
-    await receiver.waitFor((r) => r.length === 8);
-    expect(receiver.received.slice(4).map((r) => r.id).sort()).toEqual(first);
-    expect(receiver.received.slice(4).every((r) => r.answered === 'ok' && r.verified)).toBe(true);
+    await w.receiver.waitFor((r) => r.length === 8);
+    expect(w.receiver.received.slice(4).map((r) => r.id).sort()).toEqual(first);
+    expect(w.receiver.received.slice(4).every((r) => r.answered === 'ok' && r.verified)).toBe(true);
   });
 
   it('gives up on a hung receiver within the timeout and sends the same message again', async () => {
-    await register('/hook');
-    receiver.next(1, 'hang');
-    await t.api('POST', '/api/v1/order', creds, order(service, 5));
-    await receiver.waitFor((r) => r.length === 1);
+    await w.register('/hook');
+    w.receiver.next(1, 'hang');
+    await t.api('POST', '/api/v1/order', w.creds, order(w.service, 5));
+    await w.receiver.waitFor((r) => r.length === 1);
     await t.server.webhooks.dispatcher.idle();
     const log = await t.admin('GET', `/admin/v1/webhooks/1/deliveries`);
     expect(log.status, log.text).toBe(200);
-    expect(log.body.deliveries[0]).toMatchObject({ outcome: 'timeout', attempt: 1, message: receiver.received[0]!.id });
-    clock.advance(5_000);
+    expect(log.body.deliveries[0]).toMatchObject({ outcome: 'timeout', attempt: 1, message: w.receiver.received[0]!.id });
+    w.clock.advance(5_000);
     t.server.webhooks.dispatcher.pass();
-    await receiver.waitFor((r) => r.length === 2);
-    expect(receiver.received[1]!.id).toBe(receiver.received[0]!.id);
-    expect(receiver.received[1]!.verified).toBe(true);
+    await w.receiver.waitFor((r) => r.length === 2);
+    expect(w.receiver.received[1]!.id).toBe(w.receiver.received[0]!.id);
+    expect(w.receiver.received[1]!.verified).toBe(true);
   });
 });

@@ -10,23 +10,22 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/platform/clock.js';
 import { PREVIOUS_SECRET_GRACE_MS } from '../../src/webhooks/index.js';
-import { order, startTestServer, type Creds, type TestServer } from '../helpers/server.js';
+import { order, useServer, type Creds } from '../helpers/server.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 
-let t: TestServer;
 let creds: Creds;
 let receiver: Receiver;
 
 beforeEach(async () => {
   receiver = await startReceiver();
-  t = await startTestServer({ clock: new ManualClock(1_000_000, Date.now()), config: { webhooksAllowPrivate: true }, server: { webhookYield: false } });
-  creds = await t.createAccount('reseller', '100');
 });
-
-afterEach(async () => {
-  await t.close();
-  await receiver.close();
-});
+afterEach(() => receiver.close());
+const t = useServer(
+  { perTest: true, late: () => ({ clock: new ManualClock(1_000_000, Date.now()) }), config: { webhooksAllowPrivate: true }, server: { webhookYield: false } },
+  async (t) => {
+    creds = await t.createAccount('reseller', '100');
+  },
+);
 
 const URL_OK = 'https://hooks.example.com/coa';
 
@@ -149,7 +148,7 @@ describe('webhook endpoints', () => {
     expect(() => new Webhook(rotated.body.webhook.secret).verify(r.body, headers)).not.toThrow();
     expect(() => new Webhook('whsec_' + Buffer.alloc(32, 7).toString('base64')).verify(r.body, headers)).toThrow();
     // A day later the old secret no longer signs: one signature, the new secret's.
-    (t.clock as ManualClock).advance(PREVIOUS_SECRET_GRACE_MS);
+    t.clock.advance(PREVIOUS_SECRET_GRACE_MS);
     await t.api('POST', '/api/v1/order', creds, order(service, 2));
     await receiver.waitFor((received) => received.length === 2);
     const later = receiver.received[1]!;

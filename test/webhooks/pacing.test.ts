@@ -7,8 +7,9 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { WalStats } from '../../src/wal/index.js';
-import { ALLOWANCE_MAX, initialAllowance, nextAllowance } from '../../src/webhooks/delivery-allowance.js';
-import { LOAD_SAMPLE_MS, Pacing, type PacingSettings } from '../../src/webhooks/pacing.js';
+import { initialAllowance, nextAllowance } from '../../src/webhooks/delivery-allowance.js';
+import { ALLOWANCE_MAX, LOAD_SAMPLE_MS } from '../../src/webhooks/limits.js';
+import { Pacing, type PacingSettings } from '../../src/webhooks/pacing.js';
 
 const settings: PacingSettings = { concurrency: 4, busyShare: 0, busyMinPerSecond: 50 };
 const busy = (entries: number) => ({ utilisation: 0.95, wal: { entries, pendingEntries: 0 } });

@@ -9,7 +9,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { LogEvent } from '../../src/ledger/index.js';
 import { openStore, type WalEntry } from '../../src/wal/index.js';
-import { PENDING_ENTRIES_MAX, PER_ENDPOINT_IN_FLIGHT_MAX, WEBHOOK_CURSOR_KEY, messagesIn, type QueuedMessage } from '../../src/webhooks/index.js';
+import { BUSY_PENDING_ENTRIES, PER_ENDPOINT_IN_FLIGHT_MAX, WEBHOOK_CURSOR_KEY, messagesIn, type QueuedMessage } from '../../src/webhooks/index.js';
 import { order, roundTrips } from '../helpers/server.js';
 import { startWebhookTest, type WebhookTest } from '../helpers/webhook-setup.js';
 
@@ -186,8 +186,8 @@ describe('webhook queue', () => {
     await dispatcher.idle();
     expect(receiver.received).toHaveLength(5);
     expect((await t.admin('GET', '/metrics')).text).toMatch(/^coa_webhook_attempts_allowed_per_second 50$/m);
-    // Commits queueing past PENDING_ENTRIES_MAX count as full too; WEBHOOKS_BUSY_PERCENT=5 of the 200 entries committed since the last sample is 10.
-    dispatcher.applyLoadSample({ utilisation: 0.1, wal: { entries: 1_200, pendingEntries: PENDING_ENTRIES_MAX } });
+    // Commits queueing past BUSY_PENDING_ENTRIES count as full too; WEBHOOKS_BUSY_PERCENT=5 of the 200 entries committed since the last sample is 10.
+    dispatcher.applyLoadSample({ utilisation: 0.1, wal: { entries: 1_200, pendingEntries: BUSY_PENDING_ENTRIES } });
     dispatcher.pass();
     await dispatcher.idle();
     expect(receiver.received).toHaveLength(5 + 10);
@@ -231,7 +231,7 @@ describe('webhook queue', () => {
     const idle = second.t.server.webhooks.dispatcher;
     idle.applyLoadSample({ utilisation: 0.95, wal: { entries: 1_000, pendingEntries: 0 } });
     for (let i = 0; i < 5; i++) expect((await second.t.api('POST', '/api/v1/order', second.creds, order(second.service, 5))).status).toBe(201);
-    idle.applyLoadSample({ utilisation: 0.1, wal: { entries: 1_100, pendingEntries: PENDING_ENTRIES_MAX } });
+    idle.applyLoadSample({ utilisation: 0.1, wal: { entries: 1_100, pendingEntries: BUSY_PENDING_ENTRIES } });
     idle.pass();
     await idle.idle();
     expect(second.receiver.received).toHaveLength(0);

@@ -7,7 +7,8 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { QueuedMessage } from '../../src/webhooks/index.js';
-import { CURSOR_LAG_MAX, LOG_EVENTS_PER_PASS, ReadWindow, WEBHOOK_CURSOR_KEY, type Windowed } from '../../src/webhooks/read-window.js';
+import { CURSOR_LAG_MAX, LOG_EVENTS_PER_PASS } from '../../src/webhooks/limits.js';
+import { ReadWindow, WEBHOOK_CURSOR_KEY, type Windowed } from '../../src/webhooks/read-window.js';
 import { other, placed, queued, tempLogs } from '../helpers/webhook-log.js';
 
 const { open, cleanup } = tempLogs('credit-order-api-window');

@@ -10,13 +10,14 @@ import { renderAccount, renderAccountView } from './render.js';
 import { applied, findAccount, idCursor, invalid, optionalReason, pageLimit, unknownField, type AdminHandler } from './common.js';
 import { renderAnswer } from '../transport/answer.js';
 import { send, sendError } from '../transport/reply.js';
+import { NAME_CHARS_MAX, REASON_CHARS_MAX } from '../limits.js';
 
 export const createAccount: AdminHandler = async (ex, ctx, _params, body) => {
   const b = body as Record<string, unknown>;
   const bad = unknownField(b, ['name']);
   if (bad !== null) return sendError(ex, bad);
-  if (typeof b['name'] !== 'string' || b['name'].trim() === '' || b['name'].length > 200) {
-    return sendError(ex, invalid("Field 'name' is required: a non-empty string of at most 200 characters."));
+  if (typeof b['name'] !== 'string' || b['name'].trim() === '' || b['name'].length > NAME_CHARS_MAX) {
+    return sendError(ex, invalid(`Field 'name' is required: a non-empty string of at most ${NAME_CHARS_MAX} characters.`));
   }
   const { account, apiSecret } = await ctx.registry.create(b['name'].trim());
   send(
@@ -89,8 +90,8 @@ export const adjustCredits: AdminHandler = async (ex, ctx, [id], body) => {
     return sendError(ex, invalid("Field 'amount' must be a non-zero decimal number of credits with at most 6 decimal places."));
   }
   const reason = b['reason'];
-  if (typeof reason !== 'string' || reason.trim() === '' || reason.length > 500) {
-    return sendError(ex, invalid("Field 'reason' is required: a non-empty string of at most 500 characters."));
+  if (typeof reason !== 'string' || reason.trim() === '' || reason.length > REASON_CHARS_MAX) {
+    return sendError(ex, invalid(`Field 'reason' is required: a non-empty string of at most ${REASON_CHARS_MAX} characters.`));
   }
   const decision = await applied(ex, account.actor.send({ kind: 'credit', amount, reason: reason.trim() }));
   if (decision === null) return;

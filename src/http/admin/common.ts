@@ -2,8 +2,10 @@
 import type { Account, Delivery } from '../../actors/index.js';
 import type { Decision } from '../../ledger/index.js';
 import { errorOutcome, type ErrorOutcome } from '../../errors/index.js';
+import { ADMIN_PAGE_DEFAULT, ADMIN_PAGE_MAX } from '../../ops/index.js';
 import type { AppContext } from '../context.js';
 import { sendError, type Exchange } from '../transport/reply.js';
+import { REASON_CHARS_MAX } from '../limits.js';
 
 export type AdminHandler = (ex: Exchange, ctx: AppContext, params: string[], body: unknown, query: URLSearchParams) => void | Promise<void>;
 
@@ -11,14 +13,11 @@ export function invalid(message: string): ErrorOutcome {
   return errorOutcome('VALIDATION', message);
 }
 
-/** The largest page an admin listing answers. */
-export const PAGE_MAX = 500;
-
-/** A listing's `limit` query parameter: 100 when absent, an integer from 1 to PAGE_MAX otherwise. */
+/** A listing's `limit` query parameter: ADMIN_PAGE_DEFAULT when absent, an integer from 1 to ADMIN_PAGE_MAX otherwise. */
 export function pageLimit(query: URLSearchParams): { ok: true; limit: number } | { ok: false; error: ErrorOutcome } {
-  const text = query.get('limit') ?? '100';
+  const text = query.get('limit') ?? String(ADMIN_PAGE_DEFAULT);
   const limit = Number(text);
-  if (!/^\d+$/.test(text) || limit < 1 || limit > PAGE_MAX) return { ok: false, error: invalid(`limit must be an integer from 1 to ${PAGE_MAX}.`) };
+  if (!/^\d+$/.test(text) || limit < 1 || limit > ADMIN_PAGE_MAX) return { ok: false, error: invalid(`limit must be an integer from 1 to ${ADMIN_PAGE_MAX}.`) };
   return { ok: true, limit };
 }
 
@@ -48,8 +47,8 @@ export function findAccount(ex: Exchange, ctx: AppContext, id: string): Account 
 export function optionalReason(body: Record<string, unknown>): { ok: true; reason: string | undefined } | { ok: false; error: ErrorOutcome } {
   const reason = body['reason'];
   if (reason === undefined) return { ok: true, reason: undefined };
-  if (typeof reason !== 'string' || reason.trim() === '' || reason.length > 500) {
-    return { ok: false, error: invalid("Field 'reason' must be a non-empty string of at most 500 characters.") };
+  if (typeof reason !== 'string' || reason.trim() === '' || reason.length > REASON_CHARS_MAX) {
+    return { ok: false, error: invalid(`Field 'reason' must be a non-empty string of at most ${REASON_CHARS_MAX} characters.`) };
   }
   return { ok: true, reason: reason.trim() };
 }

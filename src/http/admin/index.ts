@@ -3,14 +3,15 @@
  * token: the one table of its routes (ADMIN_ROUTES, which the README's admin
  * table is checked against) and the one convention every route follows —
  * the token before the route, then NOT_FOUND / METHOD, a JSON-object body
- * for POST and PATCH, and any failure of a handler answered INTERNAL. The
- * handlers live one file per resource (accounts, services, orders, refills,
+ * for POST and PATCH, and any failure of a handler answered INTERNAL (a
+ * broken invariant instead stops the process). The handlers live one file per resource (accounts, services, orders, refills,
  * ops); every change of a wallet goes through that wallet's actor (see
  * `applied` in common.ts), so it is serialised with the customer's orders
  * and logged as an event.
  */
 import { timingSafeEqual, createHash } from 'node:crypto';
 import { errorOutcome } from '../../errors/index.js';
+import { InvariantError } from '../../platform/index.js';
 import { newRequestId } from '../../ids/index.js';
 import { readBody } from '../transport/body.js';
 import {
@@ -123,6 +124,8 @@ function handleAdmin(ctx: AppContext, ex: Exchange, res: HttpResponse, req: Http
   const query = new URLSearchParams(req.getQuery() ?? '');
   const run = (body: unknown): void => {
     Promise.resolve(match.handler(ex, ctx, params, body, query)).catch((error: unknown) => {
+      // A broken invariant stops the process (fail-stop); the request gets no answer.
+      if (error instanceof InvariantError) return ctx.onFatal(error);
       ctx.log.error({ err: error, url }, 'admin request failed');
       sendError(ex, errorOutcome('INTERNAL', 'The server failed to complete this request.'));
     });

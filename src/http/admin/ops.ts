@@ -10,6 +10,7 @@ import { JobRunning, METRICS_CONTENT_TYPE, renderVerifyReport, type VerifyReport
 import { countIndex, dataFileBytes, isOrderCounts, ORDER_COUNTS_KEY } from '../../wal/index.js';
 import { invalid, unknownField, type AdminHandler } from './common.js';
 import { send, sendError } from '../transport/reply.js';
+import { PATH_CHARS_MAX } from '../limits.js';
 
 /** POST /admin/v1/snapshot {out}: LMDB backup (no compaction) into a fresh directory, verified before success. */
 export const snapshot: AdminHandler = async (ex, ctx, _params, body) => {
@@ -17,7 +18,7 @@ export const snapshot: AdminHandler = async (ex, ctx, _params, body) => {
   const bad = unknownField(b, ['out']);
   if (bad !== null) return sendError(ex, bad);
   const out = b['out'];
-  if (typeof out !== 'string' || !isAbsolute(out) || out.length > 4096) {
+  if (typeof out !== 'string' || !isAbsolute(out) || out.length > PATH_CHARS_MAX) {
     return sendError(ex, invalid("Field 'out' must be the absolute path of a new or empty directory."));
   }
   if (ctx.ops.current !== null) return sendError(ex, running(ctx.ops.current));
@@ -118,7 +119,7 @@ export const stats: AdminHandler = (ex, ctx) => {
     entries: w.entries,
     events: w.events,
     last_batch_entries: w.lastBatchEntries,
-    last_sync_ms: Math.round(w.lastSyncMs * 1000) / 1000,
+    last_sync_ms: Math.round(w.lastSyncMs * 1000) / 1000, // not a limit: rounds to three decimal places
     pending_entries: w.pendingEntries,
   };
   send(

@@ -19,6 +19,7 @@ import { checkOrderInput } from '../orders/order-input.js';
 import { send, sendError } from '../transport/reply.js';
 import { applied, findAccount, invalid, orderAccount, optionalReason, pageLimit, unknownField, type AdminHandler } from './common.js';
 import { scanPage } from './scan.js';
+import { CLAIM_LIMIT_MAX, WORKER_CHARS_MAX } from '../limits.js';
 
 /** Any path segment: a malformed id is answered "no such order", not "no such endpoint". */
 export const ORDER_PARAM = '([^/]{1,200})';
@@ -130,10 +131,6 @@ export const placePanelOrder: AdminHandler = async (ex, ctx, [id], body) => {
   });
   deliver(ex, ctx, account, delivery);
 };
-
-export const CLAIM_LIMIT_MAX = 500;
-
-const WORKER_CHARS_MAX = 100;
 
 /**
  * Claims run one at a time: each scans the durable pending orders oldest

@@ -9,13 +9,7 @@
  * right after the last entry examined. Clients already follow next_cursor
  * until it is null, so they still see every match exactly once.
  */
-/**
- * Index entries one listing request may examine. Reading 5,000 entries (and
- * the records they point at) takes a few milliseconds, about what one
- * 500-item page costs to render, so an operator's listing delays orders no
- * more than a page of output does.
- */
-export const SCAN_ENTRIES_MAX = 5_000;
+import { assert } from '../../platform/index.js';
 
 export interface ScannedPage<E, T> {
   items: T[];
@@ -34,9 +28,8 @@ export interface ScannedPage<E, T> {
  * so a cursor is returned only when something is left to walk.
  */
 export function scanPage<E, T>(entries: Iterable<E>, pick: (entry: E) => T | undefined, limit: number, budget: number): ScannedPage<E, T> {
-  if (!(Number.isSafeInteger(limit) && limit >= 1 && Number.isSafeInteger(budget) && budget >= 1)) {
-    throw new Error(`invariant: a scan needs a positive limit and budget (limit ${limit}, budget ${budget})`);
-  }
+  assert(Number.isSafeInteger(limit) && limit >= 1, 'a scan needs a positive limit', limit);
+  assert(Number.isSafeInteger(budget) && budget >= 1, 'a scan needs a positive budget', budget);
   const items: T[] = [];
   let examined = 0;
   let last: E | null = null;

@@ -10,6 +10,7 @@ import { renderAdminService } from './render.js';
 import { invalid, optionalReason, unknownField, type AdminHandler } from './common.js';
 import type { AppContext } from '../context.js';
 import { send, sendError, type Exchange } from '../transport/reply.js';
+import { DESCRIPTION_CHARS_MAX, NAME_CHARS_MAX, REFILL_DAYS_MAX } from '../limits.js';
 
 export const listServices: AdminHandler = (ex, ctx) => {
   const services = ctx.catalog.all().sort((a, b) => a.id - b.id);
@@ -18,11 +19,6 @@ export const listServices: AdminHandler = (ex, ctx) => {
 
 const SERVICE_FIELDS = ['platform', 'name', 'rate', 'min', 'max', 'enabled', 'category', 'type', 'refill', 'refill_days', 'cancel', 'dripfeed', 'description', 'reason'];
 
-/** The longest refill window an operator may offer (ten years). */
-export const REFILL_DAYS_MAX = 3650;
-
-const DESCRIPTION_CHARS_MAX = 2000;
-
 /** Applies the body's fields to a service, checking each; returns an error value to refuse. */
 function buildService(b: Record<string, unknown>, current: ServiceRecord | null, id: number): ServiceRecord | ErrorOutcome {
   const next: ServiceRecord =
@@ -30,8 +26,8 @@ function buildService(b: Record<string, unknown>, current: ServiceRecord | null,
   for (const field of ['platform', 'name'] as const) {
     const value = b[field];
     if (value === undefined && current !== null) continue;
-    if (typeof value !== 'string' || value.trim() === '' || value.length > 200) {
-      return invalid(`Field '${field}' must be a non-empty string of at most 200 characters.`);
+    if (typeof value !== 'string' || value.trim() === '' || value.length > NAME_CHARS_MAX) {
+      return invalid(`Field '${field}' must be a non-empty string of at most ${NAME_CHARS_MAX} characters.`);
     }
     next[field] = value.trim();
   }
@@ -50,7 +46,7 @@ function buildService(b: Record<string, unknown>, current: ServiceRecord | null,
     if (typeof b['enabled'] !== 'boolean') return invalid("Field 'enabled' must be true or false.");
     next.enabled = b['enabled'];
   }
-  for (const [field, key, charsMax] of [['category', 'category', 200], ['description', 'description', DESCRIPTION_CHARS_MAX]] as const) {
+  for (const [field, key, charsMax] of [['category', 'category', NAME_CHARS_MAX], ['description', 'description', DESCRIPTION_CHARS_MAX]] as const) {
     const value = b[field];
     if (value === undefined) continue;
     if (typeof value !== 'string' || value.length > charsMax) return invalid(`Field '${field}' must be a string of at most ${charsMax} characters.`);

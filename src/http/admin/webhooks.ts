@@ -10,8 +10,7 @@ import type { AppContext } from '../context.js';
 import { send, sendError, type Exchange } from '../transport/reply.js';
 import { findAccount, idCursor, invalid, pageLimit, unknownField, type AdminHandler } from './common.js';
 import { scanPage } from './scan.js';
-
-const LOG_PAGE_MAX = 1_000;
+import { DELIVERY_LOG_PAGE_DEFAULT, DELIVERY_LOG_PAGE_MAX } from '../../ops/index.js';
 
 function found(ex: Exchange, ctx: AppContext, id: string): WebhookEndpoint | null {
   const endpoint = ctx.webhooks.directory.get(Number(id));
@@ -120,9 +119,9 @@ export const replayWebhook: AdminHandler = async (ex, ctx, [id]) => {
 
 /** GET /admin/v1/webhooks/{id}/deliveries?limit=50: the endpoint's last attempts, newest first. */
 export const listDeliveries: AdminHandler = async (ex, ctx, [id], _body, query) => {
-  const limitText = query.get('limit') ?? '50';
+  const limitText = query.get('limit') ?? String(DELIVERY_LOG_PAGE_DEFAULT);
   const limit = Number(limitText);
-  if (!/^\d+$/.test(limitText) || limit < 1 || limit > LOG_PAGE_MAX) return sendError(ex, invalid(`limit must be an integer from 1 to ${LOG_PAGE_MAX}.`));
+  if (!/^\d+$/.test(limitText) || limit < 1 || limit > DELIVERY_LOG_PAGE_MAX) return sendError(ex, invalid(`limit must be an integer from 1 to ${DELIVERY_LOG_PAGE_MAX}.`));
   const endpoint = found(ex, ctx, id!);
   if (endpoint === null) return;
   await ctx.wal.flushed();

@@ -4,7 +4,8 @@
  * at 100,000 requests a second must not turn the log into the bottleneck.
  */
 import type { Logger } from 'pino';
-import type { Clock } from '../../platform/index.js';
+import { MS_PER_SECOND, type Clock } from '../../platform/index.js';
+import { ABUSE_ACCOUNTS_MAX, ABUSE_WINDOW_MS } from '../limits.js';
 
 interface Window {
   startMs: number;
@@ -17,8 +18,8 @@ export class AbuseLog {
   constructor(
     private readonly log: Logger,
     private readonly clock: Clock,
-    private readonly windowMs = 60_000,
-    private readonly accountsMax = 100_000,
+    private readonly windowMs = ABUSE_WINDOW_MS,
+    private readonly accountsMax = ABUSE_ACCOUNTS_MAX,
   ) {}
 
   refused(account: number, limitPerMinute: number): void {
@@ -29,7 +30,7 @@ export class AbuseLog {
       return;
     }
     if (window !== undefined) {
-      this.log.warn({ account, refused: window.refused, windowS: this.windowMs / 1000 }, 'rate limit abuse in the last window');
+      this.log.warn({ account, refused: window.refused, windowS: this.windowMs / MS_PER_SECOND }, 'rate limit abuse in the last window');
       this.windows.delete(account);
     } else if (this.windows.size >= this.accountsMax) {
       const oldest = this.windows.keys().next().value;

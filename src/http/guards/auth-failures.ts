@@ -12,17 +12,13 @@
 import { takeToken, fullBucket, type BucketState } from '../../ledger/index.js';
 import type { Clock } from '../../platform/index.js';
 import { siteKey } from './address-key.js';
-
-/** How many of the oldest buckets are compared when one must be forgotten. */
-const EVICTION_SAMPLE = 32;
-/** A /48's allowance of failures, in multiples of one address's. */
-export const SITE_FACTOR = 8;
+import { AUTH_EVICTION_SAMPLE, AUTH_FAILURE_ADDRESSES_MAX, SITE_FACTOR } from '../limits.js';
 
 export class AuthFailureLimiter {
   private readonly addresses: BucketTable;
   private readonly sites: BucketTable;
 
-  constructor(clock: Clock, failuresPerMinute: number, ipsMax = 100_000) {
+  constructor(clock: Clock, failuresPerMinute: number, ipsMax = AUTH_FAILURE_ADDRESSES_MAX) {
     this.addresses = new BucketTable(clock, failuresPerMinute, ipsMax);
     this.sites = new BucketTable(clock, failuresPerMinute * SITE_FACTOR, ipsMax);
   }
@@ -91,7 +87,7 @@ class BucketTable {
     for (const [key, bucket] of this.buckets) {
       const left = takeToken(bucket, this.failuresPerMinute, now).verdict.remaining;
       if (left > most) [victim, most] = [key, left];
-      if (++seen === EVICTION_SAMPLE || most >= this.failuresPerMinute - 1) break;
+      if (++seen === AUTH_EVICTION_SAMPLE || most >= this.failuresPerMinute - 1) break;
     }
     if (victim !== undefined) this.buckets.delete(victim);
   }

@@ -5,8 +5,8 @@
  * rule (src/ledger/order-fingerprint.ts).
  */
 import { errorOutcome, type ErrorOutcome } from '../../errors/index.js';
+import { IDEMPOTENCY_KEY_CHARS_MAX } from '../limits.js';
 
-export const IDEMPOTENCY_KEY_CHARS_MAX = 255;
 const PRINTABLE = /^[\x20-\x7e]+$/;
 /** The inside of a structured-field string: printable ASCII, with only \" and \\ as escapes. */
 const SF_STRING_INNER = /^(?:[\x20\x21\x23-\x5b\x5d-\x7e]|\\["\\])*$/;

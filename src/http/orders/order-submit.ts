@@ -7,6 +7,7 @@
  */
 import type { Account } from '../../actors/index.js';
 import { errorOutcome, type ErrorOutcome } from '../../errors/index.js';
+import { InvariantError } from '../../platform/index.js';
 import { orderFingerprint, readOrderPayload, type OrderPayload, type OrderRequest, type ServiceRecord } from '../../ledger/index.js';
 import type { Answer } from '../transport/answer.js';
 import type { AppContext } from '../context.js';
@@ -54,6 +55,8 @@ export function submitOrder(ex: Exchange, ctx: AppContext, account: Account, req
     },
     (error: unknown) => {
       release();
+      // A broken invariant stops the process (fail-stop); the request gets no answer.
+      if (error instanceof InvariantError) return ctx.onFatal(error);
       ctx.log.error({ err: error }, 'force-join check failed');
       sendError(ex, errorOutcome('INTERNAL', 'The server failed to check the Telegram channel membership.'));
     },

@@ -15,13 +15,13 @@ import {
   INTERVAL_MINUTES_MAX,
   ORDER_TYPE_NAMES,
   RUNS_MAX,
+  URL_CHARS_MAX,
   USERNAME_CHARS_MAX,
   USERNAME_LINES_MAX,
 } from '../../ledger/index.js';
+import { TARGET_CHARS_MAX } from '../limits.js';
 
 const SAFE = Number.MAX_SAFE_INTEGER;
-
-export const TARGET_CHARS_MAX = 2048;
 
 export const OrderBody = Type.Object(
   {
@@ -195,7 +195,7 @@ const WebhookEventName = Type.Union([Type.Literal('order.updated'), Type.Literal
 export const WebhookSchemas = {
   WebhookBody: Type.Object(
     {
-      url: Type.String({ maxLength: 2048, description: 'https URL that receives the notifications (http only when the operator allows it); public addresses only.' }),
+      url: Type.String({ maxLength: URL_CHARS_MAX, description: 'https URL that receives the notifications (http only when the operator allows it); public addresses only.' }),
       events: Type.Optional(Type.Array(WebhookEventName, { minItems: 1, uniqueItems: true, description: 'Event types wanted; default ["order.updated"].' })),
       enabled: Type.Optional(Type.Boolean({ description: 'Default true.' })),
     },

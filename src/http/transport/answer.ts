@@ -8,6 +8,7 @@
 import { renderError } from '../../errors/index.js';
 import type { Outcome } from '../../ledger/index.js';
 import { formatMicro } from '../../money/index.js';
+import { InvariantError } from '../../platform/index.js';
 import { renderBalance, renderOrderPlaced } from '../../wire/index.js';
 
 export interface Answer {
@@ -37,6 +38,6 @@ export function renderAnswer(outcome: Outcome, requestId: string): Answer {
     case 'changed':
     case 'pass':
       // Their answers are built from state the handler reads (the account, the order, a stored row).
-      throw new Error(`invariant: a ${outcome.kind} outcome has no answer of its own`);
+      throw new InvariantError(`a ${outcome.kind} outcome has no answer of its own`);
   }
 }

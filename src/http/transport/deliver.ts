@@ -8,6 +8,7 @@
 import type { Account, Delivery } from '../../actors/index.js';
 import { type BucketVerdict, type Outcome } from '../../ledger/index.js';
 import { errorOutcome } from '../../errors/index.js';
+import { assert } from '../../platform/index.js';
 import { renderAnswer, type Answer } from './answer.js';
 import type { AppContext } from '../context.js';
 import { guarded, send, sendError, type Exchange } from './reply.js';
@@ -83,7 +84,7 @@ export function deliver(
       }
       case 'pass': {
         const reply = onPass();
-        if (reply === null) throw new Error('invariant: a passing command needs a pass handler');
+        assert(reply !== null, 'a passing command needs a pass handler');
         // The pass handler read the store: the reply waits until all it could see is durable.
         ex.barrier = () => ctx.wal.readBarrier();
         send(ex, reply.status, reply.body, [], close);

@@ -5,8 +5,10 @@
  */
 import { renderError, type ErrorOutcome } from '../../errors/index.js';
 import type { Metrics } from '../../ops/index.js';
+import { InvariantError } from '../../platform/index.js';
 import type { Answer } from './answer.js';
 import type { HttpResponse } from './uws.js';
+import { MS_PER_SECOND } from '../../platform/index.js';
 
 const STATUS_LINES: Record<number, string> = {
   200: '200 OK',
@@ -93,7 +95,7 @@ export function send(ex: Exchange, status: number, body: string, extraHeaders: s
 
 function write(ex: Exchange, status: number, body: string, extraHeaders: string[], close: boolean, code: string | null): void {
   if (ex.aborted) return;
-  ex.metrics?.countRequest(ex.route, status, code, (performance.now() - ex.startedMs) / 1000);
+  ex.metrics?.countRequest(ex.route, status, code, (performance.now() - ex.startedMs) / MS_PER_SECOND);
   const { res } = ex;
   res.cork(() => {
     res.writeStatus(STATUS_LINES[status] ?? String(status));
@@ -147,16 +149,26 @@ export function sendError(ex: Exchange, error: ErrorOutcome, extraHeaders: strin
   send(ex, answer.status, answer.body, extraHeaders, close, error.code);
 }
 
+/** What `guarded` needs: a log, and the fail-stop handler for broken invariants. */
+export interface FaultSink {
+  log: { error: (obj: object, msg: string) => void };
+  onFatal(error: unknown): void;
+}
+
 /**
- * Runs a handler step so that a thrown error (a bug, or a storage error)
+ * Runs a handler step so that a thrown error (a storage error, say)
  * answers 500 INTERNAL and is logged, instead of leaving the client hanging
- * or, in a promise callback, stopping the process.
+ * or, in a promise callback, stopping the process. A broken invariant
+ * (InvariantError) is the exception: it goes to the fail-stop handler,
+ * which stops the process, and the request gets no answer, as a request
+ * whose commit failed gets none.
  */
-export function guarded(log: { log: { error: (obj: object, msg: string) => void } }, ex: Exchange, step: () => void): void {
+export function guarded(ctx: FaultSink, ex: Exchange, step: () => void): void {
   try {
     step();
   } catch (error) {
-    log.log.error({ err: error, requestId: ex.requestId, route: ex.route }, 'request failed');
+    if (error instanceof InvariantError) return ctx.onFatal(error);
+    ctx.log.error({ err: error, requestId: ex.requestId, route: ex.route }, 'request failed');
     sendError(ex, { code: 'INTERNAL', status: 500, message: 'The server failed to complete this request.' });
   }
 }

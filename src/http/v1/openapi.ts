@@ -5,7 +5,7 @@
  */
 import { ERRORS } from '../../errors/index.js';
 import { VERSION } from '../../platform/index.js';
-import { IDEMPOTENCY_KEY_CHARS_MAX } from '../orders/idempotency-key.js';
+import { IDEMPOTENCY_KEY_CHARS_MAX } from '../limits.js';
 import { LifecycleSchemas, OrderBody, Schemas, ServicesList, WebhookAnswer, WebhookList, WebhookSchemas } from '../orders/schemas.js';
 import { BATCH_IDS_MAX } from '../../ledger/index.js';
 

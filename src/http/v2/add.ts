@@ -9,6 +9,7 @@ import type { Account } from '../../actors/index.js';
 import { errorOutcome, ERRORS, type ErrorCode, type ErrorOutcome } from '../../errors/index.js';
 import { parsePositiveId } from '../../ids/index.js';
 import { readOrderPayload } from '../../ledger/index.js';
+import { assert } from '../../platform/index.js';
 import type { AppContext } from '../context.js';
 import { checkOrderInput } from '../orders/order-input.js';
 import { orderRequest, refusedOrder, submitOrder } from '../orders/order-submit.js';
@@ -68,11 +69,11 @@ export function add(ex: Exchange, ctx: AppContext, account: Account, params: V2P
 function addAnswer(ctx: AppContext, dialect: V2Errors): OutcomeRenderer {
   return (outcome) => {
     if (outcome.kind === 'placed') return ok(`{"order":${outcome.order.number}}`);
-    if (outcome.kind !== 'replay') throw new Error(`invariant: an add answered ${outcome.kind}`);
+    assert(outcome.kind === 'replay', 'an add answers a placed order or a replay', outcome.kind);
     const { record } = outcome;
     if (record.order !== null) {
       const order = ctx.orders.read(record.order);
-      if (order === undefined) throw new Error(`invariant: idempotency record names order ${record.order}, which is not stored`);
+      assert(order !== undefined, 'the order an idempotency record names is stored', record.order);
       return ok(`{"order":${order.number ?? null}}`);
     }
     // A remembered refusal: the stored v1 error body, told in this dialect.
@@ -83,7 +84,7 @@ function addAnswer(ctx: AppContext, dialect: V2Errors): OutcomeRenderer {
 /** The code, message and bounds of a stored v1 error body (written by renderError). */
 function storedError(body: string): Pick<ErrorOutcome, 'code' | 'message' | 'extra'> {
   const parsed = JSON.parse(body) as { error: string; message: string; min?: number; max?: number };
-  if (!(parsed.error in ERRORS)) throw new Error(`invariant: stored error code ${parsed.error} is unknown`);
+  assert(parsed.error in ERRORS, 'a stored error code is in the catalogue', parsed.error);
   const extra = parsed.min === undefined || parsed.max === undefined ? undefined : { min: parsed.min, max: parsed.max };
   return { code: parsed.error as ErrorCode, message: parsed.message, ...(extra === undefined ? {} : { extra }) };
 }

@@ -11,6 +11,7 @@ import { errorOutcome } from '../../errors/index.js';
 import { parsePositiveId } from '../../ids/index.js';
 import { BATCH_IDS_MAX, remainsShown, type OrderRecord, type RefillStatus } from '../../ledger/index.js';
 import { formatMicro } from '../../money/index.js';
+import { assert } from '../../platform/index.js';
 import type { AppContext } from '../context.js';
 import { answerLookup } from '../lifecycle/admit.js';
 import { ownOrderByNumber, ownRefill } from '../lifecycle/own-records.js';
@@ -124,7 +125,7 @@ export function cancel(ex: Exchange, ctx: AppContext, account: Account, params: 
 export function refill(ex: Exchange, ctx: AppContext, account: Account, params: V2Params): void {
   const { single, list } = numbersAsked(params, 'order', 'orders');
   const refillId = (d: Delivery): number => {
-    if (d.decision.outcome.kind !== 'refill-opened') throw new Error(`invariant: a refill answered ${d.decision.outcome.kind}`);
+    assert(d.decision.outcome.kind === 'refill-opened', 'an accepted refill answers refill-opened', d.decision.outcome.kind);
     return d.decision.outcome.refill.id;
   };
   perOrder(

@@ -12,12 +12,10 @@
 import { inexactNumberProblem } from '../transport/exact-numbers.js';
 import { isJsonContentType } from '../transport/json-request.js';
 import { multipartBoundary, parseMultipart } from './multipart.js';
+import { V2_FIELDS_MAX } from '../limits.js';
 
 export type V2Params = Map<string, string>;
 export type ParamsResult = { ok: true; params: V2Params } | { ok: false; message: string };
-
-/** No action takes more than a handful of fields; this bounds the work a request can ask for. */
-export const V2_FIELDS_MAX = 64;
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 

@@ -20,6 +20,7 @@
 import type { Account } from '../../actors/index.js';
 import { errorOutcome, type ErrorOutcome } from '../../errors/index.js';
 import { formatBig, formatMicro } from '../../money/index.js';
+import { assert } from '../../platform/index.js';
 import type { AppContext } from '../context.js';
 import { authenticate } from '../guards/authenticate.js';
 import { preamble } from '../guards/preamble.js';
@@ -89,7 +90,7 @@ function run(ctx: AppContext, ex: Exchange, dialect: V2Errors, parsed: ReturnTyp
 
 function balance(ex: Exchange, ctx: AppContext, account: Account): void {
   deliver(ex, ctx, account, account.actor.send({ kind: 'balance' }), undefined, false, (outcome) => {
-    if (outcome.kind !== 'balance') throw new Error(`invariant: a balance command answered ${outcome.kind}`);
+    assert(outcome.kind === 'balance', 'a balance command answers a balance', outcome.kind);
     return ok(`{"balance":"${formatMicro(outcome.credits)}","currency":${JSON.stringify(ctx.currency)}}`);
   });
 }
@@ -109,7 +110,7 @@ function servicesBody(ctx: AppContext): string {
           // A service without a category is grouped under its platform, so no client shows an empty group.
           `{"service":${s.id},"name":${JSON.stringify(s.name)},"type":${JSON.stringify(s.type)},"category":${JSON.stringify(s.category || s.platform)},` +
           // Per 1000 units, exactly: the rate in micro-credits per unit × 1000 (BigInt: no float, no overflow).
-          `"rate":"${formatBig(BigInt(s.rate) * 1000n)}","min":"${s.min}","max":"${s.max}",` +
+          `"rate":"${formatBig(BigInt(s.rate) * 1000n)}","min":"${s.min}","max":"${s.max}",` + // not a limit: v2 quotes rates per 1000 units
           `"refill":${s.refill},"cancel":${s.cancel},"dripfeed":${s.dripfeed}}`,
       );
     servicesCache = { source, body: `[${parts.join(',')}]` };

@@ -1,0 +1,10 @@
+/** Bounds of the composition root, each with its reason. */
+import { MS_PER_SECOND } from '../platform/index.js';
+
+/**
+ * The longest a clean shutdown may take (finishing requests in flight,
+ * syncing, closing LMDB) before the process exits with status 1: a stuck
+ * close must not keep a supervisor's restart waiting, and everything
+ * acknowledged is durable already, so nothing is lost by exiting.
+ */
+export const SHUTDOWN_DEADLINE_MS = 10 * MS_PER_SECOND;

@@ -1,0 +1,59 @@
+/**
+ * Every bound of the domain, each with its reason. They are part of the
+ * contract: the VALIDATION (or other) message a client gets names the bound
+ * it crossed, and the OpenAPI document quotes them.
+ */
+import { MS_PER_MINUTE } from '../platform/units.js';
+
+/**
+ * The rate limit's window: limits are set per minute (the contract's
+ * "requests per minute"), and the token bucket's burst is one window's
+ * worth. A bucket refills completely in this time.
+ */
+export const RATE_WINDOW_MS = MS_PER_MINUTE;
+
+/**
+ * The largest per-minute rate limit an operator may set: the contract asks
+ * for at least 100,000,000 a minute, and the token bucket's scaled integer
+ * arithmetic (limit × RATE_WINDOW_MS) stays exact far beyond it.
+ */
+export const RATE_LIMIT_MAX = 100_000_000;
+
+/**
+ * The longest URL accepted anywhere: an order's target and a webhook
+ * endpoint's url. 2,048 characters is what browsers, proxies and servers
+ * reliably carry; a longer "URL" is a mistake or an attempt to bloat the
+ * records that keep it.
+ */
+export const URL_CHARS_MAX = 2048;
+
+/**
+ * How many orders or refills one customer request may name (cancel, refill,
+ * batch status): one request counts once against the rate limit, so the
+ * work it can ask for is bounded here.
+ */
+export const BATCH_IDS_MAX = 100;
+
+/**
+ * Bounds on every list an order carries, kept in the order and its log
+ * event: they cap the bytes one order adds to storage and to every replay.
+ * The VALIDATION message names the one exceeded.
+ */
+export const COMMENT_LINES_MAX = 1_000;
+export const COMMENT_CHARS_MAX = 500;
+export const USERNAME_LINES_MAX = 1_000;
+/** Longer than any handle the supported platforms allow. */
+export const USERNAME_CHARS_MAX = 64;
+/** Polls have far fewer answers than this. */
+export const ANSWER_NUMBER_MAX = 100;
+/** A drip-feed order's runs: its charge is quantity × runs × rate, debited at once. */
+export const RUNS_MAX = 1_000;
+/** The longest pause between drip-feed runs: thirty days, in minutes. */
+export const INTERVAL_MINUTES_MAX = 30 * 24 * 60;
+
+/**
+ * The most months of the unlimited plan one grant may add (ten years): a
+ * larger number is almost surely a typing mistake, and the plan's expiry
+ * stays a safe timestamp.
+ */
+export const PLAN_MONTHS_MAX = 120;
