@@ -65,8 +65,11 @@ async function verifyLocally(dir: string): Promise<AdminResponse> {
   if (!existsSync(join(dir, 'data.mdb'))) {
     throw new CliError(`there is no store in ${dir} (no data.mdb); give a server's data directory or a snapshot directory.`);
   }
-  const { renderVerifyReport, verifyDirectory } = await import('../ops/index.js');
-  const report = await verifyDirectory(dir);
+  const { renderVerifyReport, verifyDirectory, StoreFormatError } = await import('../ops/index.js');
+  const report = await verifyDirectory(dir).catch((error: unknown) => {
+    // A store of another format is refused before anything reads it: its sentence says what to do.
+    throw error instanceof StoreFormatError ? new CliError(error.message) : error;
+  });
   const rendered = renderVerifyReport(report);
   if (report.ok) {
     const raw = `{"ok":true,"report":${rendered}}`;

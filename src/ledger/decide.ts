@@ -24,7 +24,6 @@ import {
   refillRefusalMessage,
 } from './lifecycle.js';
 import { PLAN_MONTHS_MAX } from './limits.js';
-import { legacyOrderFingerprint } from './order-fingerprint.js';
 import { isRanged, readOrderInputs, type OrderExtras, type OrderPayload } from './order-types.js';
 import type { Channel, IdempotencyRecord, LogEvent, OrderRecord, OrderStatus, RefillRecord, RefillStatus, ServiceRecord, WalletRecord } from './records.js';
 import { fullBucket, takeToken, type BucketState, type BucketVerdict } from './token-bucket.js';
@@ -251,7 +250,7 @@ function decideOrder(
   // The key is looked up before the catalogue's type reads the payload: the
   // operator may have changed the service since the first attempt, whose
   // answer a retry of the same payload must get (DESIGN.md, Idempotency-Key).
-  if (idem !== null && prior !== null && samePayload(prior.fingerprint, idem.fingerprint, read)) {
+  if (idem !== null && prior !== null && prior.fingerprint === idem.fingerprint) {
     return result(state, { kind: 'replay', record: prior }, rate);
   }
   // VALIDATION is not remembered, and comes before IDEMPOTENCY as it did when
@@ -359,19 +358,6 @@ function placedEvent(order: OrderRecord, balance: number, idem: { key: string } 
     ...(order.type === undefined ? {} : { orderType: order.type }),
     ...(order.extras === undefined ? {} : { extras: order.extras }),
   };
-}
-
-/**
- * Whether a stored key's fingerprint is this request's. Records written
- * before fingerprints were taken of the payload as sent hold the legacy one,
- * of the inputs as read: it still matches while the catalogue reads them
- * the same way. Hashed only on a retry whose new fingerprint differs.
- */
-function samePayload(stored: string, fingerprint: string, read: ReturnType<typeof readOrderPayload>): boolean {
-  if (stored === fingerprint) return true;
-  if (!read.ok) return false;
-  const { serviceId, target, quantity, extras } = read.input;
-  return stored === legacyOrderFingerprint(serviceId, target, quantity, extras);
 }
 
 type BusinessCheck =

@@ -4,6 +4,7 @@
  * and the Prometheus metrics registry.
  */
 export { verifyLedger, verifyLedgerAsync, verifyDirectory, type VerifyReport, type BrokenInvariant, type Invariant } from './verify.js';
+export { StoreFormatError } from '../wal/index.js';
 export { takeSnapshot, type SnapshotReport } from './snapshot.js';
 export { OperatorJobs, JobRunning } from './operator-jobs.js';
 export type { JobMemory } from './job-client.js';

@@ -5,8 +5,8 @@
  */
 import type { LogEvent, OrderRecord } from '../ledger/index.js';
 
-/** Every LMDB table, declared once: the store opens these, the simulation WAL mirrors them. (`webhookQueue` is only read, once, to move what builds before session 10 left there.) */
-export const TABLE_NAMES = ['profiles', 'wallets', 'keys', 'services', 'orders', 'orderIndex', 'idempotency', 'idempotencyExpiry', 'meta', 'refills', 'numbers', 'v2keys', 'webhooks', 'webhookQueue', 'webhookOutbox', 'webhookLog'] as const;
+/** Every LMDB table, declared once: the store opens these, the simulation WAL mirrors them. */
+export const TABLE_NAMES = ['profiles', 'wallets', 'keys', 'services', 'orders', 'orderIndex', 'idempotency', 'idempotencyExpiry', 'meta', 'refills', 'numbers', 'v2keys', 'webhooks', 'webhookOutbox', 'webhookLog'] as const;
 
 export type TableName = (typeof TABLE_NAMES)[number];
 

@@ -29,20 +29,13 @@
  * to 3,000 a second while it ran, either way; steps of 1,000 (the default)
  * keep about 7,700 and halve the worst latency, and the sweep takes twice
  * as long.
- *
- * A store written before the index existed has records without index
- * entries: the first sweeps walk the records table once, in bounded steps,
- * and index what they find (`meta` row `IDEMPOTENCY_INDEXED_KEY` marks the
- * walk done).
  */
 import type { Clock } from '../platform/index.js';
 import type { IdempotencyRecord } from '../ledger/index.js';
-import { idempotencyExpiryKey, type TablePut, type WalEntry } from './entry.js';
+import type { WalEntry } from './entry.js';
 import { STRUCTURES_KEY, type Store } from './store.js';
 import type { Wal } from './wal.js';
 import { SWEEP_STEP_ENTRIES_MAX } from './limits.js';
-
-export const IDEMPOTENCY_INDEXED_KEY = 'idempotencyExpiryIndexed';
 
 export interface SweepResult {
   /**
@@ -65,9 +58,6 @@ type Remove = NonNullable<WalEntry['removes']>[number];
 export class IdempotencySweeper {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<SweepResult> | null = null;
-  /** Where the walk that indexes old records continues (null: not started). */
-  private legacyCursor: string | null = null;
-  private indexed: boolean;
   private stopped = false;
 
   constructor(
@@ -82,13 +72,10 @@ export class IdempotencySweeper {
     private readonly keyPending: (tableKey: string) => boolean,
     /** Most index entries (and records) removed in one step and commit: the step reads them on the event loop. */
     private readonly stepMax = SWEEP_STEP_ENTRIES_MAX,
-  ) {
-    this.indexed = store.tables.meta.get(IDEMPOTENCY_INDEXED_KEY) === true;
-  }
+  ) {}
 
   /** One bounded step: removes up to `stepMax` expired entries. `more` says whether expired ones may remain. */
   async step(): Promise<{ removed: number; more: boolean }> {
-    if (!this.indexed) return { removed: 0, more: await this.indexStep() };
     const cutoffMs = this.clock.wallMs() - this.retentionMs;
     const removes: Remove[] = [];
     let entries = 0;
@@ -128,23 +115,6 @@ export class IdempotencySweeper {
       result.steps++;
       if (!more || this.stopped) return result;
     }
-  }
-
-  /** Indexes up to `stepMax` records written before the index existed; false once the walk is done. */
-  private async indexStep(): Promise<boolean> {
-    const puts: TablePut[] = [];
-    let last: string | null = null;
-    const range = this.legacyCursor === null ? { limit: this.stepMax } : { start: this.legacyCursor, exclusiveStart: true, limit: this.stepMax };
-    for (const { key, value } of this.store.tables.idempotency.getRange(range)) {
-      last = key as string;
-      puts.push({ table: 'idempotencyExpiry', key: idempotencyExpiryKey((value as IdempotencyRecord).atMs, last), value: 1 });
-    }
-    const done = puts.length < this.stepMax;
-    if (done) puts.push({ table: 'meta', key: IDEMPOTENCY_INDEXED_KEY, value: true });
-    await this.wal.append({ events: [], puts });
-    this.legacyCursor = last ?? this.legacyCursor;
-    this.indexed = done;
-    return true;
   }
 
   /** Records in the table and the age of the oldest (for /metrics and stats). */

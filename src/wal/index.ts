@@ -1,7 +1,8 @@
 export { openStore, lastOrderNumber, lastRefillId, STRUCTURES_KEY, CHAIN_KEY, type Store, type SyncMode } from './store.js';
+export { STORE_FORMAT, STORE_FORMAT_KEY, StoreFormatError } from './store-format.js';
 export { LmdbGroupCommit, type GroupCommitOptions } from './group-commit.js';
 export { FileReserve, dataFileBytes, type FileReserveOptions, type FileReserveStats } from './file-reserve.js';
-export { IdempotencySweeper, IDEMPOTENCY_INDEXED_KEY, type IdempotencyTableStats, type SweepResult } from './idempotency-sweeper.js';
+export { IdempotencySweeper, type IdempotencyTableStats, type SweepResult } from './idempotency-sweeper.js';
 export { MemoryWal } from './memory-wal.js';
 export type { Wal, WalStats } from './wal.js';
 export * from './entry.js';

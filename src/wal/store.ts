@@ -9,12 +9,16 @@
  * The lmdb-js options that trade durability for speed (skipping the sync,
  * writable memory maps, asynchronous map flushes) are never set; they are
  * off by default.
+ *
+ * Opening checks the store format (store-format.ts): a fresh store gets this
+ * build's, and a store of another is refused before anything reads it.
  */
 import { statSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import type { LogEvent } from '../ledger/index.js';
 import { TABLE_NAMES, type TableName } from './entry.js';
+import { checkStoreFormat } from './store-format.js';
 import { LMDB_FILES, makeFilesPrivate } from '../platform/index.js';
 
 /**
@@ -91,6 +95,12 @@ export function openStore(path: string, options: { syncMode?: SyncMode; readOnly
   const chain = root.openDB<number, string>({ name: 'chain', cache: false, useVersions: true });
   const tables = {} as Record<TableName, Database<any, any>>;
   for (const name of TABLE_NAMES) tables[name] = root.openDB({ name, cache: false, ...(RECORD_TABLES.has(name) ? structured : {}) });
+  try {
+    checkStoreFormat({ path, log, chain, tables }, { readOnly: options.readOnly ?? false });
+  } catch (error) {
+    void root.close();
+    throw error;
+  }
   let nextSeq = 1;
   for (const key of log.getKeys({ reverse: true, limit: 1 })) nextSeq = Number(key) + 1;
   return {

@@ -34,9 +34,21 @@ import { ALLOWANCE_MAX, BUSY_PENDING_ENTRIES, TARGET_UTILISATION } from './limit
 export const GROWTH = 1.25;
 
 export interface AllowanceSettings {
-  /** WEBHOOKS_BUSY_PERCENT / 100: the floor's share of the entries committed in the sample. */
+  /**
+   * WEBHOOKS_BUSY_PERCENT / 100: while the order path has no spare
+   * capacity, attempts per sample at least, as a share of the entries
+   * committed in the sample before. Each delivery costs the shared cores
+   * two or three orders' worth of work (docs/DECISIONS.md, "What webhooks
+   * cost the order path"), so this floor is what a saturated order path
+   * gives up to its notifications.
+   */
   busyShare: number;
-  /** WEBHOOKS_BUSY_MIN_PER_SECOND: the floor in attempts a second. */
+  /**
+   * WEBHOOKS_BUSY_MIN_PER_SECOND: while the order path has no spare
+   * capacity, attempts a second at least, whatever the share, so that a
+   * saturated server still notifies (0: none until it has room, which is
+   * what costs the order path least; see docs/DECISIONS.md).
+   */
   busyMinPerSecond: number;
 }
 

@@ -1,7 +1,10 @@
 export { Webhooks, type WebhooksConfig } from './webhooks.js';
 export { readEndpointInput, type EndpointInput, type EndpointRules } from './endpoint-input.js';
 export { WEBHOOK_EVENTS, isWebhookEvent, type WebhookEndpoint, type WebhookEvent, type OutboxMessage, type QueuedMessage, type DeliveryAttempt, type AttemptOutcome } from './records.js';
-export { Dispatcher, type DispatcherStats, type Poster, type LoadSample, WEBHOOK_CURSOR_KEY } from './dispatcher.js';
+export { Dispatcher, type DispatcherStats } from './dispatcher.js';
+export { type Poster } from './attempts.js';
+export { type LoadSample } from './pacing.js';
+export { WEBHOOK_CURSOR_KEY } from './read-window.js';
 export { Sender, type AttemptResult } from './sender.js';
 export { retryDelayMs } from './backoff.js';
 export { isForbiddenAddress, guardedLookup, ForbiddenAddressError } from './address-guard.js';

@@ -24,7 +24,7 @@
  * more B-tree whose last leaf and branch pages every order commit wrote
  * again, and each delivery removed a row from its other end: about 25 KB
  * more per commit, a fifth more bytes to sync (bench/RESULTS.md, session
- * 10). Delivery progress is one cursor in `meta` (see dispatcher.ts).
+ * 10). Delivery progress is one cursor in `meta` (see read-window.ts).
  */
 import { createHash, randomFillSync } from 'node:crypto';
 import { placedStatusView, statusView, type LogEvent, type OrderRecord, type RefillRecord } from '../ledger/index.js';

@@ -6,9 +6,7 @@
  * the dispatcher's cursor (`meta`) says how far they are settled.
  * `webhookOutbox`: the messages held back, per endpoint and in log order
  * (the endpoint is failing, backing off, disabled or slow), read a page at
- * a time. `webhookQueue`: where builds before session 10 queued messages;
- * read once, at the first start with a cursor, and emptied (legacy-queue.ts).
- * `webhookLog`: the last attempts per endpoint, for the operator.
+ * a time. `webhookLog`: the last attempts per endpoint, for the operator.
  */
 import type { Store } from '../wal/index.js';
 import type { SealedSecret } from './secret-box.js';
@@ -70,7 +68,7 @@ export interface DeliveryAttempt {
   durationMs: number;
 }
 
-/** A message with the endpoint it is for (as the dispatcher's window holds it, and as `webhookQueue` held it before session 10). */
+/** A message with the endpoint it is for (as the dispatcher's window holds it). */
 export interface QueuedMessage extends OutboxMessage {
   endpoint: number;
 }
@@ -78,8 +76,7 @@ export interface QueuedMessage extends OutboxMessage {
 /**
  * Key of a held message (`webhookOutbox`) or of a delivery log row
  * (`webhookLog`): an endpoint's rows in the order they were written. A held
- * message keeps its log number (older ones, from the queue table, a number
- * below every log number: legacy-queue.ts).
+ * message keeps its log number.
  */
 export function endpointKey(endpoint: number, seq: number): [number, number] {
   return [endpoint, seq];

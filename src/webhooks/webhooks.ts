@@ -5,7 +5,8 @@
  */
 import { MS_PER_HOUR, type Clock } from '../platform/index.js';
 import type { Store, Wal } from '../wal/index.js';
-import { Dispatcher, type Poster } from './dispatcher.js';
+import type { Poster } from './attempts.js';
+import { Dispatcher } from './dispatcher.js';
 import { WebhookDirectory } from './directory.js';
 import type { EndpointRules } from './endpoint-input.js';
 import { Outbox } from './outbox.js';

@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run.js';
 import { order, useScratchDirs, useServer } from '../helpers/server.js';
 import { CREDIT, Ledger } from '../helpers/ledger.js';
+import { writeMetaWithLmdb } from '../helpers/temp-store.js';
 
 async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
@@ -54,6 +55,19 @@ describe('verify --data-dir on a stopped server', () => {
       code: 1,
       out: '',
       err: `error: there is no store in ${empty} (no data.mdb); give a server's data directory or a snapshot directory.\n`,
+    });
+  });
+});
+
+describe('verify --data-dir on a store of another format', () => {
+  const scratchDir = useScratchDirs();
+  it('is a plain sentence and exit 1, and the store is not read', async () => {
+    const dir = scratchDir();
+    await writeMetaWithLmdb(dir, { storeFormat: 2 });
+    expect(await cli('verify', '--data-dir', dir)).toEqual({
+      code: 1,
+      out: '',
+      err: `error: The data directory ${dir} holds store format 2; this build reads store format 1. Restore a snapshot taken by a build of store format 1, or start with an empty DATA_DIR.\n`,
     });
   });
 });

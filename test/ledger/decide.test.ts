@@ -612,7 +612,6 @@ describe('idempotency', () => {
   });
 
   describe('after the operator changed the service', () => {
-    const drip = makeService({ min: 1, dripfeed: true });
     const payload: OrderPayload = { serviceId: 7, target: 'https://x.test/p/1', quantity: 100, runs: 3, interval: 10 };
     const state = initialState(makeWallet(), now.monotonicMs);
     const retry = (service: ServiceRecord, fingerprint: string, prior: IdempotencyRecord) => run(state, orderCommand({ service, payload, idempotency: { key: 'k1', fingerprint, prior } }), now);
@@ -625,19 +624,6 @@ describe('idempotency', () => {
 
     it('a different fingerprint on a payload the service refuses is VALIDATION, the same verdict as without a key', () => {
       expect(errorOf(retry(makeService({ min: 1, dripfeed: false }), 'fp-B', priorOk)).code).toBe('VALIDATION');
-    });
-
-    // The fingerprint of this payload read by a drip-feed service, as records stored before fingerprints of the payload as sent hold it.
-    const legacy: IdempotencyRecord = { ...priorOk, fingerprint: 'za9LQFyHXLVKjqkrqPIdueY_72WPHe0C16pvta6fTp4' };
-
-    it('a record stored with the legacy fingerprint still replays while the catalogue reads the payload the same way', () => {
-      expect(retry(drip, 'fp-new', legacy).outcome).toEqual({ kind: 'replay', record: legacy });
-    });
-
-    it('a legacy record does not match another payload, nor one the catalogue now reads differently', () => {
-      const other = run(state, orderCommand({ service: drip, payload: { ...payload, runs: 4 }, idempotency: { key: 'k1', fingerprint: 'fp-new', prior: legacy } }), now);
-      expect(errorOf(other).code).toBe('IDEMPOTENCY');
-      expect(errorOf(retry(makeService({ min: 1, dripfeed: false }), 'fp-new', legacy)).code).toBe('VALIDATION');
     });
   });
 

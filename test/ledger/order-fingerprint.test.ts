@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { legacyOrderFingerprint, orderFingerprint, ORDER_INPUT_FIELDS, type OrderPayload } from '../../src/ledger/index.js';
+import { orderFingerprint, ORDER_INPUT_FIELDS, type OrderPayload } from '../../src/ledger/index.js';
 
 const plain = (serviceId: number, target: string, quantity: number): OrderPayload => ({ serviceId, target, quantity });
 
@@ -52,22 +52,7 @@ describe('orderFingerprint (the payload as sent)', () => {
     );
   });
 
-  it('never equals the legacy fingerprint of the same order', () => {
-    expect(orderFingerprint(plain(7, 'https://x.test/p/1', 100))).not.toBe(legacyOrderFingerprint(7, 'https://x.test/p/1', 100));
-  });
-
   it('is a compact printable string suitable for storage', () => {
     expect(orderFingerprint(plain(7, 'ключ 😀', 1))).toMatch(/^[A-Za-z0-9_-]{43}$/);
-  });
-});
-
-describe('legacyOrderFingerprint (stored by earlier versions)', () => {
-  // Computed by the formula records were written with before this one was
-  // kept only for reading them: a change here would break their replays.
-  it('is the formula the stored records hold', () => {
-    expect(legacyOrderFingerprint(7, 'https://x.test/p/1', 100)).toBe('An-sSxOKFPW9QZoG5LRaV6IcYv57fapxNDX-QPuVnPU');
-    expect(legacyOrderFingerprint(7, 'https://x.test/p/1', 100, {})).toBe('An-sSxOKFPW9QZoG5LRaV6IcYv57fapxNDX-QPuVnPU');
-    expect(legacyOrderFingerprint(7, 'https://x.test/p/1', 100, { runs: 3, interval: 10 })).toBe('za9LQFyHXLVKjqkrqPIdueY_72WPHe0C16pvta6fTp4');
-    expect(legacyOrderFingerprint(7, 'https://x.test/p/1', 2, { comments: 'nice\ngreat' })).toBe('VcdDX-Hj4gVtXz0uUGe0t1tRj2EZ0n63c1C86l0HB_s');
   });
 });

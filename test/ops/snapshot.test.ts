@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { takeSnapshot, verifyLedger } from '../../src/ops/index.js';
 import type { LogEvent, WalletRecord } from '../../src/ledger/index.js';
 import { openStore, type Store } from '../../src/wal/store.js';
+import { STORE_FORMAT, STORE_FORMAT_KEY } from '../../src/wal/index.js';
 import { order, startTestServer, tempDir, useScratchDirs, useServer, withServer, type Creds } from '../helpers/server.js';
 import { CREDIT, Ledger } from '../helpers/ledger.js';
 
@@ -93,6 +94,8 @@ describe('takeSnapshot of a live server', () => {
       expect(s.credits.size).toBe(4);
       expect(copy.tables.orders.getCount()).toBe(report.verify.counts.orders);
       expect(copy.nextSeq).toBe(report.events + 1);
+      // It carries the store format, so a server started on it (a restore) reads it.
+      expect(copy.tables.meta.get(STORE_FORMAT_KEY)).toBe(STORE_FORMAT);
       for (const id of ackedBefore) expect(copy.tables.orders.get(t.server.context.orders.ids.storageKey(id)!)).toBeDefined();
     } finally {
       await copy.close();

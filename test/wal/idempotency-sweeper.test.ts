@@ -1,14 +1,14 @@
 /**
  * The Idempotency-Key sweep on the real LMDB store and group commit, with an
  * injected clock: it keeps the table bounded at the highest keyed order rate
- * measured (bench: 15,500–17,400 keyed orders/s), in bounded steps, and it
- * indexes records written before the expiry index existed. (Expired keys
- * behind fresh ones, against the real server, are in test/http/idempotency.test.ts.)
+ * measured (bench: 15,500–17,400 keyed orders/s), in bounded steps. (Expired
+ * keys behind fresh ones, against the real server, are in
+ * test/http/idempotency.test.ts.)
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/platform/clock.js';
 import type { IdempotencyRecord } from '../../src/ledger/index.js';
-import { IDEMPOTENCY_INDEXED_KEY, IdempotencySweeper, idempotencyExpiryKey, LmdbGroupCommit, type TablePut } from '../../src/wal/index.js';
+import { IdempotencySweeper, idempotencyExpiryKey, LmdbGroupCommit, type TablePut } from '../../src/wal/index.js';
 import { tempStores } from '../helpers/temp-store.js';
 
 const { open, cleanup } = tempStores('credit-order-api-sweep');
@@ -75,8 +75,7 @@ describe('Idempotency-Key sweep', () => {
       { table: 'idempotency', key, value: record(clock.wallMs()) },
       { table: 'idempotencyExpiry', key: idempotencyExpiryKey(clock.wallMs(), key), value: 1 },
     ];
-    // A store written with the expiry index from the start.
-    await wal.append({ events: [], puts: [...put('1:old'), ...put('1:durable'), ...put('2:pending'), { table: 'meta', key: IDEMPOTENCY_INDEXED_KEY, value: true }] });
+    await wal.append({ events: [], puts: [...put('1:old'), ...put('1:durable'), ...put('2:pending')] });
     clock.advance(2_000);
     // '1:durable' was used again and its new record landed; '2:pending' was used again and its wallet holds the new record, not yet durable.
     await wal.append({ events: [], puts: put('1:durable') });
@@ -87,27 +86,6 @@ describe('Idempotency-Key sweep', () => {
     expect([...store.tables.idempotencyExpiry.getKeys()].map((k) => (k as [number, string])[1])).toEqual(['1:durable']);
     // The durable copy already shows '1:durable' is fresh: its wallet is not asked.
     expect(asked.sort()).toEqual(['1:old', '2:pending']);
-    await wal.close();
-  });
-
-  it('indexes records written before the expiry index existed, in bounded steps, and then sweeps them', async () => {
-    const { store } = open();
-    const wal = new LmdbGroupCommit(store, { onFatal: (e) => { throw e; } });
-    const clock = new ManualClock();
-    const puts: TablePut[] = [];
-    for (let i = 0; i < 2_500; i++) puts.push({ table: 'idempotency', key: `9:old-${i}`, value: record(clock.wallMs()) });
-    await wal.append({ events: [], puts });
-    clock.advance(1_000);
-    await wal.append({ events: [], puts: [{ table: 'idempotency', key: '1:fresh', value: record(clock.wallMs()) }] });
-    clock.advance(1_000);
-    const sweeper = new IdempotencySweeper(store, wal, clock, 1_500, () => false, 1_000);
-    const swept = await sweeper.runOnce();
-    expect(swept.removed).toBe(2_500);
-    // Three indexing steps of at most 1,000, then three removing steps.
-    expect(swept.steps).toBe(6);
-    expect([...store.tables.idempotency.getKeys()]).toEqual(['1:fresh']);
-    // A restarted sweeper knows the walk is done.
-    expect((await new IdempotencySweeper(store, wal, clock, 1_500, () => false, 1_000).runOnce()).steps).toBe(1);
     await wal.close();
   });
 });
