@@ -253,8 +253,8 @@ function decideOrder(
   if (idem !== null && prior !== null && prior.fingerprint === idem.fingerprint) {
     return result(state, { kind: 'replay', record: prior }, rate);
   }
-  // VALIDATION is not remembered, and comes before IDEMPOTENCY as it did when
-  // the front end read the payload.
+  // VALIDATION is not remembered, and comes before IDEMPOTENCY: a payload
+  // that cannot be read is refused whatever its key.
   if (!read.ok) return refused(state, read.error, rate);
   if (idem !== null && prior !== null) {
     return refused(

@@ -20,15 +20,14 @@
  * again after the step is written after the step's removes. Index entries
  * older than the cutoff are removed outright: nothing writes one again.
  *
- * The decision used to be made inside the commit (a remove that read the
- * row first), which LMDB can only do in a transaction callback run apart
- * from the queued write blocks; deciding before the append leaves every
- * batch on one path. That was not what a sweep costs the orders beside it,
- * though: the deletes are (bench/storage/sweep-stall.ts; bench/RESULTS.md,
- * session 16). A step of 5,000 records took keyed orders from about 20,000
- * to 3,000 a second while it ran, either way; steps of 1,000 (the default)
- * keep about 7,700 and halve the worst latency, and the sweep takes twice
- * as long.
+ * Deciding on the event loop, before the append, keeps every batch on one
+ * commit path: a remove that read the row inside the commit would need an
+ * LMDB transaction callback run apart from the queued write blocks. What a
+ * sweep costs the orders beside it is its deletes
+ * (`node dist/bench/storage/sweep-stall.js`; bench/RESULTS.md, "Idempotency-Key
+ * sweep"): a step of 5,000 records takes keyed orders from about 20,000 to
+ * 3,000 a second while it runs; steps of 1,000 (the default) keep about
+ * 7,700 and halve the worst latency, and the sweep takes twice as long.
  */
 import type { Clock } from '../platform/index.js';
 import type { IdempotencyRecord } from '../ledger/index.js';

@@ -12,9 +12,8 @@ import type { Database } from 'lmdb';
 import type { TableName } from './entry.js';
 
 /**
- * The format this build reads and writes. Raise it when a change means this
- * build would misread a store an older build wrote, or an older build would
- * misread what this one writes: a table's key or value layout, an event
+ * The format this build reads and writes. Raise it with any change that
+ * makes two builds read the same store differently: a table's key or value layout, an event
  * field that replay needs, the meaning of a `meta` key. A new table, or a
  * new optional field that older stores simply lack, does not need it.
  */

@@ -16,14 +16,15 @@
  * swing within about a factor of two around what fits under the target
  * (test/webhooks/delivery-allowance.test.ts).
  *
- * The rule it replaces was all or nothing: "busy" (the event loop over
- * 60%, or 16 entries waiting for their commit) allowed only the floor, and
- * "not busy" allowed everything. The deliveries' own work then made the
- * next sample busy, so even at an eighth of the saturated order rate the
- * dispatcher swung between the two and fell behind (at 1,000 orders a
- * second it ended two runs about 1,950 messages behind, where this rule
- * keeps up; bench/RESULTS.md, session 18). Measured against the deliveries' own load, the order path is
- * only "busy" when its orders alone keep the event loop over the target.
+ * Why it grows and shrinks rather than switching between all and the
+ * floor: the deliveries' own work makes the next sample look busy, so an
+ * all-or-nothing rule swings between the two and falls behind even at an
+ * eighth of the saturated order rate (at 1,000 orders a second such a rule
+ * ended two runs about 1,950 messages behind, where this one keeps up;
+ * `npm run bench:http -- --rate 1000 --webhooks`, bench/RESULTS.md,
+ * "Webhooks on against off"). Measured against the deliveries' own load,
+ * the order path is only "busy" when its orders alone keep the event loop
+ * over the target.
  *
  * Pure, so that the dispatcher applies it to live samples and the tests to
  * samples they choose.

@@ -12,7 +12,7 @@
  * endpoints in its own order.placed event (`webhooks`), and its message is
  * derived from that event when read (`placementMessage`): no event, id or
  * status view of its own to build, encode and put on the order path
- * (bench/RESULTS.md, session 11, says what that measured). Any other
+ * (bench/RESULTS.md, "Webhooks on against off", says what that saves). Any other
  * change (progress, status, cancel, refill) gets a `webhook.queued` event
  * of its own, holding the status view or refill as the change left it,
  * since no event of those changes holds all of it. `messagesIn` and
@@ -20,11 +20,10 @@
  *
  * The messages are events of the log itself, numbered in its sequence, and
  * the dispatcher reads them from there. The log's last page is written by
- * every commit anyway; a table of their own (as until session 10) was one
- * more B-tree whose last leaf and branch pages every order commit wrote
- * again, and each delivery removed a row from its other end: about 25 KB
- * more per commit, a fifth more bytes to sync (bench/RESULTS.md, session
- * 10). Delivery progress is one cursor in `meta` (see read-window.ts).
+ * every commit anyway; a table of their own would be one more B-tree whose
+ * last leaf and branch pages every order commit writes again, with each
+ * delivery removing a row from its other end: about 25 KB more per commit,
+ * a fifth more bytes to sync (bench/RESULTS.md, "Webhooks on against off"). Delivery progress is one cursor in `meta` (see read-window.ts).
  */
 import { createHash, randomFillSync } from 'node:crypto';
 import { placedStatusView, statusView, type LogEvent, type OrderRecord, type RefillRecord } from '../ledger/index.js';
@@ -63,7 +62,7 @@ export class Outbox {
       // Object.assign, not a spread: V8's `{ ...placed, webhooks }` of this
       // 13-field event took about 3 µs to build and made it about 2 µs slower
       // to encode (against 1.5 and 0.9 µs), some 5% of a core at 10,000
-      // orders a second (bench/RESULTS.md, session 16).
+      // orders a second (bench/RESULTS.md, "What limits the order path").
       // (`satisfies` keeps the check a spread's literal had: a misspelt field would not compile.)
       return [Object.assign({}, placed, { webhooks } satisfies Pick<PlacedEvent, 'webhooks'>)];
     }
