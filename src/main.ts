@@ -5,11 +5,8 @@
  * down cleanly on SIGTERM and SIGINT.
  */
 import { join } from 'node:path';
-import { loadConfig } from './app/config.js';
+import { DEMO_CREDITS, loadConfig, SHUTDOWN_DEADLINE_MS, seedIfEmpty, startServer } from './app/index.js';
 import { createLogger, lowerThreadPoolPriority, MS_PER_SECOND } from './platform/index.js';
-import { SHUTDOWN_DEADLINE_MS } from './app/limits.js';
-import { DEMO_CREDITS, seedIfEmpty } from './app/seed.js';
-import { startServer } from './app/server.js';
 
 async function main(): Promise<void> {
   let config;

@@ -6,8 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { replayLedger } from '../ledger/index.js';
 import { BYTES_PER_KIB } from '../platform/index.js';
-import { storeLedgerSource } from '../wal/ledger-source.js';
-import { openStore } from '../wal/store.js';
+import { openStore, storeLedgerSource } from '../wal/index.js';
 import type { FromChild, JobMemory, JobRequest, ToChild } from './job-client.js';
 import { takeSnapshot } from './snapshot.js';
 

@@ -16,7 +16,7 @@ import { statSync } from 'node:fs';
 import { mkdir, open, readdir, stat } from 'node:fs/promises';
 import { LMDB_FILES, makeFilesPrivate, PRIVATE_DIR_MODE } from '../platform/index.js';
 import { dirname, join, resolve } from 'node:path';
-import { openStore, type Store } from '../wal/store.js';
+import { openStore, type Store } from '../wal/index.js';
 import type { SnapshotReport } from './snapshot-report.js';
 import { verifyLedger, type VerifyReport } from './verify.js';
 

@@ -10,8 +10,7 @@
  * process (`verifyLedgerAsync` is that, for a store given by path).
  */
 import { replayLedger, type VerifyReport } from '../ledger/index.js';
-import { storeLedgerSource } from '../wal/ledger-source.js';
-import { openStore, type Store } from '../wal/store.js';
+import { openStore, storeLedgerSource, type Store } from '../wal/index.js';
 import { runJob } from './job-client.js';
 
 export type { BrokenInvariant, Invariant, VerifyReport } from '../ledger/index.js';

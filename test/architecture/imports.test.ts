@@ -8,7 +8,7 @@
  * shared concerns import no dialect.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sourceFiles, withTree } from './source-tree.js';
 
@@ -61,6 +61,15 @@ function relativeImports(file: string): string[] {
   return found;
 }
 
+/**
+ * Another part is imported through its `index.ts`, its public surface. The
+ * exceptions are leaf files that import nothing: a part's bounds
+ * (`limits.ts`) and platform's units (`units.ts`), which the CLI and the
+ * ledger take directly so that a CLI command loads neither the logger nor
+ * LMDB.
+ */
+const PUBLIC_FILES = new Set(['index.ts', 'limits.ts', 'units.ts']);
+
 /** Every import that breaks the table, as "from → to" lines. */
 function violations(src: string): string[] {
   const bad: string[] = [];
@@ -75,6 +84,7 @@ function violations(src: string): string[] {
       const to = partOf(src, target);
       if (to.part === from.part && !to.root) continue;
       if (to.root || !allowed.includes(to.part)) bad.push(`${relative(src, file)} → ${to.root ? `${to.part}.ts` : `src/${to.part}`}`);
+      else if (!PUBLIC_FILES.has(basename(target))) bad.push(`${relative(src, file)} → ${relative(src, target)} (import src/${to.part}/index.ts)`);
     }
   }
   return [...new Set(bad)].sort();
@@ -177,21 +187,27 @@ describe('architecture', () => {
     expect(tableCircles()).toEqual([]);
   });
 
-  it('reports a wrong-way import, an import of the composition root, a root file and an undeclared folder', () => {
+  it("reports a wrong-way import, an import of the composition root, of another part's internals, a root file and an undeclared folder", () => {
     withTree(
       {
         'wal/store.ts': 'export const x = 1;\n',
+        'wal/index.ts': "export { x } from './store.js';\n",
+        'wal/limits.ts': 'export const LIMIT = 1;\n',
+        'ops/snap.ts': "import { x } from '../wal/store.js';\nimport { x as y } from '../wal/index.js';\nimport { LIMIT } from '../wal/limits.js';\nexport const s = x + y + LIMIT;\n",
         'ledger/rules.ts': "import { x } from '../wal/store.js';\nexport const y = x;\n",
         'ops/verify.ts': "import { start } from '../app/server.js';\nexport const z = start;\n",
         'app/server.ts': "import { y } from '../ledger/rules.js';\nexport const start = y;\n",
-        'main.ts': "import { start } from './app/server.js';\nimport { q } from './render.js';\nstart;q;\n",
+        'app/index.ts': "export { start } from './server.js';\n",
+        'main.ts': "import { start } from './app/index.js';\nimport { q } from './render.js';\nstart;q;\n",
         'render.ts': "export const q = 1;\n",
         'gadgets/thing.ts': 'export const w = 1;\n',
       },
       (dir) =>
         expect(violations(dir)).toEqual([
+          'app/server.ts → ledger/rules.ts (import src/ledger/index.ts)',
           'ledger/rules.ts → src/wal',
           'main.ts → render.ts',
+          'ops/snap.ts → wal/store.ts (import src/wal/index.ts)',
           'ops/verify.ts → src/app',
           'src/gadgets is not in the table of parts: add it to docs/ARCHITECTURE.md and MAY_IMPORT',
           'src/render.ts is at the root: only main.ts may be',
