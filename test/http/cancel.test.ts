@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { allPages } from '../helpers/admin-pages.js';
 import { order, useServer } from '../helpers/server.js';
 
 /** Customer cancel over HTTP, and its races with the operator: never a second refund. */
@@ -68,16 +69,8 @@ describe('customer cancel', () => {
       await t.api('POST', '/api/v1/cancel', t.accounts.alice, { orders: [id] });
       ids.push(id);
     }
-    const seen: string[] = [];
-    let cursor: string | null = null;
-    do {
-      const page: { body: { orders: { id: string }[]; next_cursor: string | null } } = await t.admin(
-        'GET',
-        `/admin/v1/orders?cancel_requested=true&limit=1${cursor === null ? '' : `&cursor=${cursor}`}`,
-      );
-      seen.push(...page.body.orders.map((o) => o.id));
-      cursor = page.body.next_cursor;
-    } while (cursor !== null);
+    const pages = await allPages<{ id: string }>(t, '/admin/v1/orders?cancel_requested=true&limit=1', 'orders');
+    const seen = pages.flatMap((page) => page.items.map((o) => o.id));
     const mine = seen.filter((id) => ids.includes(id));
     expect(mine).toEqual([ids[1], ids[2], ids[0], ids[3]]);
     expect(new Set(seen).size).toBe(seen.length);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/platform/clock.js';
+import { allPages } from '../helpers/admin-pages.js';
 import { order, useServer } from '../helpers/server.js';
 
 describe('processing system: status moves and refunds', () => {
@@ -67,17 +68,9 @@ describe('processing system: status moves and refunds', () => {
   it('lists orders by status, oldest first, with a cursor', async () => {
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) ids.push(await place(1));
-    const seen: string[] = [];
-    let cursor: string | null = null;
-    do {
-      const page: { body: { orders: { id: string }[]; next_cursor: string | null } } = await t.admin(
-        'GET',
-        `/admin/v1/orders?status=pending&limit=2${cursor === null ? '' : `&cursor=${cursor}`}`,
-      );
-      expect(page.body.orders.length).toBeLessThanOrEqual(2);
-      seen.push(...page.body.orders.map((o) => o.id));
-      cursor = page.body.next_cursor;
-    } while (cursor !== null);
+    const pages = await allPages<{ id: string }>(t, '/admin/v1/orders?status=pending&limit=2', 'orders');
+    for (const page of pages) expect(page.items.length).toBeLessThanOrEqual(2);
+    const seen = pages.flatMap((page) => page.items.map((o) => o.id));
     expect(seen.filter((id) => ids.includes(id))).toEqual(ids.filter((id) => seen.includes(id)));
     for (const id of ids) expect(seen).toContain(id);
     expect((await t.admin('GET', '/admin/v1/orders?status=nope')).status).toBe(400);
