@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { expectNothingAcknowledgedLost, runCrashCycles } from '../helpers/crash-cycles.js';
 
 /**
  * SIGKILL at a random moment under concurrent load, restart, check that
@@ -7,25 +8,17 @@ import { describe, expect, it } from 'vitest';
  */
 describe('kill test (SIGKILL under load, restart, nothing acknowledged lost)', () => {
   it('survives a few kill cycles with every acknowledged order intact', async () => {
-    const { runCrashCycles } = await import('../../dist/scripts/crash/kill-cycles.js' as string);
     const seed = 20261122;
     const report = await runCrashCycles({ cycles: 3, seed, accounts: 6, workers: 12, runMsMax: 400 });
-    expect(report.problems, `seed ${seed}`).toEqual([]);
-    expect(report.lost).toBe(0);
-    expect(report.acknowledged).toBeGreaterThan(0);
-    expect(report.acknowledgedWithKey).toBeGreaterThan(0);
+    expectNothingAcknowledgedLost(report, seed);
     // Cancels and refills ran under the kills too, and were checked after each restart.
     expect(report.cancelsAcknowledged).toBeGreaterThan(0);
     expect(report.refillsAcknowledged).toBeGreaterThan(0);
   }, 120_000);
 
   it("the same over sync mode 'log' (commit log first, LMDB behind it)", async () => {
-    const { runCrashCycles } = await import('../../dist/scripts/crash/kill-cycles.js' as string);
     const seed = 20261124;
     const report = await runCrashCycles({ cycles: 3, seed, accounts: 6, workers: 12, runMsMax: 400, serverEnv: { WAL_SYNC_MODE: 'log' } });
-    expect(report.problems, `seed ${seed}`).toEqual([]);
-    expect(report.lost).toBe(0);
-    expect(report.acknowledged).toBeGreaterThan(0);
-    expect(report.acknowledgedWithKey).toBeGreaterThan(0);
+    expectNothingAcknowledgedLost(report, seed);
   }, 120_000);
 });

@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { describe, it } from 'vitest';
+import { expectNothingAcknowledgedLost, runCrashCycles } from '../helpers/crash-cycles.js';
 
 /**
  * Power loss under load: the built server runs with the power-loss
@@ -12,27 +13,20 @@ import { describe, expect, it } from 'vitest';
 const { buildPowerLossLibrary } = await import('../../dist/scripts/crash/power-loss.js' as string);
 const built = buildPowerLossLibrary() as { library: string } | { missing: string };
 if ('missing' in built) process.stderr.write(`SKIPPED power-loss test: ${built.missing}\n`);
+const recorder = 'library' in built ? built : undefined;
 
-describe.skipIf('missing' in built)('power loss (unsynced writes dropped, restart, nothing acknowledged lost)', () => {
+describe.skipIf(recorder === undefined)('power loss (unsynced writes dropped, restart, nothing acknowledged lost)', () => {
   it('keeps every acknowledged order when everything unsynced is lost', async () => {
-    const { runCrashCycles } = await import('../../dist/scripts/crash/kill-cycles.js' as string);
     const seed = 20261123;
-    const report = await runCrashCycles({ cycles: 3, seed, accounts: 6, workers: 12, runMsMax: 400, powerLoss: built });
-    expect(report.problems, `seed ${seed}`).toEqual([]);
-    expect(report.lost).toBe(0);
-    expect(report.acknowledged).toBeGreaterThan(0);
-    expect(report.acknowledgedWithKey).toBeGreaterThan(0);
+    const report = await runCrashCycles({ cycles: 3, seed, accounts: 6, workers: 12, runMsMax: 400, powerLoss: recorder });
+    expectNothingAcknowledgedLost(report, seed);
   }, 120_000);
 
   // LMDB commits without its own sync here and reopens at its last flushed
   // transaction; the commit log's tail brings it back to every acknowledged order.
   it("keeps every acknowledged order over sync mode 'log' when everything unsynced is lost", async () => {
-    const { runCrashCycles } = await import('../../dist/scripts/crash/kill-cycles.js' as string);
     const seed = 20261124;
-    const report = await runCrashCycles({ cycles: 3, seed, accounts: 6, workers: 12, runMsMax: 400, powerLoss: built, serverEnv: { WAL_SYNC_MODE: 'log' } });
-    expect(report.problems, `seed ${seed}`).toEqual([]);
-    expect(report.lost).toBe(0);
-    expect(report.acknowledged).toBeGreaterThan(0);
-    expect(report.acknowledgedWithKey).toBeGreaterThan(0);
+    const report = await runCrashCycles({ cycles: 3, seed, accounts: 6, workers: 12, runMsMax: 400, powerLoss: recorder, serverEnv: { WAL_SYNC_MODE: 'log' } });
+    expectNothingAcknowledgedLost(report, seed);
   }, 120_000);
 });

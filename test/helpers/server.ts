@@ -206,8 +206,49 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
   return t;
 }
 
+/** The fields of a service `createService` makes. */
+export type ServiceFields = Parameters<TestServer['createService']>[0];
+
+/**
+ * The services and funded accounts a block of tests shares, by the names the
+ * tests read them under: `{ services: { main: { rate: '0.1' } }, accounts:
+ * { alice: '100' } }` makes the service `t.services.main` and the account
+ * named alice, topped up with 100 credits, `t.accounts.alice`. The services
+ * are made first, then the accounts, each in the order written.
+ */
+export interface Customers<S extends string = never, A extends string = never> {
+  services?: Record<S, ServiceFields>;
+  /** Each account's name, and the credits it is topped up with. */
+  accounts?: Record<A, string>;
+}
+
+/** A test server with the services and accounts its options named, made after it started. */
+export interface CustomerServer<S extends string = never, A extends string = never> extends TestServer {
+  readonly services: Readonly<Record<S, number>>;
+  readonly accounts: Readonly<Record<A, Creds>>;
+}
+
+async function makeCustomers<S extends string, A extends string>(t: TestServer, customers: Customers<S, A>) {
+  const services = {} as Record<S, number>;
+  for (const [name, fields] of Object.entries(customers.services ?? {}) as [S, ServiceFields][]) services[name] = await t.createService(fields);
+  const accounts = {} as Record<A, Creds>;
+  for (const [name, credits] of Object.entries(customers.accounts ?? {}) as [A, string][]) accounts[name] = await t.createAccount(name, credits);
+  return { services, accounts };
+}
+
+/** `t` with `services` and `accounts` that read what `made` returns at the time. */
+function withCustomers<S extends string, A extends string>(
+  t: TestServer,
+  made: () => { services: Record<S, number>; accounts: Record<A, Creds> },
+): CustomerServer<S, A> {
+  return Object.defineProperties(t, {
+    services: { get: () => made().services },
+    accounts: { get: () => made().accounts },
+  }) as CustomerServer<S, A>;
+}
+
 /** How `useServer` runs its server: what to start it with, and for how long. */
-export interface FixtureOptions extends StartOptions {
+export interface FixtureOptions<S extends string = never, A extends string = never> extends StartOptions, Customers<S, A> {
   /** A fresh server for every test rather than one for the whole block. */
   perTest?: boolean;
   /**
@@ -220,28 +261,47 @@ export interface FixtureOptions extends StartOptions {
 
 /**
  * One test server for the enclosing describe block (or file): started before
- * its first test, then `setup` makes the block's services and accounts
- * through the admin API; closed after its last test. With `perTest`, a fresh
- * server (directory, clock, setup) for every test instead. The returned
+ * its first test, then the services and accounts the options name are made,
+ * then `setup` makes anything else the block needs through the admin API;
+ * closed after its last test. With `perTest`, a fresh server (directory,
+ * clock, services, accounts, setup) for every test instead. The returned
  * object is the server, usable inside the tests and hooks.
  */
-export function useServer(options: FixtureOptions = {}, setup?: (t: TestServer) => Promise<void>): TestServer {
-  const { perTest, late, ...start } = options;
-  const t = testServer(late === undefined ? start : () => ({ ...start, ...late() }));
+export function useServer<S extends string = never, A extends string = never>(
+  options: FixtureOptions<S, A> = {},
+  setup?: (t: CustomerServer<S, A>) => Promise<void>,
+): CustomerServer<S, A> {
+  const { perTest, late, services, accounts, ...start } = options;
+  const server = testServer(late === undefined ? start : () => ({ ...start, ...late() }));
+  let made: Awaited<ReturnType<typeof makeCustomers<S, A>>> | null = null;
+  const t = withCustomers(server, () => {
+    if (made === null) throw new Error('the services and accounts are made when the server starts: read them inside a test');
+    return made;
+  });
   const [before, after] = perTest === true ? [beforeEach, afterEach] : [beforeAll, afterAll];
   before(async () => {
-    await t.start();
+    made = null;
+    await server.start();
+    made = await makeCustomers(server, { services, accounts });
     await setup?.(t);
   });
-  after(() => t.close());
+  after(() => server.close());
   return t;
 }
 
-/** Runs `test` against a server of its own, and closes the server whatever happens. */
-export async function withServer(options: StartOptions, test: (t: TestServer) => Promise<void>): Promise<void> {
-  const t = await startTestServer(options);
+/**
+ * Runs `test` against a server of its own, with the services and accounts
+ * the options name, and closes the server whatever happens.
+ */
+export async function withServer<S extends string = never, A extends string = never>(
+  options: StartOptions & Customers<S, A>,
+  test: (t: CustomerServer<S, A>) => Promise<void>,
+): Promise<void> {
+  const { services, accounts, ...start } = options;
+  const t = await startTestServer(start);
   try {
-    await test(t);
+    const made = await makeCustomers(t, { services, accounts });
+    await test(withCustomers(t, () => made));
   } finally {
     await t.close();
   }

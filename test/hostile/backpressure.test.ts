@@ -10,13 +10,10 @@ import { connect, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { endPaced } from '../../src/http/transport/reply.js';
 import { closeListenSocket, createApp, localPort, type ListenSocket } from '../../src/http/transport/uws.js';
-import { useServer, type Creds } from '../helpers/server.js';
+import { useServer } from '../helpers/server.js';
 
 describe('a client that pipelines requests and never reads the answers', () => {
-  let creds: Creds;
-  const t = useServer({}, async (t) => {
-    creds = await t.createAccount('reader', '10');
-  });
+  const t = useServer({ accounts: { reader: '10' } });
 
   /** Answers counted for the route with this status, from /metrics. */
   async function answered(route: string, status: number): Promise<number> {
@@ -46,7 +43,7 @@ describe('a client that pipelines requests and never reads the answers', () => {
       count = (await answered(route, status)) - before;
     }
     // Another client is served meanwhile.
-    expect((await t.api('GET', '/api/v1/balance', creds)).status).toBe(200);
+    expect((await t.api('GET', '/api/v1/balance', t.accounts.reader)).status).toBe(200);
     socket.destroy();
     return { dropped, answered: count };
   }

@@ -13,6 +13,8 @@ import { order, useServer, type Creds, type TestServer } from '../helpers/server
 import { http, rawRequest } from './support.js';
 
 const TARGET = 'https://instagram.com/p/abc';
+/** A service cheap enough that an account of 1,000 credits places every order these tests send. */
+const CHEAP = { rate: '0.001', min: 1, max: 1000 };
 
 /** A valid order whose JSON text is exactly `bytes` long (trailing whitespace is valid JSON). */
 function paddedOrder(service: number, bytes: number, quantity = 1): string {
@@ -42,29 +44,18 @@ async function pendingOrders(t: TestServer): Promise<number> {
 }
 
 describe('body size limit', () => {
-  let creds: Creds;
-  let smallCreds: Creds;
-  let service: number;
-  let smallService: number;
-
-  const t = useServer({}, async (t) => {
-    service = await t.createService({ rate: '0.001', min: 1, max: 1000 });
-    creds = await t.createAccount('big', '1000');
-  });
-  const small = useServer({ config: { bodyBytesMax: 1024 } }, async (small) => {
-    smallService = await small.createService({ rate: '0.001', min: 1, max: 1000 });
-    smallCreds = await small.createAccount('small', '1000');
-  });
+  const t = useServer({ services: { main: CHEAP }, accounts: { big: '1000' } });
+  const small = useServer({ config: { bodyBytesMax: 1024 }, services: { main: CHEAP }, accounts: { small: '1000' } });
 
   it('defaults to 16 KiB', () => {
     expect(loadConfig([], {}).bodyBytesMax).toBe(16_384);
   });
 
   it('default: 16,384 bytes with an honest Content-Length pass the size check, 16,385 are 413 and place nothing', async () => {
-    const at = await t.api('POST', '/api/v1/order', creds, paddedOrder(service, 16_384));
+    const at = await t.api('POST', '/api/v1/order', t.accounts.big, paddedOrder(t.services.main, 16_384));
     expect(at.status).toBe(201);
     const before = await pendingOrders(t);
-    const over = await t.api('POST', '/api/v1/order', creds, paddedOrder(service, 16_385));
+    const over = await t.api('POST', '/api/v1/order', t.accounts.big, paddedOrder(t.services.main, 16_385));
     expect(over.status).toBe(413);
     expect(over.body).toMatchObject({ ok: false, error: 'VALIDATION', limit: 16_384 });
     expect(typeof over.body.message).toBe('string');
@@ -73,13 +64,13 @@ describe('body size limit', () => {
 
   it('default: a chunked body (no Content-Length) over 16 KiB is 413; one of exactly 16 KiB passes', async () => {
     const before = await pendingOrders(t);
-    const over = await rawRequest(t.server.port, chunkedOrder(creds, split(paddedOrder(service, 20_000), 1000)));
+    const over = await rawRequest(t.server.port, chunkedOrder(t.accounts.big, split(paddedOrder(t.services.main, 20_000), 1000)));
     expect(over.status).toBe(413);
     expect(JSON.parse(over.body.toString())).toMatchObject({ ok: false, error: 'VALIDATION', limit: 16_384 });
-    const barelyOver = await rawRequest(t.server.port, chunkedOrder(creds, split(paddedOrder(service, 16_385), 4096)));
+    const barelyOver = await rawRequest(t.server.port, chunkedOrder(t.accounts.big, split(paddedOrder(t.services.main, 16_385), 4096)));
     expect(barelyOver.status).toBe(413);
     expect(await pendingOrders(t)).toBe(before);
-    const at = await rawRequest(t.server.port, chunkedOrder(creds, split(paddedOrder(service, 16_384), 4096)));
+    const at = await rawRequest(t.server.port, chunkedOrder(t.accounts.big, split(paddedOrder(t.services.main, 16_384), 4096)));
     expect(at.status).toBe(201);
     expect(await pendingOrders(t)).toBe(before + 1);
   });
@@ -87,27 +78,27 @@ describe('body size limit', () => {
   it('default: a Content-Length over the limit is refused before any body byte is sent', async () => {
     const r = await rawRequest(
       t.server.port,
-      `POST /api/v1/order HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: ${creds.key}\r\nX-API-Secret: ${creds.secret}\r\nContent-Type: application/json\r\nContent-Length: 1000000\r\n\r\n`,
+      `POST /api/v1/order HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: ${t.accounts.big.key}\r\nX-API-Secret: ${t.accounts.big.secret}\r\nContent-Type: application/json\r\nContent-Length: 1000000\r\n\r\n`,
     );
     expect(r.status).toBe(413);
   });
 
   it('bodyBytesMax 1024: 1,024 bytes pass the size check and 1,025 are 413, with Content-Length and chunked', async () => {
     const before = await pendingOrders(small);
-    const over = await small.api('POST', '/api/v1/order', smallCreds, paddedOrder(smallService, 1025));
+    const over = await small.api('POST', '/api/v1/order', small.accounts.small, paddedOrder(small.services.main, 1025));
     expect(over.status).toBe(413);
     expect(over.body).toMatchObject({ ok: false, error: 'VALIDATION', limit: 1024 });
-    const overChunked = await rawRequest(small.server.port, chunkedOrder(smallCreds, split(paddedOrder(smallService, 1025), 1000)));
+    const overChunked = await rawRequest(small.server.port, chunkedOrder(small.accounts.small, split(paddedOrder(small.services.main, 1025), 1000)));
     expect(overChunked.status).toBe(413);
     expect(await pendingOrders(small)).toBe(before);
 
-    const at = await small.api('POST', '/api/v1/order', smallCreds, paddedOrder(smallService, 1024));
+    const at = await small.api('POST', '/api/v1/order', small.accounts.small, paddedOrder(small.services.main, 1024));
     expect(at.status).toBe(201);
-    const atChunked = await rawRequest(small.server.port, chunkedOrder(smallCreds, split(paddedOrder(smallService, 1024), 1000)));
+    const atChunked = await rawRequest(small.server.port, chunkedOrder(small.accounts.small, split(paddedOrder(small.services.main, 1024), 1000)));
     expect(atChunked.status).toBe(201);
     expect(await pendingOrders(small)).toBe(before + 2);
     // The same 1,025 bytes that are too large here are fine on the default server.
-    expect((await t.api('POST', '/api/v1/order', creds, paddedOrder(service, 1025))).status).toBe(201);
+    expect((await t.api('POST', '/api/v1/order', t.accounts.big, paddedOrder(t.services.main, 1025))).status).toBe(201);
   });
 
   it('bodyBytesMax 1024 applies to the admin API too', async () => {
@@ -119,16 +110,10 @@ describe('body size limit', () => {
 });
 
 describe('order target and Idempotency-Key limits', () => {
-  let creds: Creds;
-  let service: number;
-
-  const t = useServer({}, async (t) => {
-    service = await t.createService({ rate: '0.001', min: 1, max: 1000 });
-    creds = await t.createAccount('limits', '1000');
-  });
+  const t = useServer({ services: { main: CHEAP }, accounts: { limits: '1000' } });
 
   const place = (target: string, headers: Record<string, string> = {}) =>
-    t.api('POST', '/api/v1/order', creds, { service, target, quantity: 1 }, headers);
+    t.api('POST', '/api/v1/order', t.accounts.limits, { service: t.services.main, target, quantity: 1 }, headers);
 
   it('a target of 2,048 characters is accepted; 2,049 is 400 VALIDATION and places nothing', async () => {
     const base = 'https://instagram.com/p/';
@@ -194,16 +179,11 @@ describe('order target and Idempotency-Key limits', () => {
 });
 
 describe('failed authentications per client IP', () => {
-  let creds: Creds;
-  let service: number;
   const clock = new ManualClock();
 
-  const t = useServer({ clock, config: { authFailuresPerMinute: 3 } }, async (t) => {
-    service = await t.createService();
-    creds = await t.createAccount('ip-limited', '100');
-  });
+  const t = useServer({ clock, config: { authFailuresPerMinute: 3 }, services: { main: {} }, accounts: { 'ip-limited': '100' } });
 
-  const wrong = (): Creds => ({ ...creds, secret: 'sec_wrong' });
+  const wrong = (): Creds => ({ ...t.accounts['ip-limited'], secret: 'sec_wrong' });
   /** A balance request from another loopback source address (a different client IP). */
   const fromOtherIp = (c: Creds) =>
     rawRequest(t.server.port, `GET /api/v1/balance HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: ${c.key}\r\nX-API-Secret: ${c.secret}\r\n\r\n`, {
@@ -215,12 +195,12 @@ describe('failed authentications per client IP', () => {
   });
 
   it('successes do not count; after 3 failures the 4th failure gets 429 RATE with Retry-After, while valid credentials from the same IP are served', async () => {
-    for (let i = 0; i < 6; i++) expect((await t.api('GET', '/api/v1/balance', creds)).status).toBe(200);
+    for (let i = 0; i < 6; i++) expect((await t.api('GET', '/api/v1/balance', t.accounts['ip-limited'])).status).toBe(200);
     expect((await t.api('GET', '/api/v1/balance', wrong())).status).toBe(401);
     expect((await t.api('GET', '/api/v1/balance', null)).status).toBe(401);
-    expect((await t.api('GET', '/api/v1/balance', { ...creds, key: 'key_unknown' })).status).toBe(401);
+    expect((await t.api('GET', '/api/v1/balance', { ...t.accounts['ip-limited'], key: 'key_unknown' })).status).toBe(401);
 
-    for (const attempt of [wrong(), null, { ...creds, key: 'key_unknown' }]) {
+    for (const attempt of [wrong(), null, { ...t.accounts['ip-limited'], key: 'key_unknown' }]) {
       const blocked = await t.api('GET', '/api/v1/balance', attempt);
       expect(blocked.status).toBe(429);
       expect(blocked.body).toMatchObject({ ok: false, error: 'RATE' });
@@ -234,13 +214,13 @@ describe('failed authentications per client IP', () => {
     // A blocked failed order places nothing; the valid customer behind the
     // same address (a shared NAT) is served on every endpoint meanwhile.
     const before = await pendingOrders(t);
-    const order429 = await t.api('POST', '/api/v1/order', wrong(), order(service, 5));
+    const order429 = await t.api('POST', '/api/v1/order', wrong(), order(t.services.main, 5));
     expect(order429.status).toBe(429);
     expect(order429.headers.get('retry-after')).not.toBeNull();
     expect(await pendingOrders(t)).toBe(before);
-    expect((await t.api('GET', '/api/v1/balance', creds)).status).toBe(200);
-    expect((await t.api('GET', '/api/v1/services', creds)).status).toBe(200);
-    expect((await t.api('POST', '/api/v1/order', creds, order(service, 5))).status).toBe(201);
+    expect((await t.api('GET', '/api/v1/balance', t.accounts['ip-limited'])).status).toBe(200);
+    expect((await t.api('GET', '/api/v1/services', t.accounts['ip-limited'])).status).toBe(200);
+    expect((await t.api('POST', '/api/v1/order', t.accounts['ip-limited'], order(t.services.main, 5))).status).toBe(201);
     expect(await pendingOrders(t)).toBe(before + 1);
     expect((await t.api('GET', '/api/v1/balance', wrong())).status).toBe(429);
   });
@@ -250,7 +230,7 @@ describe('failed authentications per client IP', () => {
       const res = await fetch(`${t.url}/api/v2`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `key=${key}&action=balance` });
       return { status: res.status, body: (await res.json()) as Record<string, unknown> };
     };
-    const issued = await t.admin('POST', `/admin/v1/accounts/${creds.id}/v2-key`);
+    const issued = await t.admin('POST', `/admin/v1/accounts/${t.accounts['ip-limited'].id}/v2-key`);
     expect(issued.status).toBe(200);
     // 127.0.0.1 used up its failures on v1 above: a failed v2 key is refused as blocked.
     const blocked = await v2('0'.repeat(32));
@@ -262,7 +242,7 @@ describe('failed authentications per client IP', () => {
 
   it('the limit is per IP: another client address is not blocked and has its own count', async () => {
     expect((await fromOtherIp(wrong())).status).toBe(401);
-    expect((await fromOtherIp(creds)).status).toBe(200);
+    expect((await fromOtherIp(t.accounts['ip-limited'])).status).toBe(200);
     // 127.0.0.1 is still blocked.
     expect((await t.api('GET', '/api/v1/balance', wrong())).status).toBe(429);
   });
@@ -279,7 +259,7 @@ describe('failed authentications per client IP', () => {
     clock.advance(60_000);
     for (let i = 0; i < 3; i++) expect((await t.api('GET', '/api/v1/balance', wrong())).status).toBe(401);
     expect((await t.api('GET', '/api/v1/balance', wrong())).status).toBe(429);
-    expect((await t.api('POST', '/api/v1/order', creds, order(service, 5))).status).toBe(201);
+    expect((await t.api('POST', '/api/v1/order', t.accounts['ip-limited'], order(t.services.main, 5))).status).toBe(201);
   });
 });
 
@@ -301,11 +281,7 @@ describe('limit edge cases found by testing', () => {
 });
 
 describe('slow loris', () => {
-  let creds: Creds;
-
-  const t = useServer({}, async (t) => {
-    creds = await t.createAccount('patient', '10');
-  });
+  const t = useServer({ accounts: { patient: '10' } });
 
   // Real time on purpose: uWebSockets.js drops idle HTTP connections after
   // about 10 s on its own timer (not configurable in this build).
@@ -328,7 +304,7 @@ describe('slow loris', () => {
       ...Array.from({ length: 5 }, () => open('GET /api/v1/bal')),
       ...Array.from({ length: 5 }, () =>
         open(
-          `POST /api/v1/order HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: ${creds.key}\r\nX-API-Secret: ${creds.secret}\r\n` +
+          `POST /api/v1/order HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: ${t.accounts.patient.key}\r\nX-API-Secret: ${t.accounts.patient.secret}\r\n` +
             'Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"service":',
         ),
       ),
@@ -348,7 +324,7 @@ describe('slow loris', () => {
     while (stillOpen > 0 && Date.now() - started < 20_000) {
       const sent = Date.now();
       const [balance, health] = await Promise.all([
-        http(`${t.url}/api/v1/balance`, 'GET', [['x-api-key', creds.key], ['x-api-secret', creds.secret]]),
+        http(`${t.url}/api/v1/balance`, 'GET', [['x-api-key', t.accounts.patient.key], ['x-api-secret', t.accounts.patient.secret]]),
         http(`${t.adminUrl}/healthz`, 'GET'),
       ]);
       expect(balance.status).toBe(200);

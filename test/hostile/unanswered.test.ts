@@ -15,16 +15,13 @@
  * checks that the server keeps serving.
  */
 import { describe, expect, it } from 'vitest';
-import { useServer, type Creds } from '../helpers/server.js';
+import { useServer } from '../helpers/server.js';
 import { rawRequest } from './support.js';
 
 describe('valid HTTP/1.1 that uWS refuses unanswered', () => {
-  let creds: Creds;
-  const t = useServer({}, async (t) => {
-    creds = await t.createAccount('probe', '10');
-  });
+  const t = useServer({ accounts: { probe: '10' } });
 
-  const auth = (): string => `X-API-Key: ${creds.key}\r\nX-API-Secret: ${creds.secret}\r\n`;
+  const auth = (): string => `X-API-Key: ${t.accounts.probe.key}\r\nX-API-Secret: ${t.accounts.probe.secret}\r\n`;
   const WAIT_MS = 1_500;
 
   it('control: the same request in the accepted form is answered 200 at once', async () => {
@@ -42,12 +39,12 @@ describe('valid HTTP/1.1 that uWS refuses unanswered', () => {
   it.concurrent.each(held)('%s: no answer; the connection stays open until uWS drops it', async (_name, request) => {
     const r = await rawRequest(t.server.port, request(), { timeoutMs: WAIT_MS });
     expect({ status: r.status, closed: r.closed, timedOut: r.timedOut }).toEqual({ status: null, closed: false, timedOut: true });
-    expect((await t.api('GET', '/api/v1/balance', creds)).status).toBe(200);
+    expect((await t.api('GET', '/api/v1/balance', t.accounts.probe)).status).toBe(200);
   });
 
   it('a request without Host: no answer, the connection is closed at once', async () => {
     const r = await rawRequest(t.server.port, `GET /api/v1/balance HTTP/1.1\r\n${auth()}\r\n`, { timeoutMs: WAIT_MS });
     expect({ status: r.status, closed: r.closed, timedOut: r.timedOut }).toEqual({ status: null, closed: true, timedOut: false });
-    expect((await t.api('GET', '/api/v1/balance', creds)).status).toBe(200);
+    expect((await t.api('GET', '/api/v1/balance', t.accounts.probe)).status).toBe(200);
   });
 });

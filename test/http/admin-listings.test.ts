@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { SCAN_ENTRIES_MAX } from '../../src/http/limits.js';
+import { allPages } from '../helpers/admin-pages.js';
 import { cli } from '../helpers/cli.js';
-import { order, useServer, type Creds, type TestServer } from '../helpers/server.js';
+import { order, useServer, type Creds } from '../helpers/server.js';
 
 /*
  * Admin listings do bounded work per request: accounts and webhook
@@ -10,28 +11,6 @@ import { order, useServer, type Creds, type TestServer } from '../helpers/server
  * most the scan budget of entries, answering a short page with a cursor
  * when the budget runs out. Real server, real LMDB, over HTTP.
  */
-
-interface Page<T> {
-  status: number;
-  items: T[];
-  next: string | null;
-}
-
-/** Every page of a listing, following next_cursor until it is null. */
-async function allPages<T>(t: TestServer, path: string, member: string): Promise<Page<T>[]> {
-  const pages: Page<T>[] = [];
-  let cursor: string | null = null;
-  do {
-    const sep = path.includes('?') ? '&' : '?';
-    const r = await t.admin('GET', cursor === null ? path : `${path}${sep}cursor=${encodeURIComponent(cursor)}`);
-    expect(r.status).toBe(200);
-    pages.push({ status: r.status, items: r.body[member], next: r.body.next_cursor });
-    cursor = r.body.next_cursor;
-    // A listing that never ends is a bug, not a slow test.
-    expect(pages.length).toBeLessThan(200);
-  } while (cursor !== null);
-  return pages;
-}
 
 function decodeIndexCursor(cursor: string): [string, number, number, string] {
   return JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));

@@ -1,23 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { order, useServer, type Creds } from '../helpers/server.js';
+import { allPages } from '../helpers/admin-pages.js';
+import { order, useServer } from '../helpers/server.js';
 
 /** Customer cancel over HTTP, and its races with the operator: never a second refund. */
 describe('customer cancel', () => {
-  let creds: Creds;
-  let cancelable: number;
-  let fixed: number;
-  const t = useServer({}, async (t) => {
-    cancelable = await t.createService({ rate: '1', min: 1, max: 100, cancel: true });
-    fixed = await t.createService({ rate: '1', min: 1, max: 100 });
-    creds = await t.createAccount('alice', '10000');
+  const t = useServer({
+    services: { cancelable: { rate: '1', min: 1, max: 100, cancel: true }, fixed: { rate: '1', min: 1, max: 100 } },
+    accounts: { alice: '10000' },
   });
 
-  async function place(service = cancelable, quantity = 10): Promise<string> {
-    const r = await t.api('POST', '/api/v1/order', creds, order(service, quantity));
+  async function place(service = t.services.cancelable, quantity = 10): Promise<string> {
+    const r = await t.api('POST', '/api/v1/order', t.accounts.alice, order(service, quantity));
     expect(r.status).toBe(201);
     return r.body.order;
   }
-  const credits = async (): Promise<number> => (await t.api('GET', '/api/v1/balance', creds)).body.credits;
+  const credits = async (): Promise<number> => (await t.api('GET', '/api/v1/balance', t.accounts.alice)).body.credits;
 
   it('cancels a pending order at once with its whole debit refunded, and answers per order', async () => {
     const pending = await place();
@@ -25,9 +22,9 @@ describe('customer cancel', () => {
     await t.admin('POST', `/admin/v1/orders/${started}/status`, { status: 'in_progress' });
     const done = await place();
     await t.admin('POST', `/admin/v1/orders/${done}/status`, { status: 'completed' });
-    const notAllowed = await place(fixed);
+    const notAllowed = await place(t.services.fixed);
     const before = await credits();
-    const r = await t.api('POST', '/api/v1/cancel', creds, { orders: [pending, started, done, notAllowed, 'x'.repeat(22), 'bad'] });
+    const r = await t.api('POST', '/api/v1/cancel', t.accounts.alice, { orders: [pending, started, done, notAllowed, 'x'.repeat(22), 'bad'] });
     expect(r.status).toBe(200);
     expect(r.body).toEqual({
       ok: true,
@@ -43,16 +40,16 @@ describe('customer cancel', () => {
     expect(await credits()).toBe(before + 10);
     // Durable before the reply: a restart keeps the cancel and the refund.
     await t.restart();
-    expect((await t.api('GET', `/api/v1/status?order=${pending}`, creds)).body.status).toBe('canceled');
+    expect((await t.api('GET', `/api/v1/status?order=${pending}`, t.accounts.alice)).body.status).toBe('canceled');
     expect(await credits()).toBe(before + 10);
-    const again = await t.api('POST', '/api/v1/cancel', creds, { orders: [started] });
+    const again = await t.api('POST', '/api/v1/cancel', t.accounts.alice, { orders: [started] });
     expect(again.body.orders[started].message).toMatch(/already open/);
   });
 
   it('the operator sees cancel requests and resolves them with partial; the refund is remains × rate, once', async () => {
     const id = await place();
     await t.admin('POST', `/admin/v1/orders/${id}/status`, { status: 'processing' });
-    await t.api('POST', '/api/v1/cancel', creds, { orders: [id] });
+    await t.api('POST', '/api/v1/cancel', t.accounts.alice, { orders: [id] });
     const queue = await t.admin('GET', '/admin/v1/orders?cancel_requested=true');
     expect(queue.body.orders.map((o: { id: string }) => o.id)).toContain(id);
     expect(queue.body.orders.find((o: { id: string }) => o.id === id)).toMatchObject({ cancel_requested: true, status: 'processing' });
@@ -69,19 +66,11 @@ describe('customer cancel', () => {
     for (const status of ['in_progress', 'processing', 'processing', 'in_progress']) {
       const id = await place();
       await t.admin('POST', `/admin/v1/orders/${id}/status`, { status });
-      await t.api('POST', '/api/v1/cancel', creds, { orders: [id] });
+      await t.api('POST', '/api/v1/cancel', t.accounts.alice, { orders: [id] });
       ids.push(id);
     }
-    const seen: string[] = [];
-    let cursor: string | null = null;
-    do {
-      const page: { body: { orders: { id: string }[]; next_cursor: string | null } } = await t.admin(
-        'GET',
-        `/admin/v1/orders?cancel_requested=true&limit=1${cursor === null ? '' : `&cursor=${cursor}`}`,
-      );
-      seen.push(...page.body.orders.map((o) => o.id));
-      cursor = page.body.next_cursor;
-    } while (cursor !== null);
+    const pages = await allPages<{ id: string }>(t, '/admin/v1/orders?cancel_requested=true&limit=1', 'orders');
+    const seen = pages.flatMap((page) => page.items.map((o) => o.id));
     const mine = seen.filter((id) => ids.includes(id));
     expect(mine).toEqual([ids[1], ids[2], ids[0], ids[3]]);
     expect(new Set(seen).size).toBe(seen.length);
@@ -90,10 +79,10 @@ describe('customer cancel', () => {
   });
 
   it('at most 100 orders per request, and the body must name them', async () => {
-    const many = await t.api('POST', '/api/v1/cancel', creds, { orders: Array.from({ length: 101 }, (_, i) => `o${i}`) });
+    const many = await t.api('POST', '/api/v1/cancel', t.accounts.alice, { orders: Array.from({ length: 101 }, (_, i) => `o${i}`) });
     expect(many.status).toBe(400);
     expect(many.body.message).toMatch(/the limit is 100 per request/);
-    const wrong = await t.api('POST', '/api/v1/cancel', creds, { order: 'x' });
+    const wrong = await t.api('POST', '/api/v1/cancel', t.accounts.alice, { order: 'x' });
     expect(wrong.status).toBe(400);
   });
 
@@ -104,9 +93,9 @@ describe('customer cancel', () => {
       const before = await credits();
       const move = moves[round % moves.length]!;
       const requests = [
-        t.api('POST', '/api/v1/cancel', creds, { orders: [id] }),
+        t.api('POST', '/api/v1/cancel', t.accounts.alice, { orders: [id] }),
         t.admin('POST', `/admin/v1/orders/${id}/status`, move),
-        t.api('POST', '/api/v1/cancel', creds, { orders: [id] }),
+        t.api('POST', '/api/v1/cancel', t.accounts.alice, { orders: [id] }),
         t.admin('POST', `/admin/v1/orders/${id}/status`, { status: 'canceled' }),
       ];
       if (round % 2 === 1) requests.reverse();

@@ -1,16 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { order, useServer, type Creds } from '../helpers/server.js';
+import { order, useServer } from '../helpers/server.js';
 
 /** Every error code with its HTTP status, and bad input that changes nothing. */
 describe('error catalogue over HTTP', () => {
-  let creds: Creds;
-  let other: Creds;
-  let service: number;
-  const t = useServer({ config: { bodyBytesMax: 1024 } }, async (t) => {
-    service = await t.createService({ rate: '0.5', min: 10, max: 100 });
-    creds = await t.createAccount('alice', '50');
-    other = await t.createAccount('bob', '50');
-  });
+  const t = useServer({ config: { bodyBytesMax: 1024 }, services: { main: { rate: '0.5', min: 10, max: 100 } }, accounts: { alice: '50', bob: '50' } });
 
   async function snapshot() {
     const accounts = await t.admin('GET', '/admin/v1/accounts');
@@ -28,8 +21,8 @@ describe('error catalogue over HTTP', () => {
 
   it('AUTH 401 for missing credentials, unknown key and wrong secret, with the same answer for the last two', async () => {
     expectError(await t.api('GET', '/api/v1/balance', null), 401, 'AUTH');
-    const unknown = await t.api('GET', '/api/v1/balance', { ...creds, key: 'key_00000000000000000000000000000000' });
-    const wrongSecret = await t.api('GET', '/api/v1/balance', { ...creds, secret: 'sec_nope' });
+    const unknown = await t.api('GET', '/api/v1/balance', { ...t.accounts.alice, key: 'key_00000000000000000000000000000000' });
+    const wrongSecret = await t.api('GET', '/api/v1/balance', { ...t.accounts.alice, secret: 'sec_nope' });
     expectError(unknown, 401, 'AUTH');
     expectError(wrongSecret, 401, 'AUTH');
     expect(unknown.body.message).toBe(wrongSecret.body.message);
@@ -39,7 +32,7 @@ describe('error catalogue over HTTP', () => {
     const banned = await t.createAccount('mallory', '10');
     await t.admin('PATCH', `/admin/v1/accounts/${banned.id}`, { banned: true });
     expectError(await t.api('GET', '/api/v1/balance', banned), 403, 'BANNED');
-    expectError(await t.api('POST', '/api/v1/order', banned, order(service, 10)), 403, 'BANNED');
+    expectError(await t.api('POST', '/api/v1/order', banned, order(t.services.main, 10)), 403, 'BANNED');
     await t.admin('PATCH', `/admin/v1/accounts/${banned.id}`, { banned: false });
     expect((await t.api('GET', '/api/v1/balance', banned)).status).toBe(200);
   });
@@ -47,21 +40,21 @@ describe('error catalogue over HTTP', () => {
   it('BALANCE 402 when the wallet is short, and nothing is debited', async () => {
     const poor = await t.createAccount('poor', '4.999999');
     const before = await snapshot();
-    const r = await t.api('POST', '/api/v1/order', poor, order(service, 10));
+    const r = await t.api('POST', '/api/v1/order', poor, order(t.services.main, 10));
     expectError(r, 402, 'BALANCE');
     expect(r.body).toMatchObject({ charge: 5, balance: 4.999999 });
     expect(await snapshot()).toEqual(before);
   });
 
   it('SERVICE 422 for unknown and disabled services', async () => {
-    expectError(await t.api('POST', '/api/v1/order', creds, order(9999, 10)), 422, 'SERVICE');
+    expectError(await t.api('POST', '/api/v1/order', t.accounts.alice, order(9999, 10)), 422, 'SERVICE');
     const off = await t.createService({ enabled: false });
-    expectError(await t.api('POST', '/api/v1/order', creds, order(off, 10)), 422, 'SERVICE');
+    expectError(await t.api('POST', '/api/v1/order', t.accounts.alice, order(off, 10)), 422, 'SERVICE');
   });
 
   it('QTY 422 for integers outside min..max, 0 and negatives included, naming the range', async () => {
     for (const q of [0, -5, 9, 101]) {
-      const r = await t.api('POST', '/api/v1/order', creds, order(service, q));
+      const r = await t.api('POST', '/api/v1/order', t.accounts.alice, order(t.services.main, q));
       expectError(r, 422, 'QTY');
       expect(r.body.message).toContain('between 10 and 100');
       expect(r.body).toMatchObject({ min: 10, max: 100 });
@@ -76,29 +69,29 @@ describe('error catalogue over HTTP', () => {
       'null',
       '"x"',
       { target: 'https://x.com/a', quantity: 10 },
-      { service, quantity: 10 },
-      { service, target: 'https://x.com/a' },
-      { ...order(service, 10), price: 0 },
-      { ...order(service, 10), charge: 0 },
-      { service, target: 'https://x.com/a', quantity: '10' },
-      { service, target: 'https://x.com/a', quantity: 1.5 },
+      { service: t.services.main, quantity: 10 },
+      { service: t.services.main, target: 'https://x.com/a' },
+      { ...order(t.services.main, 10), price: 0 },
+      { ...order(t.services.main, 10), charge: 0 },
+      { service: t.services.main, target: 'https://x.com/a', quantity: '10' },
+      { service: t.services.main, target: 'https://x.com/a', quantity: 1.5 },
       '{"service":1,"target":"https://x.com/a","quantity":1e300}',
       '{"service":1,"target":"https://x.com/a","quantity":9007199254740993}',
       { service: '1', target: 'https://x.com/a', quantity: 10 },
-      { service, target: 'ftp://x.com/a', quantity: 10 },
-      { service, target: 'https://x.com/a b', quantity: 10 },
-      { service, target: 'https://x.com/\u0000', quantity: 10 },
-      { service, target: 'https://x.com/' + 'a'.repeat(2100), quantity: 10 },
-      { service, target: 123, quantity: 10 },
+      { service: t.services.main, target: 'ftp://x.com/a', quantity: 10 },
+      { service: t.services.main, target: 'https://x.com/a b', quantity: 10 },
+      { service: t.services.main, target: 'https://x.com/\u0000', quantity: 10 },
+      { service: t.services.main, target: 'https://x.com/' + 'a'.repeat(2100), quantity: 10 },
+      { service: t.services.main, target: 123, quantity: 10 },
       '{"__proto__":{"admin":true},"service":1,"target":"https://x.com/a","quantity":10}',
     ];
     for (const body of bad) {
-      const r = await t.api('POST', '/api/v1/order', creds, body);
+      const r = await t.api('POST', '/api/v1/order', t.accounts.alice, body);
       expectError(r, r.status === 413 ? 413 : 400, 'VALIDATION');
     }
     const notUtf8 = await fetch(`${t.url}/api/v1/order`, {
       method: 'POST',
-      headers: { 'x-api-key': creds.key, 'x-api-secret': creds.secret, 'content-type': 'application/json' },
+      headers: { 'x-api-key': t.accounts.alice.key, 'x-api-secret': t.accounts.alice.secret, 'content-type': 'application/json' },
       body: Buffer.from([0x7b, 0xff, 0xfe, 0x7d]),
     });
     expect(notUtf8.status).toBe(400);
@@ -107,71 +100,71 @@ describe('error catalogue over HTTP', () => {
 
   it('VALIDATION for a number JSON would round to another value, while the same values written exactly are orders', async () => {
     const before = await snapshot();
-    const body = (quantity: string): string => `{"service":${service},"target":"https://x.com/a","quantity":${quantity}}`;
+    const body = (quantity: string): string => `{"service":${t.services.main},"target":"https://x.com/a","quantity":${quantity}}`;
     // Each parses to a whole number in range (10, 10, 9007199254740990 > max, 0) that the client did not write.
     for (const quantity of ['10.0000000000000001', '9.99999999999999999', '9007199254740990.5', '1e-400']) {
-      const r = await t.api('POST', '/api/v1/order', creds, body(quantity));
+      const r = await t.api('POST', '/api/v1/order', t.accounts.alice, body(quantity));
       expectError(r, 400, 'VALIDATION');
       expect(r.body.message).toContain(`The number ${quantity} cannot be read exactly`);
     }
     // The admin API too: this amount would have been a top-up of 5.
-    const credit = await t.admin('POST', `/admin/v1/accounts/${creds.id}/credits`, '{"amount":5.0000000000000001,"reason":"typo"}');
+    const credit = await t.admin('POST', `/admin/v1/accounts/${t.accounts.alice.id}/credits`, '{"amount":5.0000000000000001,"reason":"typo"}');
     expect(credit.status).toBe(400);
     expect(credit.body.message).toContain('The number 5.0000000000000001 cannot be read exactly');
     expect(await snapshot()).toEqual(before);
     // Exact spellings of a whole number stay orders.
-    for (const quantity of ['10.0', '1e1', '100e-1']) expect((await t.api('POST', '/api/v1/order', creds, body(quantity))).status).toBe(201);
+    for (const quantity of ['10.0', '1e1', '100e-1']) expect((await t.api('POST', '/api/v1/order', t.accounts.alice, body(quantity))).status).toBe(201);
   });
 
   it('VALIDATION 415 for a wrong content type and 413 for an oversized body', async () => {
     const before = await snapshot();
-    const wrongType = await t.api('POST', '/api/v1/order', creds, JSON.stringify(order(service, 10)), { 'content-type': 'text/plain' });
+    const wrongType = await t.api('POST', '/api/v1/order', t.accounts.alice, JSON.stringify(order(t.services.main, 10)), { 'content-type': 'text/plain' });
     expectError(wrongType, 415, 'VALIDATION');
-    const huge = await t.api('POST', '/api/v1/order', creds, { ...order(service, 10), target: 'https://x.com/' + 'a'.repeat(2000) });
+    const huge = await t.api('POST', '/api/v1/order', t.accounts.alice, { ...order(t.services.main, 10), target: 'https://x.com/' + 'a'.repeat(2000) });
     expectError(huge, 413, 'VALIDATION');
     expect(await snapshot()).toEqual(before);
-    expect((await t.api('GET', '/api/v1/balance', creds)).status).toBe(200);
+    expect((await t.api('GET', '/api/v1/balance', t.accounts.alice)).status).toBe(200);
   });
 
   it('VALIDATION for a bad Idempotency-Key header', async () => {
-    const r = await t.api('POST', '/api/v1/order', creds, order(service, 10), { 'idempotency-key': 'x'.repeat(256) });
+    const r = await t.api('POST', '/api/v1/order', t.accounts.alice, order(t.services.main, 10), { 'idempotency-key': 'x'.repeat(256) });
     expectError(r, 400, 'VALIDATION');
     expect(r.body.message).toContain('Idempotency-Key');
   });
 
   it('NOT_FOUND 404 for unknown routes, unknown orders and other accounts\' orders alike', async () => {
-    expectError(await t.api('GET', '/api/v1/nothing', creds), 404, 'NOT_FOUND');
+    expectError(await t.api('GET', '/api/v1/nothing', t.accounts.alice), 404, 'NOT_FOUND');
     expectError(await t.api('GET', '/', null), 404, 'NOT_FOUND');
-    const mine = await t.api('POST', '/api/v1/order', creds, order(service, 10));
+    const mine = await t.api('POST', '/api/v1/order', t.accounts.alice, order(t.services.main, 10));
     expect(mine.status).toBe(201);
-    const theirs = await t.api('GET', `/api/v1/status?order=${mine.body.order}`, other);
-    const unknown = await t.api('GET', `/api/v1/status?order=${'A'.repeat(22)}`, other);
+    const theirs = await t.api('GET', `/api/v1/status?order=${mine.body.order}`, t.accounts.bob);
+    const unknown = await t.api('GET', `/api/v1/status?order=${'A'.repeat(22)}`, t.accounts.bob);
     expectError(theirs, 404, 'NOT_FOUND');
     expectError(unknown, 404, 'NOT_FOUND');
     expect(theirs.body.message).toBe(unknown.body.message);
   });
 
   it('VALIDATION for a missing or malformed order id', async () => {
-    expectError(await t.api('GET', '/api/v1/status', creds), 400, 'VALIDATION');
-    expectError(await t.api('GET', '/api/v1/status?order=', creds), 400, 'VALIDATION');
-    expectError(await t.api('GET', '/api/v1/status?order=../../etc', creds), 400, 'VALIDATION');
+    expectError(await t.api('GET', '/api/v1/status', t.accounts.alice), 400, 'VALIDATION');
+    expectError(await t.api('GET', '/api/v1/status?order=', t.accounts.alice), 400, 'VALIDATION');
+    expectError(await t.api('GET', '/api/v1/status?order=../../etc', t.accounts.alice), 400, 'VALIDATION');
   });
 
   it('METHOD 405 with Allow for a wrong method on a known route', async () => {
-    const r = await t.api('DELETE', '/api/v1/order', creds);
+    const r = await t.api('DELETE', '/api/v1/order', t.accounts.alice);
     expectError(r, 405, 'METHOD');
     expect(r.headers.get('allow')).toBe('POST');
-    expectError(await t.api('POST', '/api/v1/balance', creds, {}), 405, 'METHOD');
+    expectError(await t.api('POST', '/api/v1/balance', t.accounts.alice, {}), 405, 'METHOD');
   });
 
   it('runs checks in order: AUTH before VALIDATION, VALIDATION before SERVICE', async () => {
     expectError(await t.api('POST', '/api/v1/order', null, '{bad json'), 401, 'AUTH');
-    expectError(await t.api('POST', '/api/v1/order', creds, { service: 9999, target: 'https://x.com', quantity: 'x' }), 400, 'VALIDATION');
-    expectError(await t.api('POST', '/api/v1/order', creds, order(9999, 0)), 422, 'SERVICE');
+    expectError(await t.api('POST', '/api/v1/order', t.accounts.alice, { service: 9999, target: 'https://x.com', quantity: 'x' }), 400, 'VALIDATION');
+    expectError(await t.api('POST', '/api/v1/order', t.accounts.alice, order(9999, 0)), 422, 'SERVICE');
   });
 
   it('keeps serving after all of the above', async () => {
-    const r = await t.api('POST', '/api/v1/order', creds, order(service, 10));
+    const r = await t.api('POST', '/api/v1/order', t.accounts.alice, order(t.services.main, 10));
     expect(r.status).toBe(201);
   });
 });

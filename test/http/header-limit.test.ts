@@ -1,18 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { useServer, withServer, type Creds } from '../helpers/server.js';
+import { useServer, withServer } from '../helpers/server.js';
 
 describe('request header size limit (HEADER_BYTES_MAX)', () => {
-  let creds: Creds;
-  const t = useServer({ config: { headerBytesMax: 1024 } }, async (t) => {
-    creds = await t.createAccount('h', '1');
-  });
+  const t = useServer({ config: { headerBytesMax: 1024 }, accounts: { h: '1' } });
 
   it('answers 431 VALIDATION when the headers exceed the configured limit, and serves normal requests', async () => {
-    const big = await t.api('GET', '/api/v1/balance', creds, undefined, { 'x-padding': 'p'.repeat(1200) });
+    const big = await t.api('GET', '/api/v1/balance', t.accounts.h, undefined, { 'x-padding': 'p'.repeat(1200) });
     expect(big.status).toBe(431);
     expect(big.body).toMatchObject({ ok: false, error: 'VALIDATION' });
     expect(big.body.message).toContain('1024 bytes');
-    const fine = await t.api('GET', '/api/v1/balance', creds, undefined, { 'x-padding': 'p'.repeat(600) });
+    const fine = await t.api('GET', '/api/v1/balance', t.accounts.h, undefined, { 'x-padding': 'p'.repeat(600) });
     expect(fine.status).toBe(200);
   });
 });

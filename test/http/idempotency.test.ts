@@ -5,25 +5,19 @@ import { keepAlive } from '../helpers/keep-alive.js';
 import { order, roundTrips, useServer, withServer, type Creds, type TestServer } from '../helpers/server.js';
 
 describe('Idempotency-Key on POST /order', () => {
-  let creds: Creds;
-  let service: number;
-
-  const t = useServer({}, async (t) => {
-    service = await t.createService({ rate: '1', min: 1, max: 1000 });
-    creds = await t.createAccount('alice', '100');
-  });
+  const t = useServer({ services: { main: { rate: '1', min: 1, max: 1000 } }, accounts: { alice: '100' } });
 
   const credits = async (c: Creds) => (await t.api('GET', '/api/v1/balance', c)).body.credits;
 
   it('the same key and payload return the original status and body, marked as replayed', async () => {
-    const first = await t.api('POST', '/api/v1/order', creds, order(service, 5), { 'idempotency-key': 'k-1' });
+    const first = await t.api('POST', '/api/v1/order', t.accounts.alice, order(t.services.main, 5), { 'idempotency-key': 'k-1' });
     expect(first.status).toBe(201);
     expect(first.headers.get('idempotent-replayed')).toBeNull();
-    const again = await t.api('POST', '/api/v1/order', creds, order(service, 5), { 'idempotency-key': 'k-1' });
+    const again = await t.api('POST', '/api/v1/order', t.accounts.alice, order(t.services.main, 5), { 'idempotency-key': 'k-1' });
     expect(again.status).toBe(201);
     expect(again.text).toBe(first.text);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
-    expect(await credits(creds)).toBe(95);
+    expect(await credits(t.accounts.alice)).toBe(95);
   });
 
   it('a retry replays after the operator disabled the service, for every order type (the fingerprint does not follow the catalogue)', async () => {
@@ -57,20 +51,20 @@ describe('Idempotency-Key on POST /order', () => {
   });
 
   it('a quoted structured-field key is the same key', async () => {
-    const again = await t.api('POST', '/api/v1/order', creds, order(service, 5), { 'idempotency-key': '"k-1"' });
+    const again = await t.api('POST', '/api/v1/order', t.accounts.alice, order(t.services.main, 5), { 'idempotency-key': '"k-1"' });
     expect(again.headers.get('idempotent-replayed')).toBe('true');
   });
 
   it('the same key with a different payload is 422 IDEMPOTENCY and changes nothing', async () => {
-    const r = await t.api('POST', '/api/v1/order', creds, order(service, 6), { 'idempotency-key': 'k-1' });
+    const r = await t.api('POST', '/api/v1/order', t.accounts.alice, order(t.services.main, 6), { 'idempotency-key': 'k-1' });
     expect(r.status).toBe(422);
     expect(r.body.error).toBe('IDEMPOTENCY');
-    expect(await credits(creds)).toBe(95);
+    expect(await credits(t.accounts.alice)).toBe(95);
   });
 
   it('keys are scoped per account', async () => {
     const bob = await t.createAccount('bob', '10');
-    const r = await t.api('POST', '/api/v1/order', bob, order(service, 5), { 'idempotency-key': 'k-1' });
+    const r = await t.api('POST', '/api/v1/order', bob, order(t.services.main, 5), { 'idempotency-key': 'k-1' });
     expect(r.status).toBe(201);
     expect(r.headers.get('idempotent-replayed')).toBeNull();
     expect(await credits(bob)).toBe(5);
@@ -78,45 +72,45 @@ describe('Idempotency-Key on POST /order', () => {
 
   it('twenty concurrent requests with one key create one order', async () => {
     const replies = await Promise.all(
-      Array.from({ length: 20 }, () => t.api('POST', '/api/v1/order', creds, order(service, 2), { 'idempotency-key': 'burst' })),
+      Array.from({ length: 20 }, () => t.api('POST', '/api/v1/order', t.accounts.alice, order(t.services.main, 2), { 'idempotency-key': 'burst' })),
     );
     expect(new Set(replies.map((r) => r.body.order)).size).toBe(1);
     expect(replies.every((r) => r.status === 201)).toBe(true);
     expect(replies.filter((r) => r.headers.get('idempotent-replayed') === null)).toHaveLength(1);
-    expect(await credits(creds)).toBe(93);
+    expect(await credits(t.accounts.alice)).toBe(93);
   });
 
   it('business outcomes are remembered like successes; validation failures are not', async () => {
     const poor = await t.createAccount('poor', '1');
-    const refused = await t.api('POST', '/api/v1/order', poor, order(service, 5), { 'idempotency-key': 'b-1' });
+    const refused = await t.api('POST', '/api/v1/order', poor, order(t.services.main, 5), { 'idempotency-key': 'b-1' });
     expect(refused.status).toBe(402);
     await t.admin('POST', `/admin/v1/accounts/${poor.id}/credits`, { amount: 100, reason: 'top-up' });
-    const retried = await t.api('POST', '/api/v1/order', poor, order(service, 5), { 'idempotency-key': 'b-1' });
+    const retried = await t.api('POST', '/api/v1/order', poor, order(t.services.main, 5), { 'idempotency-key': 'b-1' });
     expect(retried.status).toBe(402);
     expect(retried.text).toBe(refused.text);
     expect(retried.headers.get('idempotent-replayed')).toBe('true');
 
-    const invalid = await t.api('POST', '/api/v1/order', poor, { ...order(service, 5), price: 1 }, { 'idempotency-key': 'v-1' });
+    const invalid = await t.api('POST', '/api/v1/order', poor, { ...order(t.services.main, 5), price: 1 }, { 'idempotency-key': 'v-1' });
     expect(invalid.status).toBe(400);
-    const fixed = await t.api('POST', '/api/v1/order', poor, order(service, 5), { 'idempotency-key': 'v-1' });
+    const fixed = await t.api('POST', '/api/v1/order', poor, order(t.services.main, 5), { 'idempotency-key': 'v-1' });
     expect(fixed.status).toBe(201);
   });
 
   it('replays survive a restart', async () => {
-    const first = await t.api('POST', '/api/v1/order', creds, order(service, 3), { 'idempotency-key': 'durable-key' });
+    const first = await t.api('POST', '/api/v1/order', t.accounts.alice, order(t.services.main, 3), { 'idempotency-key': 'durable-key' });
     await t.restart();
-    const again = await t.api('POST', '/api/v1/order', creds, order(service, 3), { 'idempotency-key': 'durable-key' });
+    const again = await t.api('POST', '/api/v1/order', t.accounts.alice, order(t.services.main, 3), { 'idempotency-key': 'durable-key' });
     expect(again.status).toBe(201);
     expect(again.text).toBe(first.text);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
-    const different = await t.api('POST', '/api/v1/order', creds, order(service, 4), { 'idempotency-key': 'durable-key' });
+    const different = await t.api('POST', '/api/v1/order', t.accounts.alice, order(t.services.main, 4), { 'idempotency-key': 'durable-key' });
     expect(different.status).toBe(422);
   });
 
   it('a key is forgotten after the retention period', async () => {
-    const first = await t.api('POST', '/api/v1/order', creds, order(service, 1), { 'idempotency-key': 'old-key' });
+    const first = await t.api('POST', '/api/v1/order', t.accounts.alice, order(t.services.main, 1), { 'idempotency-key': 'old-key' });
     t.clock.advance(24 * 3_600_000 + 1);
-    const later = await t.api('POST', '/api/v1/order', creds, order(service, 1), { 'idempotency-key': 'old-key' });
+    const later = await t.api('POST', '/api/v1/order', t.accounts.alice, order(t.services.main, 1), { 'idempotency-key': 'old-key' });
     expect(later.status).toBe(201);
     expect(later.body.order).not.toBe(first.body.order);
   });

@@ -6,17 +6,15 @@ import { order, startTestServer, withServer } from '../helpers/server.js';
 
 describe('operations over the admin API: verify, snapshot under load, restore, metrics', () => {
   it('verify reports the ledger; a tampered wallet is named as the first broken invariant', async () => {
-    await withServer({}, async (t) => {
-      const service = await t.createService({ rate: '0.5', min: 1, max: 100 });
-      const creds = await t.createAccount('v', '100');
-      const placed = await t.api('POST', '/api/v1/order', creds, order(service, 10));
+    await withServer({ services: { main: { rate: '0.5', min: 1, max: 100 } }, accounts: { v: '100' } }, async (t) => {
+      const placed = await t.api('POST', '/api/v1/order', t.accounts.v, order(t.services.main, 10));
       await t.admin('POST', `/admin/v1/orders/${placed.body.order}/status`, { status: 'partial', remains: 4 });
       const ok = await t.admin('GET', '/admin/v1/verify');
       expect(ok.status).toBe(200);
       expect(ok.body.report).toMatchObject({ ok: true, first_broken: null, totals: { credited: 100, debited: 5, refunded: 2 } });
       // Tamper with a wallet behind the log's back.
       const wallets = t.server.context.store.tables.wallets;
-      wallets.putSync(creds.id, { ...wallets.get(creds.id), credits: 1 });
+      wallets.putSync(t.accounts.v.id, { ...wallets.get(t.accounts.v.id), credits: 1 });
       const broken = await t.admin('GET', '/admin/v1/verify');
       expect(broken.status).toBe(409);
       expect(broken.body.error).toBe('LEDGER');
@@ -63,11 +61,9 @@ describe('operations over the admin API: verify, snapshot under load, restore, m
   });
 
   it('serves Prometheus metrics: requests by route and code, latency, commit batches, mailbox, accounts, orders by status', async () => {
-    await withServer({}, async (t) => {
-      const service = await t.createService({ rate: '1', min: 1, max: 100 });
-      const creds = await t.createAccount('m', '10');
-      await t.api('POST', '/api/v1/order', creds, order(service, 1));
-      await t.api('POST', '/api/v1/order', creds, order(service, 100));
+    await withServer({ services: { main: { rate: '1', min: 1, max: 100 } }, accounts: { m: '10' } }, async (t) => {
+      await t.api('POST', '/api/v1/order', t.accounts.m, order(t.services.main, 1));
+      await t.api('POST', '/api/v1/order', t.accounts.m, order(t.services.main, 100));
       const r = await fetch(`${t.adminUrl}/metrics`, { headers: { authorization: 'Bearer test-admin-token' } });
       expect(r.status).toBe(200);
       expect(r.headers.get('content-type')).toContain('text/plain');

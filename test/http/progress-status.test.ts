@@ -1,27 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { order, useServer, type Creds } from '../helpers/server.js';
+import { order, useServer } from '../helpers/server.js';
 import { cli } from '../helpers/cli.js';
 
 describe('progress and batch status', () => {
-  let creds: Creds;
-  let other: Creds;
-  let service: number;
 
-  async function place(quantity = 100, who = creds): Promise<string> {
-    const r = await t.api('POST', '/api/v1/order', who, order(service, quantity));
+  async function place(quantity = 100, who = t.accounts.alice): Promise<string> {
+    const r = await t.api('POST', '/api/v1/order', who, order(t.services.main, quantity));
     expect(r.status).toBe(201);
     return r.body.order;
   }
 
-  const t = useServer({}, async (t) => {
-    service = await t.createService({ rate: '0.01', min: 1, max: 1000 });
-    creds = await t.createAccount('alice', '100');
-    other = await t.createAccount('mallory', '100');
-  });
+  const t = useServer({ services: { main: { rate: '0.01', min: 1, max: 1000 } }, accounts: { alice: '100', mallory: '100' } });
 
   it('GET /status shows start_count (null until known) and remains for every order; progress sets them while in_progress', async () => {
     const id = await place(100);
-    const fresh = await t.api('GET', `/api/v1/status?order=${id}`, creds);
+    const fresh = await t.api('GET', `/api/v1/status?order=${id}`, t.accounts.alice);
     expect(fresh.body).toEqual({ ok: true, order: id, number: expect.any(Number), status: 'pending', quantity: 100, charge: 1, start_count: null, remains: 100 });
     // The operator's view carries what the customer sees as remains_shown.
     expect((await t.admin('GET', `/admin/v1/orders/${id}`)).body.order).toMatchObject({ remains: null, progress_remains: null, remains_shown: 100 });
@@ -35,14 +28,14 @@ describe('progress and batch status', () => {
     // An absent field stays as it was.
     await t.admin('POST', `/admin/v1/orders/${id}/progress`, { remains: 40 });
     await t.restart();
-    const during = await t.api('GET', `/api/v1/status?order=${id}`, creds);
+    const during = await t.api('GET', `/api/v1/status?order=${id}`, t.accounts.alice);
     expect(during.body).toMatchObject({ status: 'in_progress', start_count: 1234, remains: 40 });
     expect((await t.admin('GET', `/admin/v1/orders/${id}`)).body.order).toMatchObject({ remains: null, progress_remains: 40, remains_shown: 40 });
     const bad = await t.admin('POST', `/admin/v1/orders/${id}/progress`, { remains: 101 });
     expect(bad.status).toBe(400);
     expect(bad.body.message).toMatch(/remains must be an integer from 0 to 100/);
     await t.admin('POST', `/admin/v1/orders/${id}/status`, { status: 'partial', remains: 40 });
-    expect((await t.api('GET', `/api/v1/status?order=${id}`, creds)).body).toMatchObject({ status: 'partial', start_count: 1234, remains: 40 });
+    expect((await t.api('GET', `/api/v1/status?order=${id}`, t.accounts.alice)).body).toMatchObject({ status: 'partial', start_count: 1234, remains: 40 });
     expect((await t.admin('GET', `/admin/v1/orders/${id}`)).body.order).toMatchObject({ remains: 40, remains_shown: 40 });
     expect((await t.admin('GET', '/admin/v1/verify')).body.report.ok).toBe(true);
   });
@@ -58,11 +51,11 @@ describe('progress and batch status', () => {
   it('GET /status?orders=a,b,c answers per order in one request and one rate-limit token', async () => {
     const a = await place(5);
     const b = await place(7);
-    const foreign = await place(3, other);
+    const foreign = await place(3, t.accounts.mallory);
     await t.admin('POST', `/admin/v1/orders/${b}/status`, { status: 'completed' });
-    const before = await t.api('GET', '/api/v1/balance', creds);
+    const before = await t.api('GET', '/api/v1/balance', t.accounts.alice);
     const remainingBefore = Number(before.headers.get('x-ratelimit-remaining'));
-    const r = await t.api('GET', `/api/v1/status?orders=${a},${b},${foreign},nonsense`, creds);
+    const r = await t.api('GET', `/api/v1/status?orders=${a},${b},${foreign},nonsense`, t.accounts.alice);
     expect(r.status).toBe(200);
     expect(Number(r.headers.get('x-ratelimit-remaining'))).toBe(remainingBefore - 1);
     expect(r.body).toEqual({
@@ -78,14 +71,14 @@ describe('progress and batch status', () => {
 
   it('batch status refuses more than 100 ids and mixing order= with orders=, naming the limit', async () => {
     const ids = Array.from({ length: 101 }, (_, i) => `id${i}`).join(',');
-    const many = await t.api('GET', `/api/v1/status?orders=${ids}`, creds);
+    const many = await t.api('GET', `/api/v1/status?orders=${ids}`, t.accounts.alice);
     expect(many.status).toBe(400);
     expect(many.body.message).toMatch(/101 ids; the limit is 100/);
     const a = await place(5);
-    const both = await t.api('GET', `/api/v1/status?order=${a}&orders=${a}`, creds);
+    const both = await t.api('GET', `/api/v1/status?order=${a}&orders=${a}`, t.accounts.alice);
     expect(both.status).toBe(400);
     // The single form is unchanged.
-    const single = await t.api('GET', `/api/v1/status?order=${a}`, creds);
+    const single = await t.api('GET', `/api/v1/status?order=${a}`, t.accounts.alice);
     expect(single.body).toMatchObject({ ok: true, order: a, status: 'pending' });
   });
 });

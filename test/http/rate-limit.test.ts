@@ -1,58 +1,53 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/platform/clock.js';
-import { order, useServer, type Creds } from '../helpers/server.js';
+import { order, useServer } from '../helpers/server.js';
 
 describe('rate limits (simulated clock)', () => {
   const clock = new ManualClock();
-  let creds: Creds;
-  let service: number;
 
-  const t = useServer({ clock, config: { defaultRateLimitPerMinute: 60, authFailuresPerMinute: 5 } }, async (t) => {
-    service = await t.createService();
-    creds = await t.createAccount('burst', '1000');
-  });
+  const t = useServer({ clock, config: { defaultRateLimitPerMinute: 60, authFailuresPerMinute: 5 }, services: { main: {} }, accounts: { burst: '1000' } });
 
   it('a fresh key spends its whole minute at once, then gets 429 RATE with Retry-After', async () => {
-    const limit = await t.admin('PATCH', `/admin/v1/accounts/${creds.id}`, { rate_limit_per_minute: 3 });
+    const limit = await t.admin('PATCH', `/admin/v1/accounts/${t.accounts.burst.id}`, { rate_limit_per_minute: 3 });
     expect(limit.body.account.rate_limit_per_minute).toBe(3);
     // Every endpoint counts against the same bucket.
-    expect((await t.api('GET', '/api/v1/balance', creds)).status).toBe(200);
-    expect((await t.api('GET', '/api/v1/services', creds)).status).toBe(200);
-    const third = await t.api('POST', '/api/v1/order', creds, order(service, 1));
+    expect((await t.api('GET', '/api/v1/balance', t.accounts.burst)).status).toBe(200);
+    expect((await t.api('GET', '/api/v1/services', t.accounts.burst)).status).toBe(200);
+    const third = await t.api('POST', '/api/v1/order', t.accounts.burst, order(t.services.main, 1));
     expect(third.status).toBe(201);
     expect(third.headers.get('ratelimit')).toBe('"default";r=0;t=60');
-    const refused = await t.api('POST', '/api/v1/order', creds, order(service, 1));
+    const refused = await t.api('POST', '/api/v1/order', t.accounts.burst, order(t.services.main, 1));
     expect(refused.status).toBe(429);
     expect(refused.body).toMatchObject({ ok: false, error: 'RATE', retry_after: 20 });
     expect(refused.headers.get('retry-after')).toBe('20');
     expect(refused.headers.get('ratelimit-policy')).toBe('"default";q=3;w=60');
     // A refused order changes nothing.
-    expect((await t.admin('GET', `/admin/v1/accounts/${creds.id}`)).body.account.credits).toBe(999.9);
+    expect((await t.admin('GET', `/admin/v1/accounts/${t.accounts.burst.id}`)).body.account.credits).toBe(999.9);
   });
 
   it('refills at limit/60 per second on the monotonic clock', async () => {
     clock.advance(19_999);
-    expect((await t.api('GET', '/api/v1/balance', creds)).status).toBe(429);
+    expect((await t.api('GET', '/api/v1/balance', t.accounts.burst)).status).toBe(429);
     clock.advance(1);
-    expect((await t.api('GET', '/api/v1/balance', creds)).status).toBe(200);
-    expect((await t.api('GET', '/api/v1/balance', creds)).status).toBe(429);
+    expect((await t.api('GET', '/api/v1/balance', t.accounts.burst)).status).toBe(200);
+    expect((await t.api('GET', '/api/v1/balance', t.accounts.burst)).status).toBe(429);
   });
 
   it('supports limits up to 100,000,000 per minute', async () => {
-    const r = await t.admin('PATCH', `/admin/v1/accounts/${creds.id}`, { rate_limit_per_minute: 100_000_000 });
+    const r = await t.admin('PATCH', `/admin/v1/accounts/${t.accounts.burst.id}`, { rate_limit_per_minute: 100_000_000 });
     expect(r.status).toBe(200);
-    const balance = await t.api('GET', '/api/v1/balance', creds);
+    const balance = await t.api('GET', '/api/v1/balance', t.accounts.burst);
     expect(balance.headers.get('x-ratelimit-remaining')).toBe('99999999');
-    expect((await t.admin('PATCH', `/admin/v1/accounts/${creds.id}`, { rate_limit_per_minute: 100_000_001 })).status).toBe(400);
+    expect((await t.admin('PATCH', `/admin/v1/accounts/${t.accounts.burst.id}`, { rate_limit_per_minute: 100_000_001 })).status).toBe(400);
   });
 
   it('limits failed authentication per client IP, and serves valid credentials from a blocked IP', async () => {
-    const wrong = { ...creds, secret: 'sec_wrong' };
+    const wrong = { ...t.accounts.burst, secret: 'sec_wrong' };
     for (let i = 0; i < 5; i++) expect((await t.api('GET', '/api/v1/balance', wrong)).status).toBe(401);
     const blocked = await t.api('GET', '/api/v1/balance', wrong);
     expect(blocked.status).toBe(429);
     expect(blocked.body.error).toBe('RATE');
-    expect((await t.api('GET', '/api/v1/balance', creds)).status).toBe(200);
+    expect((await t.api('GET', '/api/v1/balance', t.accounts.burst)).status).toBe(200);
     clock.advance(12_000);
     expect((await t.api('GET', '/api/v1/balance', wrong)).status).toBe(401);
   });

@@ -1,13 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { useServer, type Creds } from '../helpers/server.js';
+import { useServer } from '../helpers/server.js';
 import { cli } from '../helpers/cli.js';
 
 describe('services carry what clients choose by', () => {
-  let creds: Creds;
-
-  const t = useServer({}, async (t) => {
-    creds = await t.createAccount('alice', '10');
-  });
+  const t = useServer({ accounts: { alice: '10' } });
 
   it('the admin API sets category, type, refill, refill_days, cancel, dripfeed and description; GET /services shows them after a restart', async () => {
     const created = await t.admin('POST', '/admin/v1/services', {
@@ -29,7 +25,7 @@ describe('services carry what clients choose by', () => {
     const patched = await t.admin('PATCH', `/admin/v1/services/${id}`, { dripfeed: true, refill_days: 14 });
     expect(patched.body.service).toMatchObject({ dripfeed: true, refill_days: 14, type: 'Custom Comments', enabled: true });
     await t.restart();
-    const listed = await t.api('GET', '/api/v1/services', creds);
+    const listed = await t.api('GET', '/api/v1/services', t.accounts.alice);
     expect(listed.body.services).toContainEqual({
       id,
       platform: 'instagram',
@@ -49,7 +45,7 @@ describe('services carry what clients choose by', () => {
 
   it('a new service gets refill_days 30 and the Default type', async () => {
     const id = await t.createService();
-    const listed = await t.api('GET', '/api/v1/services', creds);
+    const listed = await t.api('GET', '/api/v1/services', t.accounts.alice);
     expect(listed.body.services.find((s: { id: number }) => s.id === id)).toMatchObject({ type: 'Default', refill: false, refill_days: 30, cancel: false, dripfeed: false });
   });
 

@@ -5,18 +5,10 @@
 import { describe, expect, it } from 'vitest';
 import { verifyLedger, verifyLedgerAsync } from '../../src/ops/index.js';
 import { seedIfEmpty } from '../../src/app/seed.js';
-import { order, useServer, withServer, type Creds } from '../helpers/server.js';
+import { order, useServer, withServer } from '../helpers/server.js';
 
 describe('verifyLedger on a live server', () => {
-  let service: number;
-  let alice: Creds;
-  let bob: Creds;
-
-  const t = useServer({}, async (t) => {
-    service = await t.createService({ rate: '0.1', min: 1, max: 1000 });
-    alice = await t.createAccount('alice', '100');
-    bob = await t.createAccount('bob', '2.5');
-  });
+  const t = useServer({ services: { main: { rate: '0.1', min: 1, max: 1000 } }, accounts: { alice: '100', bob: '2.5' } });
 
   it('a fresh server with accounts and top-ups verifies', () => {
     const report = verifyLedger(t.server.context.store);
@@ -26,16 +18,16 @@ describe('verifyLedger on a live server', () => {
   });
 
   it('orders, rejections, idempotent replays and adjustments keep the ledger consistent', async () => {
-    expect((await t.api('POST', '/api/v1/order', alice, order(service, 3))).status).toBe(201); // 0.3
-    expect((await t.api('POST', '/api/v1/order', alice, order(service, 7), { 'idempotency-key': 'a-1' })).status).toBe(201); // 0.7
-    expect((await t.api('POST', '/api/v1/order', alice, order(service, 7), { 'idempotency-key': 'a-1' })).headers.get('idempotent-replayed')).toBe('true');
-    expect((await t.api('POST', '/api/v1/order', bob, order(service, 20))).status).toBe(201); // 2
+    expect((await t.api('POST', '/api/v1/order', t.accounts.alice, order(t.services.main, 3))).status).toBe(201); // 0.3
+    expect((await t.api('POST', '/api/v1/order', t.accounts.alice, order(t.services.main, 7), { 'idempotency-key': 'a-1' })).status).toBe(201); // 0.7
+    expect((await t.api('POST', '/api/v1/order', t.accounts.alice, order(t.services.main, 7), { 'idempotency-key': 'a-1' })).headers.get('idempotent-replayed')).toBe('true');
+    expect((await t.api('POST', '/api/v1/order', t.accounts.bob, order(t.services.main, 20))).status).toBe(201); // 2
     // BALANCE, remembered under the key with no order.
-    const poor = await t.api('POST', '/api/v1/order', bob, order(service, 10), { 'idempotency-key': 'b-1' });
+    const poor = await t.api('POST', '/api/v1/order', t.accounts.bob, order(t.services.main, 10), { 'idempotency-key': 'b-1' });
     expect(poor.body.error).toBe('BALANCE');
-    expect((await t.api('POST', '/api/v1/order', bob, order(service, 5000))).body.error).toBe('QTY');
-    expect((await t.admin('POST', `/admin/v1/accounts/${alice.id}/credits`, { amount: '-10.25', reason: 'chargeback' })).status).toBe(200);
-    await Promise.all(Array.from({ length: 50 }, (_, i) => t.api('POST', '/api/v1/order', alice, order(service, 1 + (i % 9)))));
+    expect((await t.api('POST', '/api/v1/order', t.accounts.bob, order(t.services.main, 5000))).body.error).toBe('QTY');
+    expect((await t.admin('POST', `/admin/v1/accounts/${t.accounts.alice.id}/credits`, { amount: '-10.25', reason: 'chargeback' })).status).toBe(200);
+    await Promise.all(Array.from({ length: 50 }, (_, i) => t.api('POST', '/api/v1/order', t.accounts.alice, order(t.services.main, 1 + (i % 9)))));
 
     const report = verifyLedger(t.server.context.store);
     expect(report.firstBroken).toBeNull();

@@ -16,7 +16,6 @@ import {
   LmdbGroupCommit,
   LogFirstWal,
   openStore,
-  recoverCommitLog,
   type Store,
   type SyncMode,
   type TableName,
@@ -25,6 +24,7 @@ import {
 } from '../../src/wal/index.js';
 import { type LogEvent } from '../../src/ledger/index.js';
 import { MemoryWal, type TableKey } from '../../src/wal/memory-wal.js';
+import { LOG_FILE_BYTES, restartLogMode } from '../helpers/log-mode-restart.js';
 
 interface DurableView {
   /** The log as a restarted process reads it: sequence number and event, in key order. */
@@ -127,7 +127,7 @@ const logFirst: Implementation = {
     const fatals: unknown[] = [];
     let wal: LogFirstWal | null = null;
     const lmdb = new LmdbGroupCommit(store, { onFatal: (e) => wal!.fail(e) });
-    const log = new CommitLog(dir, { fileBytes: 1024 * 1024, whenApplied: (p) => wal!.whenApplied(p) });
+    const log = new CommitLog(dir, { fileBytes: LOG_FILE_BYTES, whenApplied: (p) => wal!.whenApplied(p) });
     wal = new LogFirstWal(log, lmdb, 0, { onFatal: (e) => fatals.push(e), ...(pendingEntriesMax === undefined ? {} : { pendingEntriesMax }) });
     const subject = wal;
     return {
@@ -140,10 +140,7 @@ const logFirst: Implementation = {
         await subject.close().catch(() => {});
         log.close();
         await store.close();
-        store = openStore(dir, { syncMode: 'log' });
-        const reopened = new CommitLog(dir, { fileBytes: 1024 * 1024, whenApplied: async () => {} });
-        await recoverCommitLog(store, reopened, new LmdbGroupCommit(store, { onFatal: (e) => fatals.push(e) }));
-        reopened.close();
+        store = (await restartLogMode(dir, (e) => fatals.push(e))).store;
         return lmdbView(store);
       },
       async dispose() {

@@ -17,13 +17,12 @@ import {
   LmdbGroupCommit,
   LogFirstWal,
   openStore,
-  recoverCommitLog,
   type Store,
   type WalEntry,
 } from '../../src/wal/index.js';
 import type { LogEvent } from '../../src/ledger/index.js';
+import { LOG_FILE_BYTES, restartLogMode } from '../helpers/log-mode-restart.js';
 
-const FILE_BYTES = 1024 * 1024;
 const dirs: string[] = [];
 afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
@@ -60,16 +59,7 @@ const until = async (done: () => boolean): Promise<void> => {
   expect(done()).toBe(true);
 };
 
-async function restart(dir: string): Promise<{ store: Store; replayed: number; position: number }> {
-  const store = openStore(dir, { syncMode: 'log' });
-  const log = new CommitLog(dir, { fileBytes: FILE_BYTES, whenApplied: async () => {} });
-  try {
-    const result = await recoverCommitLog(store, log, new LmdbGroupCommit(store, { onFatal: (e) => expect.fail(String(e)) }));
-    return { store, ...result };
-  } finally {
-    log.close();
-  }
-}
+const restart = (dir: string) => restartLogMode(dir, (e) => expect.fail(String(e)));
 
 /** A log-first WAL in a new directory whose LMDB side never applies anything. */
 function heldWal(): { dir: string; store: Store; lmdb: HeldLmdb; log: CommitLog; wal: LogFirstWal } {
@@ -77,7 +67,7 @@ function heldWal(): { dir: string; store: Store; lmdb: HeldLmdb; log: CommitLog;
   dirs.push(dir);
   const store = openStore(dir, { syncMode: 'log' });
   const lmdb = new HeldLmdb(store, { onFatal: (e) => expect.fail(String(e)) });
-  const log = new CommitLog(dir, { fileBytes: FILE_BYTES, whenApplied: async () => {} });
+  const log = new CommitLog(dir, { fileBytes: LOG_FILE_BYTES, whenApplied: async () => {} });
   const wal = new LogFirstWal(log, lmdb, 0, { onFatal: (e) => expect.fail(String(e)) });
   return { dir, store, lmdb, log, wal };
 }
@@ -123,7 +113,7 @@ describe('sync mode log: recovery and fail-stop', () => {
     log.close();
     await store.close();
     // Cut the second record short: its last 8 bytes never reached the disk.
-    const firstLength = new CommitLog(dir, { fileBytes: FILE_BYTES, whenApplied: async () => {} });
+    const firstLength = new CommitLog(dir, { fileBytes: LOG_FILE_BYTES, whenApplied: async () => {} });
     const [one, two] = firstLength.records();
     firstLength.close();
     const fd = openSync(join(dir, COMMIT_LOG_FILES[0]), 'r+');
@@ -145,7 +135,7 @@ describe('sync mode log: recovery and fail-stop', () => {
     const fatals: unknown[] = [];
     let wal: LogFirstWal | null = null;
     const lmdb = new LmdbGroupCommit(store, { onFatal: (e) => wal!.fail(e) });
-    const log = new FailingLog(dir, { fileBytes: FILE_BYTES, whenApplied: (p) => wal!.whenApplied(p) });
+    const log = new FailingLog(dir, { fileBytes: LOG_FILE_BYTES, whenApplied: (p) => wal!.whenApplied(p) });
     wal = new LogFirstWal(log, lmdb, 0, { onFatal: (e) => fatals.push(e) });
     await wal.append(entry(1, 10));
     expect(store.tables.wallets.get(1)).toEqual({ id: 1, credits: 10 });
