@@ -18,7 +18,7 @@
  *   counted from its own first failure) marks its endpoint failing: it is
  *   skipped, and its messages kept, until the operator replays it.
  */
-import { MS_PER_HOUR, type Clock } from '../platform/index.js';
+import { assert, MS_PER_HOUR, type Clock } from '../platform/index.js';
 import type { Store, WalEntry, Wal } from '../wal/index.js';
 import { retryDelayMs } from './backoff.js';
 import type { WebhookDirectory } from './directory.js';
@@ -141,6 +141,7 @@ export class Attempts {
 
   /** Counts an attempt's outcome (every attempt, its endpoint deleted or not). */
   count(outcome: AttemptOutcome): void {
+    assert(Object.hasOwn(this.counts, outcome), 'a delivery attempt ends in one of the known outcomes', outcome);
     this.counts[outcome]++;
   }
 

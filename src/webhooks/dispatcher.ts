@@ -469,11 +469,20 @@ export class Dispatcher {
     else afterEarlierResults();
   }
 
+  /**
+   * Keeps `promise` among the work `stop` waits for. A rejection is a fault
+   * in the dispatcher's own work (an attempt's settling, a purge), never a
+   * receiver's answer, which `send` turns into an outcome: it goes to
+   * `onError`, which stops the process on a broken invariant.
+   */
   private track(promise: Promise<unknown>): void {
     this.running.add(promise);
-    const drop = (): void => {
-      this.running.delete(promise);
-    };
-    promise.then(drop, drop);
+    promise.then(
+      () => void this.running.delete(promise),
+      (error: unknown) => {
+        this.running.delete(promise);
+        this.options.onError(error, 'a webhook delivery could not be settled');
+      },
+    );
   }
 }
