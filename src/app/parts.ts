@@ -11,7 +11,7 @@ import { AbuseLog, type AppContext, AuthFailureLimiter, buildOpenApi, type HttpL
 import { OrderIds, OrderNumbers, RefillIds } from '../ids/index.js';
 import type { ForceJoinVerdict, IdempotencyRecord } from '../ledger/index.js';
 import { type Metrics, OperatorJobs } from '../ops/index.js';
-import { type Clock, InvariantError, MS_PER_HOUR, VERSION } from '../platform/index.js';
+import { type Clock, MS_PER_HOUR, reportFault, VERSION } from '../platform/index.js';
 import { IdempotencySweeper, lastOrderNumber, lastRefillId, StoredOrders } from '../wal/index.js';
 import { Webhooks } from '../webhooks/index.js';
 import type { Config } from './config.js';
@@ -52,7 +52,7 @@ function newWebhooks(config: Config, options: ServerOptions, storage: Storage, c
       ...(options.random === undefined ? {} : { random: options.random }),
       ...(options.webhookWindowMax === undefined ? {} : { windowMax: options.webhookWindowMax }),
       yieldWhenBusy: options.webhookYield ?? true,
-      onError: (error, what) => (error instanceof InvariantError ? onFatal(error) : log.error({ err: error }, what)),
+      onError: (error, what) => void reportFault({ log, onFatal }, error, what),
     },
   );
 }

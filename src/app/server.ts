@@ -8,7 +8,7 @@
 import type { Logger } from 'pino';
 import { type AppContext, closeListenSocket, createApp, type ListenSocket, localPort, mountAdmin, mountCustomerApi, type TemplatedApp } from '../http/index.js';
 import { Metrics } from '../ops/index.js';
-import { createLogger, InvariantError, makePrivateDirectory, systemClock } from '../platform/index.js';
+import { createLogger, InvariantError, makePrivateDirectory, reportFault, systemClock } from '../platform/index.js';
 import { ACCOUNT_EVICT_EVERY_MS } from '../actors/index.js';
 import { type IdempotencySweeper, removeCommitLog, SWEEP_EVERY_MS } from '../wal/index.js';
 import { POLL_EVERY_MS, type Webhooks } from '../webhooks/index.js';
@@ -46,7 +46,7 @@ function startBackgroundWork(parts: Parts, options: ServerOptions, log: Logger, 
   // Every minute: each sweep removes what expired since the last one, in
   // steps of 1,000 (about 50,000 records a second beside a keyed load), so it keeps up with any keyed order rate the server takes.
   const sweepEveryMs = options.sweepEveryMs === undefined ? SWEEP_EVERY_MS : options.sweepEveryMs;
-  if (sweepEveryMs !== null) parts.sweeper.start(sweepEveryMs, (error) => (error instanceof InvariantError ? onFatal(error) : log.error({ err: error }, 'idempotency sweep failed')));
+  if (sweepEveryMs !== null) parts.sweeper.start(sweepEveryMs, (error) => void reportFault({ log, onFatal }, error, 'idempotency sweep failed'));
   parts.webhooks.start(options.webhookPollMs ?? POLL_EVERY_MS);
 }
 

@@ -11,7 +11,6 @@
  */
 import { timingSafeEqual, createHash } from 'node:crypto';
 import { errorOutcome } from '../../errors/index.js';
-import { InvariantError } from '../../platform/index.js';
 import { newRequestId } from '../../ids/index.js';
 import { readBody } from '../transport/body.js';
 import {
@@ -34,7 +33,7 @@ import { createService, listServices, patchService } from './services.js';
 import * as webhooks from './webhooks.js';
 import type { AppContext } from '../context.js';
 import { parseJson, TOO_LARGE } from '../transport/json-request.js';
-import { guarded, newExchange, send, sendError, type Exchange } from '../transport/reply.js';
+import { failed, guarded, newExchange, send, sendError, type Exchange } from '../transport/reply.js';
 import type { HttpRequest, HttpResponse, TemplatedApp } from '../transport/uws.js';
 
 type Handler = AdminHandler;
@@ -123,12 +122,7 @@ function handleAdmin(ctx: AppContext, ex: Exchange, res: HttpResponse, req: Http
   const params = match.pattern.exec(url)!.slice(1);
   const query = new URLSearchParams(req.getQuery() ?? '');
   const run = (body: unknown): void => {
-    Promise.resolve(match.handler(ex, ctx, params, body, query)).catch((error: unknown) => {
-      // A broken invariant stops the process (fail-stop); the request gets no answer.
-      if (error instanceof InvariantError) return ctx.onFatal(error);
-      ctx.log.error({ err: error, url }, 'admin request failed');
-      sendError(ex, errorOutcome('INTERNAL', 'The server failed to complete this request.'));
-    });
+    Promise.resolve(match.handler(ex, ctx, params, body, query)).catch((error: unknown) => failed(ctx, ex, error, 'admin request failed'));
   };
   if (!match.withBody) return run(undefined);
   const contentType = req.getHeader('content-type');

@@ -6,14 +6,13 @@
  * v2 order are the same order.
  */
 import type { Account } from '../../actors/index.js';
-import { errorOutcome, type ErrorOutcome } from '../../errors/index.js';
-import { InvariantError } from '../../platform/index.js';
+import type { ErrorOutcome } from '../../errors/index.js';
 import { orderFingerprint, readOrderPayload, type OrderPayload, type OrderRequest, type ServiceRecord } from '../../ledger/index.js';
 import type { Answer } from '../transport/answer.js';
 import type { AppContext } from '../context.js';
 import { deliver, type OutcomeRenderer } from '../transport/deliver.js';
 import { parseIdempotencyKey } from './idempotency-key.js';
-import { guarded, sendError, type Exchange } from '../transport/reply.js';
+import { failed, guarded, type Exchange } from '../transport/reply.js';
 
 /** A checked order and its Idempotency-Key header (null when none was sent), or the header's problem. */
 export function orderRequest(payload: OrderPayload, service: ServiceRecord | null, idempotencyHeader: string | null): OrderRequest {
@@ -55,10 +54,7 @@ export function submitOrder(ex: Exchange, ctx: AppContext, account: Account, req
     },
     (error: unknown) => {
       release();
-      // A broken invariant stops the process (fail-stop); the request gets no answer.
-      if (error instanceof InvariantError) return ctx.onFatal(error);
-      ctx.log.error({ err: error }, 'force-join check failed');
-      sendError(ex, errorOutcome('INTERNAL', 'The server failed to check the Telegram channel membership.'));
+      failed(ctx, ex, error, 'force-join check failed', 'The server failed to check the Telegram channel membership.');
     },
   );
 }

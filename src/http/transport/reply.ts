@@ -5,10 +5,9 @@
  */
 import { renderError, type ErrorOutcome } from '../../errors/index.js';
 import type { Metrics } from '../../ops/index.js';
-import { InvariantError } from '../../platform/index.js';
+import { MS_PER_SECOND, reportFault, type FaultSink } from '../../platform/index.js';
 import type { Answer } from './answer.js';
 import type { HttpResponse } from './uws.js';
-import { MS_PER_SECOND } from '../../platform/index.js';
 
 const STATUS_LINES: Record<number, string> = {
   200: '200 OK',
@@ -149,11 +148,6 @@ export function sendError(ex: Exchange, error: ErrorOutcome, extraHeaders: strin
   send(ex, answer.status, answer.body, extraHeaders, close, error.code);
 }
 
-/** What `guarded` needs: a log, and the fail-stop handler for broken invariants. */
-export interface FaultSink {
-  log: { error: (obj: object, msg: string) => void };
-  onFatal(error: unknown): void;
-}
 
 /**
  * Runs a handler step so that a thrown error (a storage error, say)
@@ -167,8 +161,16 @@ export function guarded(ctx: FaultSink, ex: Exchange, step: () => void): void {
   try {
     step();
   } catch (error) {
-    if (error instanceof InvariantError) return ctx.onFatal(error);
-    ctx.log.error({ err: error, requestId: ex.requestId, route: ex.route }, 'request failed');
-    sendError(ex, { code: 'INTERNAL', status: 500, message: 'The server failed to complete this request.' });
+    failed(ctx, ex, error, 'request failed');
   }
+}
+
+/**
+ * A request's step failed unexpectedly: a broken invariant stops the
+ * process and the request gets no answer; anything else is logged and
+ * answered 500 INTERNAL with `message`.
+ */
+export function failed(ctx: FaultSink, ex: Exchange, error: unknown, what: string, message = 'The server failed to complete this request.'): void {
+  if (reportFault(ctx, error, what, { requestId: ex.requestId, route: ex.route })) return;
+  sendError(ex, { code: 'INTERNAL', status: 500, message });
 }

@@ -7,7 +7,7 @@
  */
 import type { Account } from '../../actors/index.js';
 import { errorOutcome, type ErrorOutcome } from '../../errors/index.js';
-import { InvariantError } from '../../platform/index.js';
+import { reportFault } from '../../platform/index.js';
 import { readEndpointInput, renderWebhook, type WebhookEndpoint } from '../../webhooks/index.js';
 import type { BodyResult } from '../transport/body.js';
 import type { AppContext } from '../context.js';
@@ -40,7 +40,7 @@ function admitted(ex: Exchange, ctx: AppContext, account: Account, run: () => Pr
   run().then(
     (answer) => guarded(ctx, ex, () => deliver(ex, ctx, account, touch, () => answer)),
     // A failed commit stops the process (fail-stop), and so does a broken invariant: this request is not answered.
-    (error: unknown) => (error instanceof InvariantError ? ctx.onFatal(error) : ctx.log.error({ err: error }, 'a webhook change failed')),
+    (error: unknown) => void reportFault(ctx, error, 'a webhook change failed'),
   );
 }
 
