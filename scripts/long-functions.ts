@@ -7,9 +7,10 @@
  * `node dist/scripts/long-functions.js` prints them and exits 1 if any;
  * test/architecture/function-length.test.ts runs the same check.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { relative } from 'node:path';
 import ts from 'typescript';
+import { sourceFiles } from './source-files.js';
 
 export const FUNCTION_LINES_MAX = 70;
 const EXEMPT = /\/\/ declarative table\b/;
@@ -19,14 +20,6 @@ export interface LongFunction {
   line: number;
   name: string;
   lines: number;
-}
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return sourceFiles(path);
-    return path.endsWith('.ts') ? [path] : [];
-  });
 }
 
 function nameOf(node: ts.Node, source: ts.SourceFile): string {

@@ -1,16 +1,9 @@
 /** Reading `src/` as files, and building a small tree to show that a check catches what it should. */
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
-/** Every `.ts` file below `dir`. */
-export function sourceFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return sourceFiles(path);
-    return path.endsWith('.ts') ? [path] : [];
-  });
-}
+export { sourceFiles } from '../../scripts/source-files.js';
 
 /** Writes `files` (path → text) into a fresh temporary folder, runs `check` on it and removes it. */
 export function withTree(files: Record<string, string>, check: (dir: string) => void): void {
