@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { order, useServer, type CustomerServer } from '../helpers/server.js';
 import { cli } from '../helpers/cli.js';
+import { LeaseSweeper } from '../../src/actors/index.js';
 
 const SECOND_MS = 1000;
 
@@ -136,6 +137,21 @@ describe('claim leases', () => {
     const b = await placed(t);
     t.clock.advance(10 * SECOND_MS);
     expect(await claimed(t, 'w2')).toEqual([a, b]);
+    await verified(t);
+  });
+
+  it('the sweep puts back at most its step of ended leases per tick, and only on the leader', async () => {
+    const ids = [await placed(t), await placed(t), await placed(t), await placed(t), await placed(t)];
+    await claimed(t, 'w1', { lease_seconds: 10 });
+    t.clock.advance(10 * SECOND_MS);
+    const { store, registry } = t.server.context;
+    const follower = new LeaseSweeper(store, registry, t.clock, () => false, 2);
+    expect(await follower.step()).toBe(0);
+    expect((await t.admin('GET', '/admin/v1/orders?status=processing')).body.orders).toHaveLength(5);
+    const leader = new LeaseSweeper(store, registry, t.clock, () => true, 2);
+    expect([await leader.step(), await leader.step(), await leader.step(), await leader.step()]).toEqual([2, 2, 1, 0]);
+    const pending = (await t.admin('GET', '/admin/v1/orders?status=pending')).body.orders;
+    expect(pending.map((o: { id: string }) => o.id)).toEqual(ids);
     await verified(t);
   });
 
