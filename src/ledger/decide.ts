@@ -586,7 +586,8 @@ function decideLease(state: WalletState, command: Extract<Command, { kind: 'exte
   const order = command.order!;
   if (command.kind === 'expire-lease') {
     if (!leaseEnded(order, now.wallMs)) return refused(state, errorOutcome('CONFLICT', `Order ${order.id} holds no lease that has ended.`));
-    return released(state, order, order.worker!, 'expired', now);
+    assert(order.worker !== undefined, 'an order under a lease names the worker holding it', order);
+    return released(state, order, order.worker, 'expired', now);
   }
   const refusal = leaseRefusal(order, command.worker, now.wallMs);
   if (refusal !== null) return refused(state, errorOutcome('CONFLICT', holdRefusalMessage(refusal, order, command.worker)));

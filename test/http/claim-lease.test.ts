@@ -71,9 +71,10 @@ describe('claim leases', () => {
     const a = await placed(t);
     await claimed(t, 'w1', { lease_seconds: 30 });
     t.clock.advance(20 * SECOND_MS);
-    const extended = await t.admin('POST', `/admin/v1/orders/${a}/extend`, { worker: 'w1', lease_seconds: 120 });
-    expect(extended.status).toBe(200);
-    expect(extended.body.order.lease_expires_at).toBe(new Date(t.clock.wallMs() + 120 * SECOND_MS).toISOString());
+    const extended = await cli(t, 'order', 'extend', a, '--worker', 'w1', '--lease-seconds', '120');
+    const endsAt = new Date(t.clock.wallMs() + 120 * SECOND_MS).toISOString();
+    expect(extended.out).toBe(`w1 holds order ${a} until ${endsAt}.\n`);
+    expect((await shown(t, a)).lease_expires_at).toBe(endsAt);
     const other = await t.admin('POST', `/admin/v1/orders/${a}/extend`, { worker: 'w2' });
     expect(other.status).toBe(409);
     expect(other.body).toMatchObject({ error: 'CONFLICT', message: `Order ${a} is held by w1, not by w2.` });
