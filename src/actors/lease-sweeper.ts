@@ -19,7 +19,7 @@ import type { Clock } from '../platform/index.js';
 import type { Delivery } from './wallet-actor.js';
 import type { Registry } from './registry.js';
 import type { Store } from '../wal/index.js';
-import { LEASE_SWEEP_STEP_MAX } from './limits.js';
+import { LEASE_SWEEP_STEP_MAX, LEASE_SWEEP_TURN_MAX } from './limits.js';
 
 export class LeaseSweeper {
   private timer: NodeJS.Timeout | null = null;
@@ -49,9 +49,13 @@ export class LeaseSweeper {
   private async expire(): Promise<number> {
     if (!this.isLeader()) return 0;
     const nowMs = this.clock.wallMs();
-    const moves: Delivery[] = [];
     // Keys sort by lease end: everything before [nowMs + 1] has ended (a lease ends at its instant).
-    for (const { key, value } of this.store.tables.leases.getRange({ end: [nowMs + 1], limit: this.stepMax })) {
+    const ended = [...this.store.tables.leases.getRange({ end: [nowMs + 1], limit: this.stepMax })];
+    const moves: Delivery[] = [];
+    for (let i = 0; i < ended.length; i++) {
+      // The commands of one step are sent a few at a time, each batch in its own turn of the event loop, so orders wait behind no more than one batch.
+      if (i > 0 && i % LEASE_SWEEP_TURN_MAX === 0) await new Promise((resolve) => setImmediate(resolve));
+      const { key, value } = ended[i]!;
       const account = this.registry.get(value as number);
       if (account === undefined) continue;
       const delivery = account.actor.send({ kind: 'expire-lease', orderId: (key as [number, string])[1] });

@@ -42,3 +42,11 @@ export const LEASE_SWEEP_EVERY_MS = 1_000;
  * larger than this (after a long stop) drains over the next ticks.
  */
 export const LEASE_SWEEP_STEP_MAX = 500;
+
+/**
+ * The most expiries a sweep step sends in one turn of the event loop
+ * before letting other work run: 50 commands take a few milliseconds, so
+ * the orders arriving meanwhile wait no longer than that, while a step
+ * still joins a handful of group commits.
+ */
+export const LEASE_SWEEP_TURN_MAX = 50;
