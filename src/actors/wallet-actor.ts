@@ -11,8 +11,8 @@
  * `mailboxMax` of this wallet's replies wait is refused (503 UNAVAILABLE).
  */
 import { assert, type Clock } from '../platform/index.js';
-import { idempotencyExpiryKey, orderIndexKey, type StoredOrders, type TablePut, type Wal, type WalEntry } from '../wal/index.js';
-import { checkOrder, checkWallet, type Command, decide, type Decision, type IdempotencyRecord, initialState, type LogEvent, type Now, type OrderRecord, type Outcome, type RefillRecord, type WalletState } from '../ledger/index.js';
+import { idempotencyExpiryKey, leaseKey, orderIndexKey, type StoredOrders, type TablePut, type Wal, type WalEntry } from '../wal/index.js';
+import { checkOrder, checkWallet, type Command, decide, type Decision, type IdempotencyRecord, initialState, type LogEvent, onlyLeaseExtended, type Now, type OrderRecord, type Outcome, type RefillRecord, type WalletState } from '../ledger/index.js';
 import type { NewOrderId, OrderNumbers, RefillIds } from '../ids/index.js';
 import type { Catalog } from './catalog.js';
 import type { Request } from './request.js';
@@ -201,13 +201,15 @@ export class WalletActor {
       puts.push({ table: 'orders', key: fresh === null ? this.ctx.orders.keyOf(order.id) : fresh.key, value: checkOrder(order) });
       if ('order' in command && command.order !== null) entry.removes = [{ table: 'orderIndex', key: orderIndexKey(command.order) }];
       puts.push({ table: 'orderIndex', key: orderIndexKey(order), value: order.account });
+      this.leaseRows(entry, 'order' in command ? command.order : null, order);
       if (command.kind === 'order') {
         assert(command.number === this.ctx.orderNumbers.peek(), 'a new order gets the number peeked in the same turn', command.number);
         puts.push({ table: 'numbers', key: command.number, value: order.id });
       }
     }
     if (decision.refill !== null) puts.push({ table: 'refills', key: decision.refill.id, value: decision.refill });
-    if ((order !== null || decision.refill !== null) && this.ctx.withWebhookMessages !== undefined) {
+    // A lease's new end changes nothing a customer sees: no message.
+    if ((order !== null || decision.refill !== null) && this.ctx.withWebhookMessages !== undefined && !onlyLeaseExtended(decision.events)) {
       // A new array when there are messages: the decision's own is left as it is.
       entry.events = this.ctx.withWebhookMessages(decision.events, this.id, order, decision.refill, now.wallMs);
     }
@@ -218,6 +220,18 @@ export class WalletActor {
       puts.push({ table: 'idempotencyExpiry', key: idempotencyExpiryKey(idem.record.atMs, tableKey), value: 1 });
     }
     return { entry, idem };
+  }
+
+  /**
+   * The lease index follows the order's lease: the entry of the lease it
+   * had goes and the entry of the lease it has is written, in the same
+   * commit as the order's row.
+   */
+  private leaseRows(entry: WalEntry, before: OrderRecord | null, after: OrderRecord): void {
+    const was = before?.leaseExpiresMs;
+    if (was === after.leaseExpiresMs) return;
+    if (was !== undefined) (entry.removes ??= []).push({ table: 'leases', key: leaseKey(before!) });
+    if (after.leaseExpiresMs !== undefined) entry.puts.push({ table: 'leases', key: leaseKey(after), value: after.account });
   }
 
   /** The decision's wallet and bucket, copied into the actor's own objects. */
@@ -245,6 +259,9 @@ export class WalletActor {
       // The same for the lifecycle's commands (an operator's processing system moves orders by the thousand): Object.assign, not a spread.
       case 'set-status':
       case 'progress':
+      case 'extend-lease':
+      case 'release':
+      case 'expire-lease':
         return Object.assign({}, request, { order: this.latestOrder(request.orderId) });
       case 'cancel': {
         const order = this.latestOrder(request.orderId);

@@ -57,3 +57,18 @@ export const INTERVAL_MINUTES_MAX = 30 * 24 * 60;
  * stays a safe timestamp.
  */
 export const PLAN_MONTHS_MAX = 120;
+
+/**
+ * A claim's lease: how long a worker holds the orders it claimed before
+ * they go back to the claim queue, unless it extends or releases them first.
+ * The shortest is ten seconds: a lease must outlast a worker's round trip
+ * to the admin API and a commit under load, or a working worker loses its
+ * orders. The longest is a day: a lease exists to bound how long a lost
+ * claim (a worker that crashed, a reply that never arrived) stalls an
+ * order, and a longer one would let a customer's order wait for days.
+ * The default, five minutes, is time for a worker to hand an order to its
+ * supplier and move it to in_progress, and what a crashed worker costs.
+ */
+export const LEASE_SECONDS_MIN = 10;
+export const LEASE_SECONDS_MAX = 86_400;
+export const LEASE_SECONDS_DEFAULT = 300;

@@ -4,7 +4,7 @@
  * table is checked against) and the one convention every route follows —
  * the token before the route, then NOT_FOUND / METHOD, a JSON-object body
  * for POST and PATCH, and any failure of a handler answered INTERNAL (a
- * broken invariant instead stops the process). The handlers live one file per resource (accounts, services, orders, refills,
+ * broken invariant instead stops the process). The handlers live one file per resource (accounts, services, orders, claims, refills,
  * ops); every change of a wallet goes through that wallet's actor (see
  * `applied` in common.ts), so it is serialised with the customer's orders
  * and logged as an event.
@@ -26,7 +26,8 @@ import {
   showAccount,
 } from './accounts.js';
 import { invalid, type AdminHandler } from './common.js';
-import { claimOrders, listOrders, ORDER_PARAM, placePanelOrder, recordProgress, setOrderStatus, showOrder } from './orders.js';
+import { claimOrders, extendLease, releaseOrder } from './claims.js';
+import { listOrders, ORDER_PARAM, placePanelOrder, recordProgress, setOrderStatus, showOrder } from './orders.js';
 import { metrics, snapshot, stats, verify } from './ops.js';
 import { listRefills, setRefillStatus } from './refills.js';
 import { createService, listServices, patchService } from './services.js';
@@ -68,6 +69,8 @@ export const ADMIN_ROUTES: readonly Route[] = [
   route('get', '/admin/v1/orders', listOrders),
   route('post', '/admin/v1/orders/claim', claimOrders),
   route('post', '/admin/v1/orders/:order/progress', recordProgress),
+  route('post', '/admin/v1/orders/:order/extend', extendLease),
+  route('post', '/admin/v1/orders/:order/release', releaseOrder),
   route('get', '/admin/v1/refills', listRefills),
   route('post', '/admin/v1/refills/:id/status', setRefillStatus),
   route('get', '/admin/v1/orders/:order', showOrder),

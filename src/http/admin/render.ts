@@ -38,7 +38,7 @@ export function renderAccountView(profile: AccountProfile, w: WalletRecord, wall
   );
 }
 
-/** An order as the admin API shows it: with its number, rate, debit, channel, plan flag and processing fields. */
+/** An order as the admin API shows it: with its number, rate, debit, channel, plan flag and processing fields (its worker, and its lease's end while claimed). */
 export function renderAdminOrder(o: OrderRecord): string {
   return (
     `{"id":"${o.id}","number":${o.number ?? null},"account":${o.account},"service":${o.service},"target":${JSON.stringify(o.target)},` +
@@ -46,6 +46,6 @@ export function renderAdminOrder(o: OrderRecord): string {
     `"status":"${o.status}","remains":${o.remains ?? null},"channel":"${o.channel}","unlimited":${o.unlimited},` +
     `"created_at":"${new Date(o.createdAtMs).toISOString()}",${renderOrderInputs(o)},` +
     `"start_count":${o.startCount ?? null},"progress_remains":${o.progressRemains ?? null},"remains_shown":${remainsShown(o)},"cancel_requested":${o.cancelRequested === true},` +
-    `"worker":${JSON.stringify(o.worker ?? null)},"refill":${o.refill === undefined ? null : `{"id":${o.refill.id},"status":"${o.refill.status}"}`}}`
+    `"worker":${JSON.stringify(o.worker ?? null)},"lease_expires_at":${o.leaseExpiresMs === undefined ? null : `"${new Date(o.leaseExpiresMs).toISOString()}"`},"refill":${o.refill === undefined ? null : `{"id":${o.refill.id},"status":"${o.refill.status}"}`}}`
   );
 }

@@ -8,7 +8,7 @@ import { chargeFor, isUnlimited } from '../rules.js';
 import { moveBalance } from './account-events.js';
 import { fail } from './finding.js';
 import type { LedgerSource } from './ledger-source.js';
-import type { OpenOrder } from './open-orders.js';
+import { finalState, type OpenOrder } from './open-orders.js';
 import { asRaw, isInt, type Raw } from './raw.js';
 import type { AccountState, ReplayState } from './replay-state.js';
 import { credits, planWindow, shown } from './wording.js';
@@ -55,9 +55,9 @@ export function orderPlaced(state: ReplayState, seq: number, id: number, account
   state.statuses.pending++;
   // Only an order whose row ends somewhere else than where it starts is
   // remembered; every other order is, from here on, what its row says.
-  if (r.status !== 'pending' || r.remains !== null) {
+  if (r.status !== 'pending' || r.remains !== null || r.worker !== undefined || r.leaseExpiresMs !== undefined) {
     const { quantity, rate, runs } = placed;
-    const open: OpenOrder = { account: id, service: e.service as number, quantity, rate, debit, status: 'pending', remains: null, final: { status: r.status, remains: r.remains } };
+    const open: OpenOrder = { account: id, service: e.service as number, quantity, rate, debit, status: 'pending', remains: null, final: finalState(r) };
     if (runs !== 1) open.extras = { runs };
     state.orders.hold(orderId, open);
   }
