@@ -43,17 +43,12 @@ export function isOrderType(value: unknown): value is OrderType {
   return typeof value === 'string' && (ORDER_TYPE_NAMES as readonly string[]).includes(value);
 }
 
-/** What an order keeps besides service, target and quantity (absent when not used). */
-export interface OrderExtras {
+/** The inputs kept as text, under the same name in a request and in the order that keeps them. */
+export type TextInputs = {
   /** One comment per line, as sent (line ends normalised to \n). */
   comments?: string;
   /** One username per line. */
   usernames?: string;
-  /** Poll: which answer to vote for, 1-based. */
-  answerNumber?: number;
-  /** Drip-feed: how many runs of `quantity` units, and the minutes between them. */
-  runs?: number;
-  interval?: number;
   /** Comment Likes: the comment owner's username; Mentions User Followers: the account whose followers are mentioned. */
   username?: string;
   /** Mentions with Hashtags: one hashtag per line. */
@@ -66,7 +61,16 @@ export interface OrderExtras {
   keywords?: string;
   /** Invites from Groups: one group (its link or name) per line. */
   groups?: string;
-}
+};
+
+/** What an order keeps besides service, target and quantity (absent when not used). */
+export type OrderExtras = TextInputs & {
+  /** Poll: which answer to vote for, 1-based. */
+  answerNumber?: number;
+  /** Drip-feed: how many runs of `quantity` units, and the minutes between them. */
+  runs?: number;
+  interval?: number;
+};
 
 /**
  * The inputs an order type reads from a request: every field but service and
@@ -92,21 +96,13 @@ export function isOrderInputField(name: string): name is OrderInputField {
  * defaulted. Its service's type reads it (readOrderInputs) when the order is
  * decided, after its Idempotency-Key is looked up.
  */
-export type OrderPayload = {
+export type OrderPayload = TextInputs & {
   serviceId: number;
   target: string;
   quantity?: number;
-  comments?: string;
-  usernames?: string;
   answer_number?: number;
   runs?: number;
   interval?: number;
-  username?: string;
-  hashtags?: string;
-  hashtag?: string;
-  media?: string;
-  keywords?: string;
-  groups?: string;
 };
 
 type Body = Readonly<Record<string, unknown>>;
