@@ -66,9 +66,10 @@ function orderInputs(params: V2Params, service: ServiceRecord | null): { ok: tru
  * client got wrong (an order of another type, or for another service).
  */
 function missingLink(service: ServiceRecord | null, body: Record<string, unknown>): ErrorOutcome {
-  const foreign = service === null ? null : foreignField(service.type, body);
-  if (foreign === null) return invalid('Send the link to promote in the link field.');
-  return invalid(inV2Names(foreignFieldRefusal(service!.type, foreign)));
+  const noLink = invalid('Send the link to promote in the link field.');
+  if (service === null) return noLink;
+  const foreign = foreignField(service.type, body);
+  return foreign === null ? noLink : invalid(inV2Names(foreignFieldRefusal(service.type, foreign)));
 }
 
 export function add(ex: Exchange, ctx: AppContext, account: Account, params: V2Params, idempotency: string | null, dialect: V2Errors): void {
