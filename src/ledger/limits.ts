@@ -44,6 +44,18 @@ export const COMMENT_CHARS_MAX = 500;
 export const USERNAME_LINES_MAX = 1_000;
 /** Longer than any handle the supported platforms allow. */
 export const USERNAME_CHARS_MAX = 64;
+/** Mentions with Hashtags: hashtags per order, and the longest one (Mentions Hashtag's too). */
+export const HASHTAG_LINES_MAX = 1_000;
+export const HASHTAG_CHARS_MAX = 100;
+/** SEO: search keywords per order; a keyword is a phrase, longer than a handle. */
+export const KEYWORD_LINES_MAX = 1_000;
+export const KEYWORD_CHARS_MAX = 200;
+/**
+ * Invites from Groups: groups per order. A group is named by its link or its
+ * name; 300 characters hold the links the supported platforms give groups.
+ */
+export const GROUP_LINES_MAX = 1_000;
+export const GROUP_CHARS_MAX = 300;
 /** Polls have far fewer answers than this. */
 export const ANSWER_NUMBER_MAX = 100;
 /** A drip-feed order's runs: its charge is quantity × runs × rate, debited at once. */

@@ -4,7 +4,7 @@
  * Tests tamper with `events` or `rows` before `write()` to break exactly one
  * invariant.
  */
-import { chargeFor, FINAL_STATUSES, isUnlimited, planExpiryAfter, planPriceInr, refundFor, withServiceDefaults, type IdempotencyRecord, type LogEvent, type OrderRecord, type OrderExtras, type OrderStatus, type ServiceRecord, type WalletRecord } from '../../src/ledger/index.js';
+import { chargeFor, FINAL_STATUSES, isUnlimited, planExpiryAfter, planPriceInr, refundFor, withServiceDefaults, type IdempotencyRecord, type LogEvent, type OrderRecord, type OrderExtras, type OrderStatus, type OrderType, type ServiceRecord, type WalletRecord } from '../../src/ledger/index.js';
 import { leaseKey, orderIndexKey, type TableName } from '../../src/wal/index.js';
 import { openStore, type Store } from '../../src/wal/store.js';
 import { ORDER_COUNTS_KEY } from '../../src/wal/order-counts.js';
@@ -75,8 +75,8 @@ export class Ledger {
     return this;
   }
 
-  /** An order as the actor places it; `extras` (e.g. drip-feed runs) go on both the event and the row. */
-  place(id: number, orderId: string, quantity: number, rate: number, options: { idempotencyKey?: string; extras?: OrderExtras } = {}): this {
+  /** An order as the actor places it; `type` and `extras` (e.g. drip-feed runs) go on both the event and the row. */
+  place(id: number, orderId: string, quantity: number, rate: number, options: { idempotencyKey?: string; extras?: OrderExtras; type?: OrderType } = {}): this {
     const w = this.wallet(id);
     const at = this.now();
     const unlimited = isUnlimited(w, at);
@@ -97,6 +97,7 @@ export class Ledger {
       balance: w.credits,
       channel: 'api',
       idempotencyKey: options.idempotencyKey ?? null,
+      ...(options.type === undefined ? {} : { orderType: options.type }),
       ...(extras === undefined ? {} : { extras }),
     });
     const row: OrderRecord = {
@@ -114,6 +115,7 @@ export class Ledger {
       unlimited,
       createdAtMs: at,
       seq: ++this.orderSeq,
+      ...(options.type === undefined ? {} : { type: options.type }),
       ...(extras === undefined ? {} : { extras: { ...extras } }),
     };
     this.rows.orders.set(orderId, row);

@@ -404,7 +404,7 @@ class Simulation {
    * A request body as a client sends it: mostly one its service takes, and
    * about one in ten that it refuses (a quantity out of range, drip-feed runs
    * out of range or on a service without drip-feed, a comment list too long
-   * or empty, a quantity sent with a package).
+   * or empty, a quantity other than 1 sent with a package).
    */
   private randomBody(): OrderBody {
     const r = this.rng.float();
@@ -413,7 +413,7 @@ class Simulation {
     const body: OrderBody = { service: serviceId, target: `https://example.com/p/${this.rng.int(1, 5)}` };
     const refused = this.rng.chance(0.1);
     if (service?.type === 'Package') {
-      if (refused) body.quantity = 1;
+      if (refused) body.quantity = 2;
     } else if (service?.type === 'Custom Comments') {
       const lines = refused ? this.rng.pick([0, service.max + 1]) : this.rng.int(service.min, service.max);
       body.comments = Array.from({ length: lines }, (_, i) => `comment ${i + 1}`).join('\n');

@@ -12,7 +12,9 @@ export function renderOrderInputs(order: Pick<OrderRecord, 'type' | 'extras'>): 
   return (
     `"type":${JSON.stringify(order.type ?? 'Default')},"comments":${JSON.stringify(e?.comments ?? null)},` +
     `"usernames":${JSON.stringify(e?.usernames ?? null)},"answer_number":${e?.answerNumber ?? null},` +
-    `"runs":${e?.runs ?? null},"interval":${e?.interval ?? null}`
+    `"runs":${e?.runs ?? null},"interval":${e?.interval ?? null},"username":${JSON.stringify(e?.username ?? null)},` +
+    `"hashtags":${JSON.stringify(e?.hashtags ?? null)},"hashtag":${JSON.stringify(e?.hashtag ?? null)},"media":${JSON.stringify(e?.media ?? null)},` +
+    `"keywords":${JSON.stringify(e?.keywords ?? null)},"groups":${JSON.stringify(e?.groups ?? null)}`
   );
 }
 

@@ -4,6 +4,7 @@
  * charge outside one, the balance it leaves is the one it carries, order
  * numbers grow, and the order's `orders` row agrees with the event.
  */
+import { isOrderType, orderShapeProblem, type OrderExtras } from '../order-types.js';
 import { chargeFor, isUnlimited } from '../rules.js';
 import { moveBalance } from './account-events.js';
 import { fail } from './finding.js';
@@ -44,6 +45,7 @@ export function orderPlaced(state: ReplayState, seq: number, id: number, account
     state.lastNumber = e.number;
   }
   const placed = placedAmounts(seq, id, orderId, e);
+  checkInputs(seq, id, orderId, e, placed.quantity);
   const { debit } = placed;
   const unlimited = unlimitedDebit(seq, id, orderId, account, e, placed);
   account.balance = moveBalance(seq, id, orderId, account, -debit, e.balance, () => `order.placed debiting ${credits(debit)}`);
@@ -82,6 +84,19 @@ function placedAmounts(seq: number, id: number, orderId: string, e: Raw): Placed
     fail('order-charge', seq, id, orderId, `the debit ${credits(debit)} is neither the charge ${credits(charge)} nor 0.`);
   }
   return { quantity, rate, charge, debit, runs };
+}
+
+/**
+ * The order's type is one the server knows, and its inputs follow that
+ * type's rules (orderShapeProblem): the quantity a list or a package
+ * derives, the fields the type takes, their limits. An order without a
+ * type is a Default order.
+ */
+function checkInputs(seq: number, id: number, orderId: string, e: Raw, quantity: number): void {
+  const type = e.orderType ?? 'Default';
+  if (!isOrderType(type)) fail('order-charge', seq, id, orderId, `order.placed carries an unknown order type ${shown(type)}.`);
+  const problem = orderShapeProblem(type, quantity, e.extras as OrderExtras | undefined);
+  if (problem !== null) fail('order-charge', seq, id, orderId, `order.placed: ${problem}`);
 }
 
 /**
