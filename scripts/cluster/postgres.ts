@@ -189,6 +189,12 @@ export class PgPair {
     return `postgres://coa@127.0.0.1:${this.primary.port},127.0.0.1:${this.standby.port}/coa?target_session_attrs=read-write`;
   }
 
+  /** Creates a database on the primary and returns the pair's multi-host URI for it (each test group gets its own). */
+  async database(name: string): Promise<string> {
+    await this.primary.sql((sql) => sql.unsafe(`create database ${name}`).then(() => undefined));
+    return this.url.replace('/coa?', `/${name}?`);
+  }
+
   static async start(): Promise<PgPair> {
     const bin = findPostgresBin();
     if (bin === null) throw new Error(POSTGRES_MISSING);
