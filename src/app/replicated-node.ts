@@ -77,6 +77,8 @@ export async function startReplicatedNode(config: Config, options: ServerOptions
     throw new Error(`${differ.join(', ')} ${differ.length === 1 ? 'differs' : 'differ'} from the group's: every node of a group uses the same admin token, webhook sealing key and order-id key.`);
   }
   let server = await startServer(config, { ...options, log, onFatal: fatal, replica: { kind: 'follower', db } });
+  // At once: the log is trimmed only behind the nodes that have said where they are.
+  await db.report(server.flushedTo());
   let role: 'follower' | 'leader' = 'follower';
   let standby: boolean | null = null;
   let becameLeader!: () => void;
