@@ -6,6 +6,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../platform/index.js';
 import type { openStore, Wal } from '../wal/index.js';
+import type { ReplicaRole } from './replica-wal.js';
 
 export interface ServerOptions {
   clock?: Clock;
@@ -41,4 +42,6 @@ export interface ServerOptions {
   webhookWindowMax?: number;
   /** Index entries one filtered admin listing examines (default SCAN_ENTRIES_MAX; tests make it small). */
   adminScanEntriesMax?: number;
+  /** Replicated mode: this node's role in its group (set by the replicated node, src/app/replicated-node.ts); absent: standalone. */
+  replica?: ReplicaRole;
 }

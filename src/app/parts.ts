@@ -7,7 +7,7 @@
 import type { Logger } from 'pino';
 import { Catalog, LeaseSweeper, Registry, type Account, type ActorContext } from '../actors/index.js';
 import { ForceJoinVerifier } from '../forcejoin/index.js';
-import { AbuseLog, type AppContext, AuthFailureLimiter, buildOpenApi, type HttpLimits, renderAnswer, SCAN_ENTRIES_MAX } from '../http/index.js';
+import { AbuseLog, type AppContext, AuthFailureLimiter, buildOpenApi, type HttpLimits, type Readiness, renderAnswer, SCAN_ENTRIES_MAX } from '../http/index.js';
 import { OrderIds, OrderNumbers, RefillIds } from '../ids/index.js';
 import type { ForceJoinVerdict, IdempotencyRecord } from '../ledger/index.js';
 import { type Metrics, OperatorJobs } from '../ops/index.js';
@@ -78,6 +78,13 @@ function forceJoin(config: Config, clock: Clock, log: Logger): Pick<AppContext, 
   return { forceJoinVerdict: verdict, forceJoinChanged: (id) => verifier.invalidate(id) };
 }
 
+/** Whether this node serves: standalone always; replicated, the leader while its lease is current (src/app/replica-wal.ts). */
+export interface Availability {
+  /** The 503 sentence while this node does not take requests that change state; null when it does. */
+  unavailable(): string | null;
+  readiness(): Readiness;
+}
+
 function httpLimits(config: Config, options: ServerOptions): HttpLimits {
   return {
     bodyBytesMax: config.bodyBytesMax,
@@ -87,7 +94,7 @@ function httpLimits(config: Config, options: ServerOptions): HttpLimits {
   };
 }
 
-export function buildParts(config: Config, options: ServerOptions, storage: Storage, clock: Clock, log: Logger, metrics: Metrics, adminToken: string, onFatal: (error: unknown) => void): Parts {
+export function buildParts(config: Config, options: ServerOptions, storage: Storage, clock: Clock, log: Logger, metrics: Metrics, adminToken: string, availability: Availability, onFatal: (error: unknown) => void): Parts {
   const { store, wal } = storage;
   const webhooks = newWebhooks(config, options, storage, clock, log, onFatal);
   const orders = new StoredOrders(store, new OrderIds(storage.orderIdSecret));
@@ -127,6 +134,8 @@ export function buildParts(config: Config, options: ServerOptions, storage: Stor
     currency: config.currency,
     ...forceJoin(config, clock, log),
     draining: () => draining,
+    unavailable: () => (draining ? 'The server is shutting down; retry shortly.' : availability.unavailable()),
+    readiness: () => (draining ? { ...availability.readiness(), ok: false, role: 'stopping' } : availability.readiness()),
     idempotencyStats: () => sweeper.stats(),
     leases,
     webhooks,

@@ -13,6 +13,7 @@ import { timingSafeEqual, createHash } from 'node:crypto';
 import { errorOutcome } from '../../errors/index.js';
 import { newRequestId } from '../../ids/index.js';
 import { readBody } from '../transport/body.js';
+import { unavailable } from '../transport/deliver.js';
 import {
   adjustCredits,
   createAccount,
@@ -91,9 +92,16 @@ export const ADMIN_ROUTES: readonly Route[] = [
   route('get', '/metrics', metrics),
 ];
 
-export function mountAdmin(app: TemplatedApp, ctx: AppContext): void {
-  const tokenHash = sha256(`Bearer ${ctx.adminToken}`);
+/**
+ * The admin listener. `view` is the context each request is served with:
+ * a server's own, or (a replicated follower) a function that gives a view
+ * of the store refreshed as the log is applied.
+ */
+export function mountAdmin(app: TemplatedApp, view: AppContext | (() => AppContext)): void {
+  const current = typeof view === 'function' ? view : () => view;
+  const tokenHash = sha256(`Bearer ${current().adminToken}`);
   app.any('/*', (res: HttpResponse, req: HttpRequest) => {
+    const ctx = current();
     const ex = newExchange(res, newRequestId(), ctx.metrics);
     // Listings and reads look at the store after waiting for the WAL; a commit
     // visible there may still be unsynced (overlapping sync): every admin reply
@@ -122,6 +130,11 @@ function handleAdmin(ctx: AppContext, ex: Exchange, res: HttpResponse, req: Http
     return sendError(ex, errorOutcome('METHOD', `${url} accepts only ${allow}.`), ['Allow', allow]);
   }
   ex.route = match.path;
+  // Reads are served by every live node; what changes state only where the
+  // wallets are (a replicated follower, a leader whose lease is not current,
+  // a server shutting down answer 503).
+  const why = method === 'get' ? null : ctx.unavailable();
+  if (why !== null) return unavailable(ex, why);
   const params = match.pattern.exec(url)!.slice(1);
   const query = new URLSearchParams(req.getQuery() ?? '');
   const run = (body: unknown): void => {
