@@ -16,7 +16,9 @@
  *   resets it.
  * - Failing: a message that has failed for the retry window (`retryMs`,
  *   counted from its own first failure) marks its endpoint failing: it is
- *   skipped, and its messages kept, until the operator replays it.
+ *   skipped, and its messages kept, until the operator replays it. An
+ *   attempt refused by the address guard marks it failing at once: retrying
+ *   cannot change the answer.
  */
 import { assert, MS_PER_HOUR, type Clock } from '../platform/index.js';
 import type { Store, WalEntry, Wal } from '../wal/index.js';
@@ -202,6 +204,9 @@ export class Attempts {
       state.failures++;
       state.nextAttemptAtMs = now + retryDelayMs(state.failures, this.settings.random());
     }
+    // A refused address stays refused (the URL, or the operator's WEBHOOKS_ALLOW_PRIVATE, must change first): no
+    // retries for the whole window, the endpoint is failing at once and its messages are kept for the replay.
+    if (result.outcome === 'forbidden') return `its address is refused: ${result.error ?? 'a loopback, private or link-local address'}`;
     if (now - failingSinceMs < this.settings.retryMs) return null;
     const hours = Math.floor((now - failingSinceMs) / MS_PER_HOUR);
     return `message ${message.id} has failed for ${hours} hours (last: ${result.error ?? result.outcome})`;
