@@ -25,3 +25,10 @@ export const ACCOUNT_IDLE_EVICT_MS = 5 * MS_PER_MINUTE;
 
 /** How often idle accounts are looked for: a small fraction of ACCOUNT_IDLE_EVICT_MS, so memory is returned soon after. */
 export const ACCOUNT_EVICT_EVERY_MS = MS_PER_MINUTE;
+
+/**
+ * Completed orders per service whose times make its `average_time`: the
+ * recent ones, as panels count (ten), enough for a median that one stuck
+ * order does not move, and a small row rewritten with each completion.
+ */
+export const SERVICE_TIMES_KEPT = 10;

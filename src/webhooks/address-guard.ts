@@ -66,6 +66,13 @@ function ipv6Groups(address: string): number[] {
   return [...before, ...new Array<number>(8 - before.length - after.length).fill(0), ...after];
 }
 
+/** The IPv6 prefixes and markers that carry an IPv4 address, as 16-bit groups. */
+const ALL_ONES = 0xffff; // not a limit: a group of all ones (IPv4-mapped, IPv4-translated, Teredo's inverted client)
+const SIX_TO_FOUR = 0x2002; // not a limit: the 6to4 prefix, 2002::/16
+const NAT64 = [0x64, 0xff9b]; // not a limit: NAT64, 64:ff9b::/96 and 64:ff9b:1::/48
+const TEREDO = 0x2001; // not a limit: the Teredo prefix, 2001::/32
+const ISATAP = [0x200, 0x5efe]; // not a limit: ISATAP interface ids, 0:5efe or 200:5efe then the IPv4 address
+
 function dotted(high: number, low: number): string {
   return [high >> 8, high & 0xff, low >> 8, low & 0xff].join('.');
 }
@@ -78,14 +85,15 @@ function dotted(high: number, low: number): string {
 export function embeddedV4(address: string): string[] {
   const g = ipv6Groups(address);
   const zeros = (from: number, to: number): boolean => g.slice(from, to).every((x) => x === 0);
-  if (zeros(0, 6)) return [dotted(g[6]!, g[7]!)]; // IPv4-compatible, and :: and ::1 as 0.0.0.0 and 0.0.0.1
-  if (zeros(0, 5) && g[5] === 0xffff) return [dotted(g[6]!, g[7]!)]; // IPv4-mapped
-  if (zeros(0, 4) && g[4] === 0xffff && g[5] === 0) return [dotted(g[6]!, g[7]!)]; // IPv4-translated
-  if (g[0] === 0x2002) return [dotted(g[1]!, g[2]!)]; // 6to4
-  if (g[0] === 0x64 && g[1] === 0xff9b && zeros(2, 6)) return [dotted(g[6]!, g[7]!)]; // NAT64, well-known prefix
-  if (g[0] === 0x64 && g[1] === 0xff9b && g[2] === 1) return nat64LocalUse(g); // NAT64, local-use prefix
-  if (g[0] === 0x2001 && g[1] === 0) return [dotted(g[2]!, g[3]!), dotted(g[6]! ^ 0xffff, g[7]! ^ 0xffff)]; // Teredo: server, client
-  if ((g[4] === 0 || g[4] === 0x200) && g[5] === 0x5efe) return [dotted(g[6]!, g[7]!)]; // ISATAP
+  const last32 = [dotted(g[6]!, g[7]!)];
+  if (zeros(0, 6)) return last32; // IPv4-compatible, and :: and ::1 as 0.0.0.0 and 0.0.0.1
+  if (zeros(0, 5) && g[5] === ALL_ONES) return last32; // IPv4-mapped
+  if (zeros(0, 4) && g[4] === ALL_ONES && g[5] === 0) return last32; // IPv4-translated
+  if (g[0] === SIX_TO_FOUR) return [dotted(g[1]!, g[2]!)];
+  if (g[0] === NAT64[0] && g[1] === NAT64[1] && zeros(2, 6)) return last32; // NAT64, well-known prefix
+  if (g[0] === NAT64[0] && g[1] === NAT64[1] && g[2] === 1) return nat64LocalUse(g); // NAT64, local-use prefix
+  if (g[0] === TEREDO && g[1] === 0) return [dotted(g[2]!, g[3]!), dotted(g[6]! ^ ALL_ONES, g[7]! ^ ALL_ONES)]; // server, client
+  if ((g[4] === 0 || g[4] === ISATAP[0]) && g[5] === ISATAP[1]) return last32;
   return [];
 }
 
