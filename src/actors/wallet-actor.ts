@@ -216,7 +216,9 @@ export class WalletActor {
       }
     }
     if (decision.refill !== null) puts.push({ table: 'refills', key: decision.refill.id, value: decision.refill });
-    const completed = order !== null && this.ctx.serviceTimes !== undefined && decision.events.some((e) => e.type === 'order.status' && e.to === 'completed');
+    // A placement never completes an order: the common path skips the look at its events.
+    const completed =
+      order !== null && command.kind !== 'order' && this.ctx.serviceTimes !== undefined && decision.events.some((e) => e.type === 'order.status' && e.to === 'completed');
     const timesRow = completed ? this.ctx.serviceTimes!.rowFor(order) : null;
     if (timesRow !== null) puts.push(timesRow);
     if ((order !== null || decision.refill !== null) && this.ctx.withWebhookMessages !== undefined) {
