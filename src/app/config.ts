@@ -113,7 +113,7 @@ export const SETTINGS = [
     doc: 'Base64 of 32 bytes: the AES-256-GCM key that seals webhook secrets in LMDB; else generated once into DATA_DIR/webhook-secrets.key (mode 0600).',
   },
   { key: 'webhooksRetryHours', env: 'WEBHOOKS_RETRY_HOURS', def: '24', kind: 'int', min: 1, max: 720, doc: 'How long a webhook message is retried, from its first failed attempt, before its endpoint is marked failing.' },
-  { key: 'webhooksConcurrency', env: 'WEBHOOKS_CONCURRENCY', def: '16', kind: 'int', min: 1, max: 1024, doc: 'Most webhook deliveries in flight at once (at most 8 per endpoint).' },
+  { key: 'webhooksConcurrency', env: 'WEBHOOKS_CONCURRENCY', def: '16', kind: 'int', min: 1, max: 1024, doc: 'Most webhook deliveries in flight at once (at most 8 per endpoint, 1 while its last attempt timed out, and three quarters of them per account).' },
   { key: 'webhooksTimeoutMs', env: 'WEBHOOKS_TIMEOUT_MS', def: '10000', kind: 'int', min: 50, max: 60000, doc: "Most milliseconds a delivery waits for the receiver's answer (connect included)." },
   { key: 'webhooksConnectTimeoutMs', env: 'WEBHOOKS_CONNECT_TIMEOUT_MS', def: '5000', kind: 'int', min: 50, max: 60000, doc: 'Most milliseconds a delivery waits to connect (TCP and TLS).' },
   { key: 'webhooksPerAccount', env: 'WEBHOOKS_PER_ACCOUNT', def: '5', kind: 'int', min: 1, max: 100, doc: 'Most webhook endpoints per account.' },
