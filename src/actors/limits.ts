@@ -50,3 +50,10 @@ export const LEASE_SWEEP_STEP_MAX = 500;
  * still joins a handful of group commits.
  */
 export const LEASE_SWEEP_TURN_MAX = 50;
+
+/**
+ * Completed orders per service whose times make its `average_time`: the
+ * recent ones, as panels count (ten), enough for a median that one stuck
+ * order does not move, and a small row rewritten with each completion.
+ */
+export const SERVICE_TIMES_KEPT = 10;

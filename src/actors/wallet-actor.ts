@@ -16,6 +16,7 @@ import { checkOrder, checkWallet, type Command, decide, type Decision, type Idem
 import type { NewOrderId, OrderNumbers, RefillIds } from '../ids/index.js';
 import type { Catalog } from './catalog.js';
 import type { Request } from './request.js';
+import type { ServiceTimes } from './service-times.js';
 
 export interface ActorContext {
   wal: Wal;
@@ -48,6 +49,8 @@ export interface ActorContext {
    * wants it). Injected (src/webhooks), absent where there are no webhooks.
    */
   withWebhookMessages?(events: LogEvent[], account: number, order: OrderRecord | null, refill: RefillRecord | null, atMs: number): LogEvent[];
+  /** The services' delivery times, which an order's move to `completed` adds to in the same commit (absent in the simulator). */
+  serviceTimes?: Pick<ServiceTimes, 'rowFor' | 'appended'>;
 }
 
 export interface Delivery {
@@ -149,11 +152,12 @@ export class WalletActor {
       this.apply(decision.state);
       return { decision, durable: this.track(this.lastWrite), remembered: null };
     }
-    const { entry, idem } = this.entryFor(command, decision, now, fresh);
+    const { entry, idem, timesRow } = this.entryFor(command, decision, now, fresh);
     const durable = this.ctx.wal.append(entry);
     // Nothing below throws: memory follows the entry the WAL now holds.
     this.apply(decision.state);
     const order = decision.order;
+    if (timesRow !== null) this.ctx.serviceTimes!.appended(order!.service, timesRow, durable);
     if (order !== null) (this.pendingOrders ??= new Map()).set(order.id, order);
     // A new order's number is taken in the same turn as the peek (entryFor checked it is the next one).
     if (order !== null && command.kind === 'order') this.ctx.orderNumbers.take(command.number);
@@ -189,7 +193,12 @@ export class WalletActor {
    * The WAL entry of a decision with events, every row checked, and the
    * Idempotency-Key record it writes. Changes nothing in memory.
    */
-  private entryFor(command: Command, decision: Decision, now: Now, fresh: NewOrderId | null): { entry: WalEntry; idem: { key: string; record: IdempotencyRecord } | null } {
+  private entryFor(
+    command: Command,
+    decision: Decision,
+    now: Now,
+    fresh: NewOrderId | null,
+  ): { entry: WalEntry; idem: { key: string; record: IdempotencyRecord } | null; timesRow: TablePut | null } {
     const next = decision.state;
     // The row for the WAL must not be the actor's own object, which the
     // next command changes in place (possibly before this entry is encoded).
@@ -208,6 +217,11 @@ export class WalletActor {
       }
     }
     if (decision.refill !== null) puts.push({ table: 'refills', key: decision.refill.id, value: decision.refill });
+    // A placement never completes an order: the common path skips the look at its events.
+    const completed =
+      order !== null && command.kind !== 'order' && this.ctx.serviceTimes !== undefined && decision.events.some((e) => e.type === 'order.status' && e.to === 'completed');
+    const timesRow = completed ? this.ctx.serviceTimes!.rowFor(order) : null;
+    if (timesRow !== null) puts.push(timesRow);
     // A lease's new end changes nothing a customer sees: no message.
     if ((order !== null || decision.refill !== null) && this.ctx.withWebhookMessages !== undefined && !onlyLeaseExtended(decision.events)) {
       // A new array when there are messages: the decision's own is left as it is.
@@ -219,7 +233,7 @@ export class WalletActor {
       puts.push({ table: 'idempotency', key: tableKey, value: idem.record });
       puts.push({ table: 'idempotencyExpiry', key: idempotencyExpiryKey(idem.record.atMs, tableKey), value: 1 });
     }
-    return { entry, idem };
+    return { entry, idem, timesRow };
   }
 
   /**

@@ -111,6 +111,7 @@ export function buildParts(config: Config, options: ServerOptions, storage: Stor
     orderNumbers: new OrderNumbers(lastOrderNumber(store)),
     renderAnswer,
     withWebhookMessages: (events, account, order, refill, atMs) => webhooks.outbox.withMessages(events, account, order, refill, atMs),
+    serviceTimes: catalog.times,
   };
   const registry = new Registry(store, wal, clock, actorContext, config.defaultRateLimitPerMinute);
   const sweeper = new IdempotencySweeper(store, wal, clock, actorContext.idempotencyRetentionMs, (tableKey) => registry.idempotencyKeyPending(tableKey));

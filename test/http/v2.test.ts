@@ -70,7 +70,7 @@ describe('API v2', () => {
     expect((await json({ key, action: 'balance' })).body).toEqual({ balance: '100', currency: 'INR' });
     const s = await form({ key, action: 'services' });
     expect(s.body).toEqual([
-      { service, name: 'Followers', type: 'Default', category: 'Instagram Followers', rate: '12.5', min: '10', max: '5000', refill: true, cancel: true, dripfeed: false },
+      { service, name: 'Followers', type: 'Default', category: 'Instagram Followers', rate: '12.5', min: '10', max: '5000', refill: true, cancel: true, dripfeed: false, average_time: 'Not enough data' },
     ]);
   });
 

@@ -18,9 +18,9 @@ export function renderOrderInputs(order: Pick<OrderRecord, 'type' | 'extras'>): 
   );
 }
 
-/** A service as the operator sees it. */
-export function renderAdminService(s: ServiceRecord): string {
-  return renderPublicService(s).slice(0, -1) + `,"enabled":${s.enabled}}`;
+/** A service as the operator sees it, with its `average_time` (seconds, or null) as customers see it. */
+export function renderAdminService(s: ServiceRecord, averageTimeS: number | null): string {
+  return renderPublicService(s, averageTimeS).slice(0, -1) + `,"enabled":${s.enabled}}`;
 }
 
 /** An account as the admin API shows it: the loaded actor's wallet (see renderAccountView). */

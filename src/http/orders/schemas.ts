@@ -26,6 +26,7 @@ import {
   USERNAME_LINES_MAX,
 } from '../../ledger/index.js';
 import { TARGET_CHARS_MAX } from '../limits.js';
+import { SERVICE_TIMES_KEPT } from '../../actors/limits.js';
 
 const SAFE = Number.MAX_SAFE_INTEGER;
 
@@ -117,6 +118,9 @@ export const Schemas = {
     cancel: Type.Boolean({ description: 'Whether a pending order may be canceled by the customer.' }),
     dripfeed: Type.Boolean({ description: 'Whether orders may be drip-fed (runs, interval).' }),
     description: Type.String(),
+    average_time: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
+      description: `Median time from placement to completion of its last ${SERVICE_TIMES_KEPT} completed orders, in whole seconds; null before its first.`,
+    }),
   }),
   OrderPlaced: Type.Object({
     ok: Type.Literal(true),
