@@ -127,6 +127,8 @@ describe('Metrics', () => {
       coa_wal_pending_entries: 'gauge',
       coa_accounts: 'gauge',
       coa_mailbox_depth_max: 'gauge',
+      coa_replication_leader: 'gauge',
+      coa_replication_synchronous_standby: 'gauge',
       coa_idempotency_records: 'gauge',
       coa_idempotency_oldest_age_seconds: 'gauge',
       coa_webhook_deliveries_total: 'counter',
