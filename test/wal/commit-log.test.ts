@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { COMMIT_LOG_FILES, CommitLog, encodeRecord, RECORD_HEADER_BYTES, decodeEntries, type WalEntry } from '../../src/wal/index.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 const dirs: string[] = [];
 const logs: CommitLog[] = [];
@@ -127,7 +128,7 @@ describe('commit log', () => {
     expect(asked).toEqual([0]); // file 1 was never used: nothing to wait for.
     let done = false;
     const seventh = log.append(7, encodeRecord(7, [entry(7, 900)])).then(() => (done = true));
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await waitFor('the log to ask for the sync of file 0 before writing it again', () => asked.length >= 2);
     expect(asked).toEqual([0, 3]);
     expect(done).toBe(false);
     release();
