@@ -1,34 +1,37 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * The test files Stryker runs against each mutant of src/ledger, src/wal and
- * src/money (`npm run test:mutation`, stryker.config.json): the fast files
- * that exercise those parts in this process. Files that run the built server
- * as a child process (test/crash, the bench checks) cannot see a mutant, so
- * they are left out, and so is the build step. The simulator runs fewer seeds
+ * The test files Stryker runs against each mutant (`npm run test:mutation`,
+ * stryker.config.json): the fast files that exercise src/ledger, src/wal
+ * and src/money in this process. Files that run the built server as a
+ * child process (test/crash, the bench checks) cannot see a mutant, so they
+ * are left out, and so is the build step. The simulator runs fewer seeds
  * than in the suite, enough to reach every fault path.
+ *
+ * MUTATION_SCOPE=rules (`npm run test:mutation:rules`) narrows the files to
+ * the pure tests of the money rules (rules.ts and src/money), which run in
+ * seconds per mutant.
  */
+const ALL = ['test/ledger/**/*.test.ts', 'test/money/**/*.test.ts', 'test/wal/**/*.test.ts', 'test/sim/**/*.test.ts', 'test/ops/verify*.test.ts'];
+const RULES = ['test/ledger/rules.test.ts', 'test/ledger/decide.test.ts', 'test/ledger/replay/*.test.ts', 'test/money/money.test.ts', 'test/ops/verify-invariants.test.ts'];
+
 export default defineConfig({
   plugins: [
     {
-      // Stryker's vitest runner asks for worker threads. uWebSockets.js and
-      // LMDB are native addons: a worker thread that ends with one of their
-      // handles open aborts the process, so each test file runs in a child
-      // process of its own, as in vitest.config.ts.
+      // Stryker's vitest runner asks for isolated worker threads. uWebSockets.js
+      // and LMDB are native addons: a worker thread that ends with one of
+      // their handles open aborts the process, so the files run in a child
+      // process instead, one reused for every file (not isolated), which
+      // saves starting a process and loading the modules for each file.
       name: 'native-addons-run-in-forks',
       configureVitest({ project }) {
         project.config.pool = 'forks';
+        project.config.isolate = false;
       },
     },
   ],
   test: {
-    include: [
-      'test/ledger/**/*.test.ts',
-      'test/money/**/*.test.ts',
-      'test/wal/**/*.test.ts',
-      'test/sim/**/*.test.ts',
-      'test/ops/verify*.test.ts',
-    ],
+    include: process.env['MUTATION_SCOPE'] === 'rules' ? RULES : ALL,
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 30_000,
