@@ -6,9 +6,10 @@
  */
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { crc32 } from 'node:zlib';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { COMMIT_LOG_FILES, CommitLog, encodeRecord, RECORD_HEADER_BYTES, decodeEntries, type WalEntry } from '../../src/wal/index.js';
+import { COMMIT_LOG_FILES, CommitLog, encodeRecord, RECORD_HEADER_BYTES, decodeEntries, decodeRecordAt, type WalEntry } from '../../src/wal/index.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 const dirs: string[] = [];
@@ -134,5 +135,38 @@ describe('commit log', () => {
     release();
     await seventh;
     expect(done).toBe(true);
+  });
+});
+
+describe('a commit-log record read back (decodeRecordAt)', () => {
+  /** A record re-sealed with its checksum after its header was changed, as a bug or a stray write could leave it. */
+  function resealed(position: bigint): Buffer {
+    const record = encodeRecord(1, [entry(1)]);
+    record.writeBigUInt64LE(position, 8);
+    const payload = record.subarray(RECORD_HEADER_BYTES);
+    record.writeUInt32LE(crc32(payload, crc32(record.subarray(0, 16))), 16);
+    return record;
+  }
+
+  it('reads a record that ends exactly at the end of what was read, and one after another', () => {
+    const one = encodeRecord(1, [entry(1)]);
+    const two = encodeRecord(2, [entry(2)]);
+    const both = Buffer.concat([one, two]);
+    expect(decodeRecordAt(one, 0)).toMatchObject({ position: 1, end: one.length });
+    expect(decodeRecordAt(both, one.length)).toMatchObject({ position: 2, end: both.length });
+    expect(decodeEntries(decodeRecordAt(both, one.length)!.payload)).toEqual([entry(2)]);
+  });
+
+  it('finds no record where fewer bytes than a header remain, or where the record runs past them', () => {
+    const one = encodeRecord(1, [entry(1)]);
+    expect(decodeRecordAt(one.subarray(0, RECORD_HEADER_BYTES - 1), 0)).toBeNull();
+    expect(decodeRecordAt(one, one.length - RECORD_HEADER_BYTES + 1)).toBeNull();
+    expect(decodeRecordAt(one.subarray(0, one.length - 1), 0)).toBeNull();
+  });
+
+  it('refuses a position that is 0 or beyond the safe integers, even with a matching checksum', () => {
+    expect(decodeRecordAt(resealed(1n), 0)).toMatchObject({ position: 1 });
+    expect(decodeRecordAt(resealed(0n), 0)).toBeNull();
+    expect(decodeRecordAt(resealed(2n ** 60n), 0)).toBeNull();
   });
 });
