@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { crc32 } from 'node:zlib';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { COMMIT_LOG_FILES, CommitLog, encodeRecord, RECORD_HEADER_BYTES, decodeEntries, decodeRecordAt, type WalEntry } from '../../src/wal/index.js';
+import { COMMIT_LOG_FILES, CommitLog, commitLogPresent, encodeRecord, RECORD_HEADER_BYTES, decodeEntries, decodeRecordAt, type WalEntry } from '../../src/wal/index.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 const dirs: string[] = [];
@@ -168,5 +168,21 @@ describe('a commit-log record read back (decodeRecordAt)', () => {
     expect(decodeRecordAt(resealed(1n), 0)).toMatchObject({ position: 1 });
     expect(decodeRecordAt(resealed(0n), 0)).toBeNull();
     expect(decodeRecordAt(resealed(2n ** 60n), 0)).toBeNull();
+  });
+});
+
+describe('commitLogPresent', () => {
+  it('is true while either log file is left (a stop between creating the two), false once both are gone', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'credit-order-api-log-present-'));
+    try {
+      expect(commitLogPresent(dir)).toBe(false);
+      closeSync(openSync(join(dir, COMMIT_LOG_FILES[0]), 'w'));
+      expect(commitLogPresent(dir)).toBe(true);
+      rmSync(join(dir, COMMIT_LOG_FILES[0]));
+      closeSync(openSync(join(dir, COMMIT_LOG_FILES[1]), 'w'));
+      expect(commitLogPresent(dir)).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
