@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { order, startTestServer, withServer } from '../helpers/server.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 describe('operations over the admin API: verify, snapshot under load, restore, metrics', () => {
   it('verify reports the ledger; a tampered wallet is named as the first broken invariant', async () => {
@@ -36,7 +37,7 @@ describe('operations over the admin API: verify, snapshot under load, restore, m
           if (r.status === 201) acked.push(r.body.order);
         }
       });
-      while (acked.length < 20) await new Promise((r) => setTimeout(r, 5));
+      await waitFor('20 orders acknowledged', () => acked.length >= 20, undefined, () => `${acked.length} acknowledged`);
       const ackedBefore = [...acked];
       const snap = await t.admin('POST', '/admin/v1/snapshot', { out });
       stop = true;

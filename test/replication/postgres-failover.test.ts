@@ -9,7 +9,6 @@ import type { PgPair } from '../../scripts/cluster/postgres.js';
 import { Group, postgresMissing } from '../helpers/replicated-group.js';
 
 const missing = await postgresMissing();
-if (missing !== null) console.log(`replication tests skipped: ${missing}`);
 
 describe.skipIf(missing !== null)('PostgreSQL failover under a replicated leader', () => {
   let pg: PgPair;

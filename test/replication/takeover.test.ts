@@ -8,7 +8,6 @@ import type { PgPair } from '../../scripts/cluster/postgres.js';
 import { Group, postgresMissing } from '../helpers/replicated-group.js';
 
 const missing = await postgresMissing();
-if (missing !== null) console.log(`replication tests skipped: ${missing}`);
 
 describe.skipIf(missing !== null)('replicated group: one leader, followers that take over', () => {
   let pg: PgPair;
