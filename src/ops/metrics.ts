@@ -37,6 +37,8 @@ export interface MetricsGauges {
   idempotencyRecords: number;
   idempotencyOldestAgeMs: number;
   webhooks: WebhookGauges;
+  /** Replicated mode: 1 on the node that leads; 1/0 whether PostgreSQL has a synchronous standby streaming (-1: standalone or not known). */
+  replication: { leading: number; synchronousStandby: number };
 }
 
 export interface WebhookGauges {
@@ -64,6 +66,13 @@ type Scraped =
   | { name: string; type: 'counter' | 'gauge'; help: string; label: string; readEach: (g: MetricsGauges) => Record<string, number> };
 
 const SCRAPED: readonly Scraped[] = [
+  { name: 'coa_replication_leader', type: 'gauge', help: 'Replicated mode: 1 on the node that leads its group and serves, else 0.', read: (g) => g.replication.leading },
+  {
+    name: 'coa_replication_synchronous_standby',
+    type: 'gauge',
+    help: "Replicated leader: 1 while PostgreSQL has a synchronous standby streaming (an acknowledged change is on two machines' disks), 0 when it has none, -1 standalone or not known.",
+    read: (g) => g.replication.synchronousStandby,
+  },
   { name: 'coa_wal_commits_total', type: 'counter', help: 'Storage commits (one fsync each) since start; LMDB may commit several batches together.', read: (g) => g.walCommits },
   { name: 'coa_wal_pending_entries', type: 'gauge', help: 'Entries appended and not yet durable.', read: (g) => g.pendingWalEntries },
   { name: 'coa_accounts', type: 'gauge', help: 'Accounts (wallet actors) known to the server.', read: (g) => g.accounts },

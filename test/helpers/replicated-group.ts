@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import type { ServerProcess } from '../../scripts/crash/server-process.js';
 import type { PgPair } from '../../scripts/cluster/postgres.js';
 import { spawnServer } from './server-process.js';
+import { requireTool } from './tools.js';
 
 type PostgresModule = typeof import('../../scripts/cluster/postgres.js');
 
@@ -18,10 +19,9 @@ async function postgresModule(): Promise<PostgresModule> {
   return (await import('../../dist/scripts/cluster/postgres.js' as string)) as PostgresModule;
 }
 
-/** Why the replication tests cannot run here, or null when they can. */
-export async function postgresMissing(): Promise<string | null> {
-  const pg = await postgresModule();
-  return pg.findPostgresBin() === null ? pg.POSTGRES_MISSING : null;
+/** Why `neededBy` cannot run here (a SKIPPED line is printed; under CI=true it fails instead), or null when it can. */
+export async function postgresMissing(neededBy = 'the replication tests'): Promise<string | null> {
+  return requireTool('postgresql', neededBy);
 }
 
 export interface GroupNode {

@@ -92,7 +92,7 @@ function checkHistograms(samples: Sample[], family: string, bounds: readonly num
 }
 
 const webhooks = { deliveries: { delivered: 6, failed: 2 }, held: 3, inFlight: 1, oldestHeldAgeMs: 2500, failingEndpoints: 1, dropped: 4, allowedPerSecond: 50 };
-const gauges = { accounts: 3, deepestMailbox: 7, ordersByStatus: { pending: 5, processing: 0, completed: 2 }, pendingWalEntries: 11, walCommits: 9, idempotencyRecords: 4, idempotencyOldestAgeMs: 1500, webhooks };
+const gauges = { accounts: 3, deepestMailbox: 7, ordersByStatus: { pending: 5, processing: 0, completed: 2 }, pendingWalEntries: 11, walCommits: 9, idempotencyRecords: 4, idempotencyOldestAgeMs: 1500, webhooks, replication: { leading: 1, synchronousStandby: 1 } };
 const emptyGauges = {
   accounts: 0,
   deepestMailbox: 0,
@@ -102,6 +102,7 @@ const emptyGauges = {
   idempotencyRecords: 0,
   idempotencyOldestAgeMs: 0,
   webhooks: { deliveries: {}, held: 0, inFlight: 0, oldestHeldAgeMs: 0, failingEndpoints: 0, dropped: 0, allowedPerSecond: 0 },
+  replication: { leading: 0, synchronousStandby: -1 },
 };
 
 describe('Metrics', () => {
@@ -126,6 +127,8 @@ describe('Metrics', () => {
       coa_wal_pending_entries: 'gauge',
       coa_accounts: 'gauge',
       coa_mailbox_depth_max: 'gauge',
+      coa_replication_leader: 'gauge',
+      coa_replication_synchronous_standby: 'gauge',
       coa_idempotency_records: 'gauge',
       coa_idempotency_oldest_age_seconds: 'gauge',
       coa_webhook_deliveries_total: 'counter',

@@ -9,13 +9,13 @@ import type { Haproxy } from '../../scripts/cluster/haproxy.js';
 import type { PgPair } from '../../scripts/cluster/postgres.js';
 import { rawRequest } from '../hostile/support.js';
 import { type Customer, Group, postgresMissing } from '../helpers/replicated-group.js';
+import { requireTool } from '../helpers/tools.js';
 
 type HaproxyModule = typeof import('../../scripts/cluster/haproxy.js');
 type PostgresModule = typeof import('../../scripts/cluster/postgres.js');
 const haproxy = (await import('../../dist/scripts/cluster/haproxy.js' as string)) as HaproxyModule;
 const { freePort } = (await import('../../dist/scripts/cluster/postgres.js' as string)) as PostgresModule;
-const missing = (await postgresMissing()) ?? (haproxy.haproxyPresent() ? null : haproxy.HAPROXY_MISSING);
-if (missing !== null) console.log(`HAProxy tests skipped: ${missing}`);
+const missing = (await postgresMissing('the HAProxy tests')) ?? requireTool('haproxy', 'the HAProxy tests');
 
 describe.skipIf(missing !== null)('HAProxy in front of a replicated group', () => {
   let pg: PgPair;

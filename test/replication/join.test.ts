@@ -12,7 +12,6 @@ import type { PgPair } from '../../scripts/cluster/postgres.js';
 import { Group, postgresMissing } from '../helpers/replicated-group.js';
 
 const missing = await postgresMissing();
-if (missing !== null) console.log(`replication tests skipped: ${missing}`);
 
 describe.skipIf(missing !== null)('a bounded log, and new nodes from a snapshot', () => {
   let pg: PgPair;

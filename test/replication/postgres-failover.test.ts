@@ -9,7 +9,6 @@ import type { PgPair } from '../../scripts/cluster/postgres.js';
 import { Group, postgresMissing } from '../helpers/replicated-group.js';
 
 const missing = await postgresMissing();
-if (missing !== null) console.log(`replication tests skipped: ${missing}`);
 
 describe.skipIf(missing !== null)('PostgreSQL failover under a replicated leader', () => {
   let pg: PgPair;
@@ -56,5 +55,9 @@ describe.skipIf(missing !== null)('PostgreSQL failover under a replicated leader
       if (standby !== false) await new Promise((resolve) => setTimeout(resolve, 100));
     }
     expect(standby).toBe(false);
+    const metrics = await fetch(`${leader.adminUrl}/metrics`, { headers: { authorization: 'Bearer group-admin-token-for-tests' } });
+    const text = await metrics.text();
+    expect(text).toMatch(/^coa_replication_synchronous_standby 0$/m);
+    expect(text).toMatch(/^coa_replication_leader 1$/m);
   }, 150_000);
 });
