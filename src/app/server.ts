@@ -7,8 +7,8 @@
  */
 import type { Logger } from 'pino';
 import { type AppContext, closeListenSocket, createApp, type ListenSocket, localPort, mountAdmin, mountCustomerApi, type TemplatedApp } from '../http/index.js';
-import { Metrics } from '../ops/index.js';
-import { createLogger, InvariantError, makePrivateDirectory, reportFault, systemClock } from '../platform/index.js';
+import { Metrics, type SnapshotSchedule } from '../ops/index.js';
+import { type Clock, createLogger, InvariantError, makePrivateDirectory, reportFault, systemClock } from '../platform/index.js';
 import { ACCOUNT_EVICT_EVERY_MS } from '../actors/index.js';
 import { type IdempotencySweeper, removeCommitLog, SWEEP_EVERY_MS } from '../wal/index.js';
 import { POLL_EVERY_MS, type Webhooks } from '../webhooks/index.js';
@@ -28,6 +28,8 @@ export interface Server {
   context: AppContext;
   sweeper: IdempotencySweeper;
   webhooks: Webhooks;
+  /** Scheduled snapshots; null when SNAPSHOT_EVERY is not set. */
+  snapshots: SnapshotSchedule | null;
   close(): Promise<void>;
 }
 
@@ -48,6 +50,7 @@ function startBackgroundWork(parts: Parts, options: ServerOptions, log: Logger, 
   const sweepEveryMs = options.sweepEveryMs === undefined ? SWEEP_EVERY_MS : options.sweepEveryMs;
   if (sweepEveryMs !== null) parts.sweeper.start(sweepEveryMs, (error) => void reportFault({ log, onFatal }, error, 'idempotency sweep failed'));
   parts.webhooks.start(options.webhookPollMs ?? POLL_EVERY_MS);
+  parts.snapshots?.start();
 }
 
 /** The customer listener and the admin listener, each its own uWS app. */
@@ -74,6 +77,7 @@ async function startListeners(config: Config, context: AppContext): Promise<List
  */
 async function shutDown(storage: Storage, parts: Parts, listeners: Listeners): Promise<void> {
   parts.startDraining();
+  parts.snapshots?.stop();
   parts.context.ops.close();
   await parts.sweeper.stop();
   parts.registry.stopEviction();
@@ -93,6 +97,36 @@ async function shutDown(storage: Storage, parts: Parts, listeners: Listeners): P
   if (storage.commitLog !== null) removeCommitLog(storage.commitLog.dir);
 }
 
+/**
+ * The parts, and the webhook sealing key settled before anything is served
+ * (a key that cannot open the stored secrets refuses the start). On a
+ * refusal the store is closed again, so the caller may retry in-process.
+ */
+async function prepareParts(
+  config: Config,
+  options: ServerOptions,
+  storage: Storage,
+  clock: Clock,
+  log: Logger,
+  metrics: Metrics,
+  token: string,
+  onFatal: (error: unknown) => void,
+): Promise<Parts> {
+  try {
+    const parts = buildParts(config, options, storage, clock, log, metrics, token, onFatal);
+    for (const endpoint of await parts.webhooks.adoptSealingKey()) {
+      log.warn({ webhook: endpoint.id, account: endpoint.account }, 'webhook endpoint given a new secret and disabled: its secret was sealed with a key this server does not have');
+    }
+    return parts;
+  } catch (error) {
+    await storage.wal.close();
+    storage.reserve?.close();
+    storage.commitLog?.close();
+    await storage.store.close();
+    throw error;
+  }
+}
+
 /** The composition root: the data directory and admin token, storage, the parts, background work, then the listeners. */
 export async function startServer(config: Config, options: ServerOptions = {}): Promise<Server> {
   const clock = options.clock ?? systemClock;
@@ -108,7 +142,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   const token = adminToken(config);
   const metrics = new Metrics({ routes: ['/api/v1/balance', '/api/v1/services', '/api/v1/order', '/api/v1/status'] });
   const storage = await openStorage(config, options, log, metrics, onFatal);
-  const parts = buildParts(config, options, storage, clock, log, metrics, token.token, onFatal);
+  const parts = await prepareParts(config, options, storage, clock, log, metrics, token.token, onFatal);
   startBackgroundWork(parts, options, log, onFatal);
   const listeners = await startListeners(config, parts.context);
   log.info(
@@ -124,6 +158,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     context: parts.context,
     sweeper: parts.sweeper,
     webhooks: parts.webhooks,
+    snapshots: parts.snapshots,
     close() {
       closed ??= shutDown(storage, parts, listeners);
       return closed;

@@ -7,6 +7,8 @@
  */
 import { MS_PER_SECOND } from '../platform/index.js';
 import { BATCH_ENTRIES_MAX, RECORD_ENTRIES_MAX } from '../wal/index.js';
+import { snapshotGauges } from './snapshot-gauges.js';
+import type { SnapshotResult } from './snapshot-report.js';
 
 export const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
@@ -100,6 +102,8 @@ export interface MetricsGauges {
   idempotencyOldestAgeMs: number;
   /** Webhook deliveries (absent: not rendered). */
   webhooks?: WebhookGauges;
+  /** The last snapshot's outcome (absent: not rendered). */
+  snapshot?: SnapshotResult | null;
 }
 
 export interface WebhookGauges {
@@ -202,6 +206,12 @@ export class Metrics {
     header(out, 'coa_idempotency_oldest_age_seconds', 'gauge', 'Age of the oldest Idempotency-Key record; above the retention plus a minute, the sweep is behind.');
     out.push(`coa_idempotency_oldest_age_seconds ${num(gauges.idempotencyOldestAgeMs / MS_PER_SECOND)}`);
     if (gauges.webhooks !== undefined) renderWebhooks(gauges.webhooks, out);
+    if (gauges.snapshot !== undefined) {
+      for (const g of snapshotGauges(gauges.snapshot)) {
+        header(out, g.name, 'gauge', g.help);
+        out.push(`${g.name} ${num(g.value)}`);
+      }
+    }
     header(out, 'coa_orders', 'gauge', 'Orders by status.');
     for (const [status, count] of Object.entries(gauges.ordersByStatus)) out.push(`coa_orders{status="${labelValue(status)}"} ${num(count)}`);
     return out.join('\n') + '\n';
