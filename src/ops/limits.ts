@@ -64,3 +64,11 @@ export const SNAPSHOT_MB_PER_SECOND_MAX = 100_000;
 
 /** When a scheduled snapshot finds a verify or snapshot running, it tries again this much later (one job runs at a time). */
 export const SNAPSHOT_BUSY_RETRY_MS = 60 * 1000;
+
+/**
+ * The share of the disk's time a snapshot's copy may take, percent: after
+ * each synced step it rests three times as long as the step's sync took,
+ * so on a disk slower or busier than SNAPSHOT_MB_PER_SECOND assumes, the
+ * commits' syncs still find it idle three quarters of the time.
+ */
+export const SNAPSHOT_DISK_PERCENT = 25;

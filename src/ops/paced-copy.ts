@@ -25,7 +25,7 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { RootDatabase } from 'lmdb';
 import { MS_PER_SECOND, PRIVATE_FILE_MODE } from '../platform/index.js';
-import { SNAPSHOT_CHUNK_BYTES, SNAPSHOT_PIN_ATTEMPTS_MAX, SNAPSHOT_SYNC_EVERY_BYTES } from './limits.js';
+import { SNAPSHOT_CHUNK_BYTES, SNAPSHOT_DISK_PERCENT, SNAPSHOT_PIN_ATTEMPTS_MAX, SNAPSHOT_SYNC_EVERY_BYTES } from './limits.js';
 
 /** LMDB's page header: page number (8), txnid (8), pad (2), flags (2), lower and upper bounds (2 + 2). */
 const PAGE_FLAGS_OFFSET = 18;
@@ -142,9 +142,12 @@ async function readAt(file: FileHandle, bytes: number, position: number): Promis
 }
 
 /**
- * Copies [start, end) in chunks, syncing every SNAPSHOT_SYNC_EVERY_BYTES and
- * sleeping whenever it is ahead of the pace, so at most one small step of
- * the copy is ever waiting to be written back.
+ * Copies [start, end) in chunks, syncing every SNAPSHOT_SYNC_EVERY_BYTES, so
+ * at most one small step of the copy ever waits to be written back. Two
+ * waits pace it: after each sync, a rest that leaves the disk to others for
+ * (100 - SNAPSHOT_DISK_PERCENT)% of the time (a sync that took 10 ms is
+ * followed by 30 ms of rest at 25%), which slows the copy on a slow or busy
+ * disk whatever the rate says; and a sleep whenever it is ahead of `pace`.
  */
 async function copyRange(source: FileHandle, target: FileHandle, start: number, end: number, pace: CopyPace): Promise<void> {
   const buffer = Buffer.alloc(SNAPSHOT_CHUNK_BYTES);
@@ -158,13 +161,17 @@ async function copyRange(source: FileHandle, target: FileHandle, start: number, 
     position += length;
     unsynced += length;
     if (unsynced >= SNAPSHOT_SYNC_EVERY_BYTES) {
+      const syncStartedMs = performance.now();
       await target.datasync();
       unsynced = 0;
+      await sleep(((performance.now() - syncStartedMs) * (PERCENT - SNAPSHOT_DISK_PERCENT)) / SNAPSHOT_DISK_PERCENT);
     }
     const aheadMs = ((position - start) / pace.bytesPerSecond) * MS_PER_SECOND - (performance.now() - startedMs);
     if (aheadMs > 0) await sleep(aheadMs);
   }
 }
+
+const PERCENT = 100;
 
 /** Both meta slots of the copy hold the snapshot's meta page (each with its own page number), so LMDB opens that snapshot whichever slot it trusts. */
 async function writeMetaPages(target: FileHandle, meta: SnapshotMeta): Promise<void> {
