@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/app/config.js';
 import { verifyDirectory } from '../../src/ops/index.js';
 import { MS_PER_DAY, MS_PER_HOUR } from '../../src/platform/units.js';
+import { cli } from '../helpers/cli.js';
 import { order, startTestServer, useScratchDirs, type TestServer } from '../helpers/server.js';
 
 /** The snapshot gauges of /metrics, by name. */
@@ -77,6 +78,11 @@ describe('scheduled snapshots', () => {
       expect(ok['coa_snapshot_last_start_time_seconds']).toBe(t.clock.wallMs() / 1000);
       const stats = (await t.admin('GET', '/admin/v1/stats')).body.last_snapshot;
       expect(stats).toEqual({ at: new Date(t.clock.wallMs()).toISOString(), duration_ms: 0, bytes: taken.body.snapshot.bytes, path: out, scheduled: false, ok: true, error: null });
+      const shown = await cli(t, 'stats');
+      expect(shown.code).toBe(0);
+      expect(shown.out).toMatch(/^last_snapshot\.ok\s+yes$/m);
+      expect(shown.out).toContain(`last_snapshot.path`);
+      expect(shown.out).toMatch(new RegExp(`^last_snapshot\\.at\\s+${new Date(t.clock.wallMs()).toISOString().replace(/[.]/g, '\\.')}$`, 'm'));
 
       // Into the same, now non-empty, directory: it fails, and that is the last result.
       t.clock.advance(MS_PER_HOUR);
@@ -88,6 +94,7 @@ describe('scheduled snapshots', () => {
       const last = (await t.admin('GET', '/admin/v1/stats')).body.last_snapshot;
       expect(last.ok).toBe(false);
       expect(last.error).toMatch(/already exists and is not empty/);
+      expect((await cli(t, 'stats')).out).toMatch(/^last_snapshot\.ok\s+no$/m);
     } finally {
       await t.close();
     }
