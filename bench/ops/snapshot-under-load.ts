@@ -2,7 +2,7 @@
  * A snapshot beside a saturating order load, against the same load without it.
  *
  *   node dist/bench/ops/snapshot-under-load.js [--orders 1000000] [--accounts 10000]
- *        [--connections 64] [--without-s 10] [--rounds 3] [--mb-per-second 100]
+ *        [--connections 64] [--warmup-s 10] [--without-s 10] [--rounds 3] [--mb-per-second 100]
  *        [--backup] [--data DIR] [--seed-only]
  *
  * Seeds `--orders` placed orders directly into a fresh data directory (or
@@ -10,7 +10,8 @@
  * (dist/src/main.js) with SNAPSHOT_MB_PER_SECOND=`--mb-per-second`, and
  * drives orders from `--connections` keep-alive loops that each send the
  * next order as soon as the last is answered: the server is saturated, so
- * whatever the snapshot takes from it shows as throughput or latency. Each
+ * whatever the snapshot takes from it shows as throughput or latency. After
+ * `--warmup-s` seconds of that load (not measured), each
  * round is a phase without a snapshot (`--without-s` seconds), then a phase
  * as long as one POST /admin/v1/snapshot takes. It prints, per phase and
  * pooled over the rounds, orders/s and p50, p99 and max latency, and the
@@ -40,6 +41,7 @@ const { values } = parseArgs({
     accounts: { type: 'string', default: '10000' },
     connections: { type: 'string', default: '64' },
     'without-s': { type: 'string', default: '10' },
+    'warmup-s': { type: 'string', default: '10' },
     rounds: { type: 'string', default: '3' },
     'mb-per-second': { type: 'string', default: '100' },
     backup: { type: 'boolean', default: false },
@@ -51,6 +53,7 @@ const orders = positiveInt('orders', values.orders);
 const accounts = positiveInt('accounts', values.accounts);
 const connections = positiveInt('connections', values.connections);
 const withoutS = positiveInt('without-s', values['without-s']);
+const warmupS = positiveInt('warmup-s', values['warmup-s']);
 const rounds = positiveInt('rounds', values.rounds);
 const mbPerSecond = positiveInt('mb-per-second', values['mb-per-second']);
 
@@ -171,7 +174,7 @@ async function main(): Promise<void> {
   const seeded = await seedViaAdmin(server, 100);
   const loops = Array.from({ length: connections }, (_, i) => orderLoop(server, seeded, i));
   try {
-    await sleep(3000);
+    await sleep(warmupS * 1000);
     const text = await measure(server, scratch);
     process.stdout.write(
       `\n${sourceVersion()}; ${dataDir}; ${connections} closed-loop connections; SNAPSHOT_MB_PER_SECOND=${mbPerSecond}; ${syncLatency}\n\n${text}`,

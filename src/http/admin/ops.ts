@@ -12,7 +12,7 @@ import { invalid, unknownField, type AdminHandler } from './common.js';
 import { send, sendError } from '../transport/reply.js';
 import { PATH_CHARS_MAX } from '../limits.js';
 
-/** POST /admin/v1/snapshot {out}: LMDB backup (no compaction) into a fresh directory, verified before success. */
+/** POST /admin/v1/snapshot {out}: a paced copy of one consistent commit into a fresh directory, verified before success. */
 export const snapshot: AdminHandler = async (ex, ctx, _params, body) => {
   const b = body as Record<string, unknown>;
   const bad = unknownField(b, ['out']);
