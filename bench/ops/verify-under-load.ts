@@ -129,7 +129,9 @@ async function orderLoop(server: ServerProcess, seeded: Seeded, loop: number): P
     const order = i;
     i += connections;
     try {
-      phase?.latenciesMs.push(await timedOrder(server, seeded, order));
+      // Awaited first: inside `phase?.…push(…)` the request would be skipped while no phase is measured.
+      const latencyMs = await timedOrder(server, seeded, order);
+      phase?.latenciesMs.push(latencyMs);
     } catch {
       if (phase !== null) phase.errors++;
     }
