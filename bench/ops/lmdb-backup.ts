@@ -2,9 +2,8 @@
  * LMDB's own copy, for comparison with the server's paced snapshot:
  * `node dist/bench/ops/lmdb-backup.js DATA_DIR OUT_DIR` opens the store
  * read-only and runs lmdb-js `backup()` (mdb_env_copy2, no compaction) into
- * OUT_DIR/data.mdb, then fsyncs it, as the snapshot job did before it paced
- * its copy. snapshot-under-load.ts runs it at nice 10, as the server runs
- * its jobs.
+ * OUT_DIR/data.mdb, then fsyncs it: the unpaced copy at the disk's full
+ * rate. snapshot-under-load.ts runs it at nice 10 beside the same load.
  */
 import { mkdirSync, openSync, fsyncSync, closeSync } from 'node:fs';
 import { join } from 'node:path';

@@ -18,8 +18,8 @@
  * ratios with / without that the target is stated in (p99 within 2×,
  * throughput within 0.9×), with the disk's sync latency. With `--backup`
  * each round ends with a third phase: LMDB's own `backup()` of the same
- * store (lmdb-backup.ts, at nice 10), the copy the snapshot job made
- * before it paced its own, for the same comparison in the same run.
+ * store (lmdb-backup.ts, at nice 10): the unpaced copy, for the same
+ * comparison in the same run.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';

@@ -22,8 +22,16 @@ export const DELIVERY_LOG_PAGE_MAX = 1_000;
 /** The attempts a read of a delivery log answers when no `limit` is given. */
 export const DELIVERY_LOG_PAGE_DEFAULT = 50;
 
-/** Nice value of an operator job (snapshot, verify): below the server's default priority, so the orders' event loop is not slowed by it. */
-export const JOB_NICE = 10;
+/**
+ * Nice value of an operator job (snapshot, verify): the lowest, so that on
+ * a saturated server the orders' event loop and commit thread take the CPU
+ * and the job what is left. Beside a saturating load on two cores a
+ * snapshot's verification at nice 10 cost 20–32% of the orders a second;
+ * at 19 the orders a second beside it were 1.07× those without it, pooled
+ * over three rounds (bench/RESULTS.md, "A snapshot beside a saturating
+ * load").
+ */
+export const JOB_NICE = 19;
 
 /** The tail of a job's stderr kept for an error message: enough for a stack trace, bounded however much the child writes. */
 export const JOB_STDERR_BYTES_MAX = 4096;
