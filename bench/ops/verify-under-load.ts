@@ -29,6 +29,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { memory, type Memory } from '../http/procstat.js';
 import { seedDirect, seedViaAdmin, type Seeded } from '../http/seed.js';
+import { timedOrder } from './timed-order.js';
 import { admin, startServer, stopServer, type ServerProcess } from '../http/server-process.js';
 import { describeSyncLatency, measureSyncLatency } from '../http/sync-latency.js';
 import { f0, f1, log, setLogPrefix, sleep } from '../http/util.js';
@@ -124,19 +125,13 @@ async function orderLoop(server: ServerProcess, seeded: Seeded, loop: number): P
     const wait = next - performance.now();
     if (wait > 0) await sleep(wait);
     next += intervalMs;
-    const account = seeded.account(i % seeded.count);
-    i += connections;
-    const started = performance.now();
     const phase = current;
+    const order = i;
+    i += connections;
     try {
-      const response = await fetch(`${server.baseUrl}/api/v1/order`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-api-key': account.key, 'x-api-secret': account.secret },
-        body: JSON.stringify({ service: seeded.serviceId, target: 'https://example.com/p/bench', quantity: 1000 }),
-      });
-      await response.arrayBuffer();
-      if (response.status !== 201) throw new Error(`HTTP ${response.status}`);
-      phase?.latenciesMs.push(performance.now() - started);
+      // Awaited first: inside `phase?.…push(…)` the request would be skipped while no phase is measured.
+      const latencyMs = await timedOrder(server, seeded, order);
+      phase?.latenciesMs.push(latencyMs);
     } catch {
       if (phase !== null) phase.errors++;
     }

@@ -11,6 +11,8 @@ import { ALLOWED_PER_SECOND_MAX } from '../webhooks/index.js';
 import type { SyncMode } from '../wal/index.js';
 import { forceJoinConfigFromEnv, type ForceJoinConfig } from '../forcejoin/index.js';
 import { LOG_KEEP_RECORDS } from '../replication/index.js';
+import { SNAPSHOT_KEEP_MAX, SNAPSHOT_MB_PER_SECOND_DEFAULT, SNAPSHOT_MB_PER_SECOND_MAX } from '../ops/index.js';
+import { MS_PER_DAY, MS_PER_HOUR, MS_PER_MINUTE, MS_PER_SECOND } from '../platform/index.js';
 
 export interface Config {
   host: string;
@@ -58,6 +60,16 @@ export interface Config {
   orderIdKey: string | null;
   /** Log records kept behind the slowest node (replicated mode). */
   replicationLogKeep: number;
+  /** WEBHOOKS_ROTATE_SECRETS: at start, give endpoints whose secrets the sealing key cannot open new secrets (and disable them) instead of refusing to start. */
+  webhooksRotateSecrets: boolean;
+  /** SNAPSHOT_EVERY in milliseconds, or null: no scheduled snapshots. */
+  snapshotEveryMs: number | null;
+  /** Where scheduled snapshots go (SNAPSHOT_DIR); null when none are scheduled. */
+  snapshotDir: string | null;
+  /** Scheduled snapshots kept in SNAPSHOT_DIR; older ones are removed. */
+  snapshotKeep: number;
+  /** The rate every snapshot copies at, MiB a second. */
+  snapshotMbPerSecond: number;
 }
 
 /** Every setting: its environment variable, its flag and its default. */
@@ -167,7 +179,36 @@ export const SETTINGS = [
     doc: 'Base64 of 16 bytes: the key that turns order storage keys into public ids (required in replicated mode, the same on every node); else generated once into the store.',
   },
   { key: 'replicationLogKeep', env: 'REPLICATION_LOG_KEEP', def: String(LOG_KEEP_RECORDS), kind: 'int', min: 0, doc: 'Replicated mode: log records kept in PostgreSQL behind the slowest node (a node joining from an empty data directory needs the log from its start).' },
+  {
+    key: 'webhooksRotateSecrets',
+    env: 'WEBHOOKS_ROTATE_SECRETS',
+    def: 'false',
+    kind: 'bool',
+    doc: "At start, give each webhook endpoint whose secret the sealing key cannot open a new secret and disable it, instead of refusing to start (see the operator guide's restore section).",
+  },
+  { key: 'snapshotEvery', env: 'SNAPSHOT_EVERY', def: '', kind: 'duration', doc: 'Take a verified snapshot into SNAPSHOT_DIR this long after the last one finished (such as 6h, 30m, 1d); unset: none.' },
+  { key: 'snapshotDir', env: 'SNAPSHOT_DIR', def: '', kind: 'string', doc: 'Directory of scheduled snapshots (each in a subdirectory named for its time); required with SNAPSHOT_EVERY.' },
+  { key: 'snapshotKeep', env: 'SNAPSHOT_KEEP', def: '7', kind: 'int', min: 1, max: SNAPSHOT_KEEP_MAX, doc: 'Scheduled snapshots kept in SNAPSHOT_DIR; after each one the oldest beyond this are removed.' },
+  {
+    key: 'snapshotMbPerSecond',
+    env: 'SNAPSHOT_MB_PER_SECOND',
+    def: String(SNAPSHOT_MB_PER_SECOND_DEFAULT),
+    kind: 'int',
+    min: 1,
+    max: SNAPSHOT_MB_PER_SECOND_MAX,
+    doc: "Most MiB a second a snapshot copies, synced every 4 MiB: keep it well below the disk's write rate so the orders' syncs keep theirs.",
+  },
 ] as const;
+
+const DURATION_UNIT_MS: Record<string, number> = { s: MS_PER_SECOND, m: MS_PER_MINUTE, h: MS_PER_HOUR, d: MS_PER_DAY };
+
+/** `90s`, `30m`, `6h`, `1d`, `1h30m` in milliseconds; null for anything else, zero included. */
+export function durationMs(text: string): number | null {
+  if (!/^(\d+[smhd])+$/.test(text)) return null;
+  let total = 0;
+  for (const [, count, unit] of text.matchAll(/(\d+)([smhd])/g)) total += Number(count) * DURATION_UNIT_MS[unit!]!;
+  return total > 0 && Number.isSafeInteger(total) ? total : null;
+}
 
 const LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
 
@@ -211,6 +252,9 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Config {
         if (!['true', 'false', '1', '0'].includes(raw)) bad('true or false');
         out[s.key] = raw === 'true' || raw === '1';
         break;
+      case 'duration':
+        out[s.key] = raw === '' ? null : (durationMs(raw) ?? bad('a duration such as 90s, 30m, 6h, 1d or 1h30m'));
+        break;
     }
   }
   if (!LEVELS.includes(out['logLevel'] as string)) throw new Error(`LOG_LEVEL must be one of ${LEVELS.join(', ')}.`);
@@ -219,6 +263,13 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Config {
   }
   out['adminToken'] = out['adminToken'] === '' ? null : out['adminToken'];
   out['webhooksSecretKey'] = out['webhooksSecretKey'] === '' ? null : out['webhooksSecretKey'];
+  // The flag is --snapshot-every; the setting holds milliseconds.
+  out['snapshotEveryMs'] = out['snapshotEvery'];
+  delete out['snapshotEvery'];
+  out['snapshotDir'] = out['snapshotDir'] === '' ? null : out['snapshotDir'];
+  if (out['snapshotEveryMs'] !== null && out['snapshotDir'] === null) {
+    throw new Error('SNAPSHOT_EVERY (--snapshot-every) is set but SNAPSHOT_DIR (--snapshot-dir) is not: name the directory scheduled snapshots go to.');
+  }
   out['forceJoin'] = forceJoinConfigFromEnv(env);
   out['replicationUrl'] = out['replicationUrl'] === '' ? null : out['replicationUrl'];
   out['orderIdKey'] = out['orderIdKey'] === '' ? null : out['orderIdKey'];

@@ -10,8 +10,8 @@ import { ForceJoinVerifier } from '../forcejoin/index.js';
 import { AbuseLog, type AppContext, AuthFailureLimiter, buildOpenApi, type HttpLimits, type Readiness, renderAnswer, SCAN_ENTRIES_MAX } from '../http/index.js';
 import { OrderIds, OrderNumbers, RefillIds } from '../ids/index.js';
 import type { ForceJoinVerdict, IdempotencyRecord } from '../ledger/index.js';
-import { type Metrics, OperatorJobs } from '../ops/index.js';
-import { type Clock, MS_PER_HOUR, reportFault, VERSION } from '../platform/index.js';
+import { type Metrics, OperatorJobs, SnapshotSchedule } from '../ops/index.js';
+import { BYTES_PER_MIB, type Clock, MS_PER_HOUR, reportFault, VERSION } from '../platform/index.js';
 import { IdempotencySweeper, lastOrderNumber, lastRefillId, StoredOrders } from '../wal/index.js';
 import { Webhooks } from '../webhooks/index.js';
 import type { Config } from './config.js';
@@ -25,6 +25,8 @@ export interface Parts {
   sweeper: IdempotencySweeper;
   leases: LeaseSweeper;
   webhooks: Webhooks;
+  /** Scheduled snapshots; null when SNAPSHOT_EVERY is not set. */
+  snapshots: SnapshotSchedule | null;
   /** Set when shutdown begins: new requests are refused with 503. */
   startDraining(): void;
 }
@@ -48,6 +50,7 @@ function newWebhooks(config: Config, options: ServerOptions, storage: Storage, c
       busyPercent: config.webhooksBusyPercent,
       busyMinPerSecond: config.webhooksBusyMinPerSecond,
       heldMax: config.webhooksHeldMax,
+      rotateSecrets: config.webhooksRotateSecrets,
     },
     {
       ...(options.random === undefined ? {} : { random: options.random }),
@@ -94,6 +97,18 @@ function httpLimits(config: Config, options: ServerOptions): HttpLimits {
   };
 }
 
+function snapshotSchedule(config: Config, context: AppContext, clock: Clock, log: Logger, onFatal: (error: unknown) => void): SnapshotSchedule | null {
+  if (config.snapshotEveryMs === null || config.snapshotDir === null) return null;
+  return new SnapshotSchedule(context.ops, { everyMs: config.snapshotEveryMs, dir: config.snapshotDir, keep: config.snapshotKeep }, clock, {
+    beforeSnapshot: () => context.wal.flushed(),
+    onResult: (result, removed) => {
+      if (result.error === null) log.info({ path: result.path, bytes: result.bytes, durationMs: result.durationMs, removed }, 'scheduled snapshot taken and verified');
+      else log.error({ path: result.path, durationMs: result.durationMs, message: result.error }, 'scheduled snapshot failed');
+    },
+    onError: (error) => void reportFault({ log, onFatal }, error, 'scheduled snapshot failed'),
+  });
+}
+
 export function buildParts(config: Config, options: ServerOptions, storage: Storage, clock: Clock, log: Logger, metrics: Metrics, adminToken: string, availability: Availability, onFatal: (error: unknown) => void): Parts {
   const { store, wal } = storage;
   const webhooks = newWebhooks(config, options, storage, clock, log, onFatal);
@@ -130,7 +145,11 @@ export function buildParts(config: Config, options: ServerOptions, storage: Stor
     abuse: new AbuseLog(log, clock),
     adminToken,
     metrics,
-    ops: new OperatorJobs(store.path, (job, memory) => log.info({ job, ...memory }, `${job} finished in its own process`)),
+    ops: new OperatorJobs(store.path, {
+      pace: { bytesPerSecond: config.snapshotMbPerSecond * BYTES_PER_MIB },
+      clock,
+      onDone: (job, memory) => log.info({ job, ...memory }, `${job} finished in its own process`),
+    }),
     openapiBody: JSON.stringify(buildOpenApi(VERSION)),
     currency: config.currency,
     ...forceJoin(config, clock, log),
@@ -148,6 +167,7 @@ export function buildParts(config: Config, options: ServerOptions, storage: Stor
     sweeper,
     leases,
     webhooks,
+    snapshots: snapshotSchedule(config, context, clock, log, onFatal),
     startDraining: () => {
       draining = true;
     },

@@ -61,6 +61,18 @@ function every(everyMs: number, work: () => Promise<void>, onError: (error: unkn
   return () => clearInterval(timer);
 }
 
+/** Connects to the group's PostgreSQL, creates its tables if missing, and refuses keys that differ from the group's. */
+async function joinGroup(config: Config): Promise<GroupDb> {
+  const db = new GroupDb(config.replicationUrl!, config.nodeName);
+  await db.ensureSchema();
+  const differ = await db.checkKeys(groupKeys(config));
+  if (differ.length > 0) {
+    await db.close();
+    throw new Error(`${differ.join(', ')} ${differ.length === 1 ? 'differs' : 'differ'} from the group's: every node of a group uses the same admin token, webhook sealing key and order-id key.`);
+  }
+  return db;
+}
+
 export async function startReplicatedNode(config: Config, options: ServerOptions = {}): Promise<ReplicatedNode> {
   const log: Logger = options.log ?? createLogger(config.logLevel);
   const fatal =
@@ -69,13 +81,7 @@ export async function startReplicatedNode(config: Config, options: ServerOptions
       log.fatal({ err: error }, 'stopping this node so that a restart rejoins the group as a follower');
       (options.exit ?? process.exit)(1);
     });
-  const db = new GroupDb(config.replicationUrl!, config.nodeName);
-  await db.ensureSchema();
-  const differ = await db.checkKeys(groupKeys(config));
-  if (differ.length > 0) {
-    await db.close();
-    throw new Error(`${differ.join(', ')} ${differ.length === 1 ? 'differs' : 'differ'} from the group's: every node of a group uses the same admin token, webhook sealing key and order-id key.`);
-  }
+  const db = await joinGroup(config);
   let server = await startServer(config, { ...options, log, onFatal: fatal, replica: { kind: 'follower', db } });
   // At once: the log is trimmed only behind the nodes that have said where they are.
   await db.report(server.flushedTo());

@@ -7,7 +7,7 @@
  */
 import type { Logger } from 'pino';
 import { type AppContext, closeListenSocket, createApp, type ListenSocket, localPort, mountAdmin, mountCustomerApi, type TemplatedApp } from '../http/index.js';
-import { Metrics } from '../ops/index.js';
+import { Metrics, type SnapshotSchedule } from '../ops/index.js';
 import { createLogger, InvariantError, makePrivateDirectory, reportFault, systemClock } from '../platform/index.js';
 import { ACCOUNT_EVICT_EVERY_MS, LEASE_SWEEP_EVERY_MS, type LeaseSweeper } from '../actors/index.js';
 import { type IdempotencySweeper, removeCommitLog, SWEEP_EVERY_MS } from '../wal/index.js';
@@ -32,6 +32,8 @@ export interface Server {
   webhooks: Webhooks;
   /** The highest log position this node's LMDB has flushed (replicated mode; 0 standalone). */
   flushedTo(): number;
+  /** Scheduled snapshots; null when SNAPSHOT_EVERY is not set. */
+  snapshots: SnapshotSchedule | null;
   close(): Promise<void>;
 }
 
@@ -89,6 +91,7 @@ function startBackgroundWork(parts: Parts, options: ServerOptions, log: Logger, 
   const leaseSweepEveryMs = options.leaseSweepEveryMs === undefined ? LEASE_SWEEP_EVERY_MS : options.leaseSweepEveryMs;
   if (leaseSweepEveryMs !== null) parts.leases.start(leaseSweepEveryMs, (error) => void reportFault({ log, onFatal }, error, 'lease sweep failed'));
   parts.webhooks.start(options.webhookPollMs ?? POLL_EVERY_MS);
+  parts.snapshots?.start();
 }
 
 /** The customer listener and the admin listener, each its own uWS app. */
@@ -115,6 +118,7 @@ async function startListeners(config: Config, context: AppContext, adminView: Ap
  */
 async function shutDown(storage: Storage, parts: Parts, listeners: Listeners): Promise<void> {
   parts.startDraining();
+  parts.snapshots?.stop();
   parts.context.ops.close();
   await parts.sweeper.stop();
   await parts.leases.stop();
@@ -136,6 +140,29 @@ async function shutDown(storage: Storage, parts: Parts, listeners: Listeners): P
   if (storage.commitLog !== null) removeCommitLog(storage.commitLog.dir);
 }
 
+/**
+ * The parts, and the webhook sealing key settled before anything is served
+ * (a key that cannot open the stored secrets refuses the start). On a
+ * refusal the store is closed again, so the caller may retry in-process.
+ */
+async function prepareParts(build: () => Parts, following: boolean, storage: Storage, log: Logger): Promise<Parts> {
+  try {
+    const parts = build();
+    // A follower changes nothing: the leader adopts the key and its changes reach the follower through the log.
+    if (following) return parts;
+    for (const endpoint of await parts.webhooks.adoptSealingKey()) {
+      log.warn({ webhook: endpoint.id, account: endpoint.account }, 'webhook endpoint given a new secret and disabled: its secret was sealed with a key this server does not have');
+    }
+    return parts;
+  } catch (error) {
+    await storage.wal.close();
+    storage.reserve?.close();
+    storage.commitLog?.close();
+    await storage.store.close();
+    throw error;
+  }
+}
+
 /** The composition root: the data directory and admin token, storage, the parts, background work, then the listeners. */
 export async function startServer(config: Config, options: ServerOptions = {}): Promise<Server> {
   const clock = options.clock ?? systemClock;
@@ -153,9 +180,9 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   const storage = await openStorage(config, options, log, metrics, onFatal);
   const serving = availability(config, options);
   const build = (): Parts => buildParts(config, options, storage, clock, log, metrics, token.token, serving, onFatal);
-  const parts = build();
-  // The leader's work (sweeps, webhook deliveries, eviction of idle wallets) runs where the wallets are.
+  // The leader's work (sweeps, webhook deliveries, eviction of idle wallets, sealing-key adoption) runs where the wallets are.
   const following = options.replica?.kind === 'follower';
+  const parts = await prepareParts(build, following, storage, log);
   if (!following) startBackgroundWork(parts, options, log, onFatal);
   const listeners = await startListeners(config, parts.context, following ? followerView(build, parts) : parts.context);
   log.info(
@@ -173,6 +200,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     leases: parts.leases,
     webhooks: parts.webhooks,
     flushedTo: () => storage.replica?.flushedTo() ?? 0,
+    snapshots: parts.snapshots,
     close() {
       closed ??= shutDown(storage, parts, listeners);
       return closed;

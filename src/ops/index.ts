@@ -5,7 +5,9 @@
  */
 export { verifyLedger, verifyLedgerAsync, verifyDirectory, type VerifyReport, type BrokenInvariant, type Invariant } from './verify.js';
 export { StoreFormatError } from '../wal/index.js';
-export { takeSnapshot, type SnapshotReport } from './snapshot.js';
+export { takeSnapshot, type SnapshotReport, type CopyPace } from './snapshot.js';
+export type { SnapshotResult } from './snapshot-report.js';
+export { SnapshotSchedule } from './snapshot-schedule.js';
 export { OperatorJobs, JobRunning } from './operator-jobs.js';
 export type { JobMemory } from './job-client.js';
 export {

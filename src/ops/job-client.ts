@@ -14,10 +14,11 @@ import { setPriority } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { VerifyReport } from '../ledger/index.js';
+import type { CopyPace } from './paced-copy.js';
 import type { SnapshotReport } from './snapshot-report.js';
 import { JOB_NICE, JOB_STDERR_BYTES_MAX } from './limits.js';
 
-export type JobRequest = { job: 'verify'; dir: string } | { job: 'snapshot'; dir: string; out: string };
+export type JobRequest = { job: 'verify'; dir: string } | { job: 'snapshot'; dir: string; out: string; pace: CopyPace };
 
 /** The child's memory when the job ended (Linux /proc; zeros elsewhere). */
 export interface JobMemory {

@@ -49,7 +49,7 @@ async function run(request: JobRequest, pause: boolean): Promise<FromChild> {
       }
     }
     await pauseIfAsked(pause);
-    const snapshot = await takeSnapshot(store, request.out);
+    const snapshot = await takeSnapshot(store, request.out, request.pace);
     return { type: 'done', result: { job: 'snapshot', snapshot, memory: memory() } };
   } finally {
     await store.close();

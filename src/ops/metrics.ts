@@ -17,6 +17,8 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { MS_PER_SECOND } from '../platform/index.js';
 import { BATCH_ENTRIES_MAX, RECORD_ENTRIES_MAX } from '../wal/index.js';
+import { snapshotGauges } from './snapshot-gauges.js';
+import type { SnapshotResult } from './snapshot-report.js';
 
 export const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
@@ -39,6 +41,8 @@ export interface MetricsGauges {
   webhooks: WebhookGauges;
   /** Replicated mode: 1 on the node that leads; 1/0 whether PostgreSQL has a synchronous standby streaming (-1: standalone or not known). */
   replication: { leading: number; synchronousStandby: number };
+  /** The last snapshot's outcome (null or absent: none since start). */
+  snapshot?: SnapshotResult | null;
 }
 
 export interface WebhookGauges {
@@ -66,6 +70,7 @@ type Scraped =
   | { name: string; type: 'counter' | 'gauge'; help: string; label: string; readEach: (g: MetricsGauges) => Record<string, number> };
 
 const SCRAPED: readonly Scraped[] = [
+  ...snapshotGauges(null).map((sample, i): Scraped => ({ name: sample.name, type: 'gauge', help: sample.help, read: (g) => snapshotGauges(g.snapshot ?? null)[i]!.value })),
   { name: 'coa_replication_leader', type: 'gauge', help: 'Replicated mode: 1 on the node that leads its group and serves, else 0.', read: (g) => g.replication.leading },
   {
     name: 'coa_replication_synchronous_standby',

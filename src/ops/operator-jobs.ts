@@ -7,9 +7,21 @@
  *
  * Each job runs in a child process (job-client.ts) on the store's directory.
  */
+import { resolve } from 'node:path';
 import type { VerifyReport } from '../ledger/index.js';
+import type { Clock } from '../platform/index.js';
 import { runJob, type JobControl, type JobMemory } from './job-client.js';
-import type { SnapshotReport } from './snapshot.js';
+import type { CopyPace } from './paced-copy.js';
+import type { SnapshotReport, SnapshotResult } from './snapshot-report.js';
+
+export interface OperatorJobsOptions {
+  /** The snapshot copy's rate (SNAPSHOT_MB_PER_SECOND). */
+  pace: CopyPace;
+  /** Times the last snapshot's start and length. */
+  clock: Clock;
+  /** Hears how much memory each job's process used (for the log). */
+  onDone?: (job: 'verify' | 'snapshot', memory: JobMemory) => void;
+}
 
 export class JobRunning extends Error {
   constructor(readonly running: 'verify' | 'snapshot') {
@@ -22,12 +34,17 @@ export class OperatorJobs {
   private running: 'verify' | 'snapshot' | null = null;
   private readonly closing = new AbortController();
   private pauseNext: (() => Promise<void>) | null = null;
+  private last: SnapshotResult | null = null;
 
-  /** `onDone` hears how much memory each job's process used (for the log). */
   constructor(
     private readonly dataDir: string,
-    private readonly onDone: (job: 'verify' | 'snapshot', memory: JobMemory) => void = () => {},
+    private readonly options: OperatorJobsOptions,
   ) {}
+
+  /** The last snapshot's outcome since the server started, or null before the first. */
+  get lastSnapshot(): SnapshotResult | null {
+    return this.last;
+  }
 
   /** The job running now, or null. */
   get current(): 'verify' | 'snapshot' | null {
@@ -39,9 +56,20 @@ export class OperatorJobs {
     return done.report;
   }
 
-  async snapshot(out: string): Promise<SnapshotReport> {
-    const done = await this.exclusive('snapshot', (control) => runJob({ job: 'snapshot', dir: this.dataDir, out }, control));
-    return done.snapshot;
+  /** Takes a verified snapshot into `out` and records its outcome (a refusal because a job runs is not an outcome). */
+  async snapshot(out: string, scheduled = false): Promise<SnapshotReport> {
+    const { clock, pace } = this.options;
+    const atMs = clock.wallMs();
+    const startedMs = clock.monotonicMs();
+    const result = (bytes: number, error: string | null): SnapshotResult => ({ atMs, durationMs: clock.monotonicMs() - startedMs, bytes, path: resolve(out), scheduled, error });
+    try {
+      const done = await this.exclusive('snapshot', (control) => runJob({ job: 'snapshot', dir: this.dataDir, out, pace }, control));
+      this.last = result(done.snapshot.bytes, null);
+      return done.snapshot;
+    } catch (error) {
+      if (!(error instanceof JobRunning)) this.last = result(0, (error as Error).message);
+      throw error;
+    }
   }
 
   /**
@@ -73,7 +101,7 @@ export class OperatorJobs {
     this.pauseNext = null;
     try {
       const done = await start(control);
-      this.onDone(job, done.memory);
+      this.options.onDone?.(job, done.memory);
       return done;
     } finally {
       this.running = null;

@@ -1,9 +1,10 @@
 /**
- * Snapshots: an LMDB `backup()` without compaction into a fresh directory,
- * made durable, then opened read-only and verified before success is
- * reported. The copy is taken inside one LMDB read transaction, so the
- * server keeps committing while it runs and the snapshot is one consistent
- * commit (the log and the tables always commit together).
+ * Snapshots: a copy of the live store's data file into a fresh directory,
+ * paced below the disk's rate and synced in small steps (paced-copy.ts),
+ * then opened read-only and verified before success is reported. The copy
+ * holds one LMDB read transaction for its whole length, so the server keeps
+ * committing while it runs and the snapshot is one consistent commit (the
+ * log and the tables always commit together).
  *
  * The snapshot directory is an ordinary store directory (`data.mdb`, plus
  * the `lock.mdb` that opening it creates): `openStore(dir)` opens it, and
@@ -14,14 +15,16 @@
  */
 import { statSync } from 'node:fs';
 import { mkdir, open, readdir, stat } from 'node:fs/promises';
-import { LMDB_FILES, makeFilesPrivate, PRIVATE_DIR_MODE } from '../platform/index.js';
+import { BYTES_PER_MIB, LMDB_FILES, makeFilesPrivate, PRIVATE_DIR_MODE } from '../platform/index.js';
 import { dirname, join, resolve } from 'node:path';
 import { openStore, type Store } from '../wal/index.js';
+import { pacedCopy, type CopyPace } from './paced-copy.js';
 import type { SnapshotReport } from './snapshot-report.js';
 import { verifyLedger, type VerifyReport } from './verify.js';
+import { SNAPSHOT_MB_PER_SECOND_DEFAULT } from './limits.js';
 
 export type { SnapshotReport } from './snapshot-report.js';
-
+export type { CopyPace } from './paced-copy.js';
 
 /** The name of LMDB's data file inside an environment directory. */
 const DATA_FILE = 'data.mdb';
@@ -32,18 +35,16 @@ const DATA_FILE = 'data.mdb';
  * copy does not verify, throws with the broken invariant and leaves the
  * directory for inspection.
  */
-export async function takeSnapshot(store: Store, outDir: string): Promise<SnapshotReport> {
+export async function takeSnapshot(store: Store, outDir: string, pace: CopyPace = { bytesPerSecond: SNAPSHOT_MB_PER_SECOND_DEFAULT * BYTES_PER_MIB }): Promise<SnapshotReport> {
   const dir = resolve(outDir);
   await prepareEmptyDirectory(dir);
   const dataFile = join(dir, DATA_FILE);
-  // mdb_env_copy2 names the target the way the live environment is laid
-  // out: a directory environment writes <path>/data.mdb (the directory must
-  // already exist); a single-file environment writes exactly <path>. Either
-  // way the result is <dir>/data.mdb, and it refuses to overwrite a file.
-  await store.root.backup(isSingleFileEnvironment(store) ? dataFile : dir, false);
-  // LMDB writes the copy (with O_DIRECT where it can) but never fsyncs it or
-  // its directory: do both, so a reported snapshot survives a power cut.
-  await fsyncPath(dataFile);
+  // A single-file environment is its data file; a directory environment
+  // keeps it as data.mdb. Either way the copy is <dir>/data.mdb.
+  const sourceFile = isSingleFileEnvironment(store) ? store.path : join(store.path, DATA_FILE);
+  const { txnId } = await pacedCopy(store.root, sourceFile, dataFile, pace);
+  // The copy syncs its data; its directory entry is synced here, so a
+  // reported snapshot survives a power cut.
   await fsyncPath(dir);
   await fsyncPath(dirname(dir));
   const bytes = (await stat(dataFile)).size;
@@ -55,6 +56,10 @@ export async function takeSnapshot(store: Store, outDir: string): Promise<Snapsh
   makeFilesPrivate(dir, LMDB_FILES);
   let verify: VerifyReport;
   try {
+    const copied = copy.root.getStats() as { lastTxnId: number };
+    if (copied.lastTxnId !== txnId) {
+      throw new Error(`The snapshot at ${dir} opens at LMDB transaction ${copied.lastTxnId}, not at ${txnId}, the one it copied, so it was not accepted.`);
+    }
     verify = verifyLedger(copy);
   } finally {
     await copy.close();

@@ -101,6 +101,26 @@ export class WebhookDirectory {
     return { endpoint: next, secret };
   }
 
+  /**
+   * For an endpoint whose secret this server's key cannot open (its data was
+   * restored without the key that sealed it): a new secret that no one has
+   * seen, sealed with this key, the old one dropped, and the endpoint
+   * disabled, so nothing is sent signed with a secret its receiver cannot
+   * check. Its owner rotates the secret (which shows the new one) and
+   * enables it again.
+   */
+  async reseal(endpoint: WebhookEndpoint, reason: string): Promise<WebhookEndpoint> {
+    const now = this.clock.wallMs();
+    const next: WebhookEndpoint = { ...this.latest(endpoint), secret: sealSecret(this.sealingKey, newWebhookSecret()), previous: null, enabled: false };
+    const durable = this.wal.append({
+      events: [{ type: 'webhook.secret_rotated', atMs: now, account: endpoint.account, webhook: endpoint.id }, this.savedEvent(next, reason)],
+      puts: [{ table: 'webhooks', key: endpoint.id, value: next }],
+    });
+    this.index(next);
+    await durable;
+    return next;
+  }
+
   async setEnabled(endpoint: WebhookEndpoint, enabled: boolean, reason?: string): Promise<WebhookEndpoint> {
     const next: WebhookEndpoint = { ...this.latest(endpoint), enabled };
     await this.save(next, this.savedEvent(next, reason));

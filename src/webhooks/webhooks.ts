@@ -10,7 +10,7 @@ import { Dispatcher } from './dispatcher.js';
 import { WebhookDirectory } from './directory.js';
 import type { EndpointRules } from './endpoint-input.js';
 import { Outbox } from './outbox.js';
-import { loadSecretKey } from './secret-box.js';
+import { checkSealingKey, SEALING_KEY_ID_KEY, type SealingCheck } from './sealing-check.js';
 import { Sender } from './sender.js';
 import type { WebhookEndpoint } from './records.js';
 import { OUTBOX_PAGE_ROWS, PER_ENDPOINT_IN_FLIGHT_MAX, QUEUE_WINDOW_MAX } from './limits.js';
@@ -32,6 +32,8 @@ export interface WebhooksConfig {
   busyMinPerSecond: number;
   /** WEBHOOKS_HELD_MAX: most undelivered messages kept per endpoint. */
   heldMax: number;
+  /** WEBHOOKS_ROTATE_SECRETS: reseal the endpoints whose secrets the key cannot open, instead of refusing to start. */
+  rotateSecrets: boolean;
 }
 
 export class Webhooks {
@@ -40,17 +42,19 @@ export class Webhooks {
   readonly dispatcher: Dispatcher;
   readonly rules: EndpointRules;
   private readonly sender: Sender | null;
+  private readonly sealing: SealingCheck;
 
   constructor(
-    store: Store,
-    wal: Wal,
+    private readonly store: Store,
+    private readonly wal: Wal,
     private readonly clock: Clock,
     dataDir: string,
     config: WebhooksConfig,
     options: { random?: () => number; poster?: Poster; yieldWhenBusy?: boolean; windowMax?: number; onError: (error: unknown, what: string) => void },
   ) {
     this.rules = { allowHttp: config.allowHttp, allowPrivate: config.allowPrivate };
-    this.directory = new WebhookDirectory(store, wal, clock, loadSecretKey(dataDir, config.secretKey), config.perAccount);
+    this.sealing = checkSealingKey(store, dataDir, config.secretKey, config.rotateSecrets);
+    this.directory = new WebhookDirectory(store, wal, clock, this.sealing.sealing.key, config.perAccount);
     this.sender =
       options.poster === undefined
         ? new Sender({ allowPrivate: config.allowPrivate, connectTimeoutMs: config.connectTimeoutMs, timeoutMs: config.timeoutMs, socketsMax: config.concurrency })
@@ -70,6 +74,21 @@ export class Webhooks {
       onError: options.onError,
     });
     this.outbox = new Outbox(this.directory, (messages) => this.dispatcher.written(messages));
+  }
+
+  /**
+   * Before serving: reseals the endpoints the start-up check found
+   * unreadable (only with WEBHOOKS_ROTATE_SECRETS) and records the id of the
+   * key every stored secret is now sealed with. Returns the resealed ones.
+   */
+  async adoptSealingKey(): Promise<WebhookEndpoint[]> {
+    const resealed: WebhookEndpoint[] = [];
+    for (const endpoint of this.sealing.unreadable) {
+      resealed.push(await this.directory.reseal(endpoint, `secret sealed with a key this server does not have; rotated at start (WEBHOOKS_ROTATE_SECRETS)`));
+    }
+    const { id } = this.sealing.sealing;
+    if (this.store.tables.meta.get(SEALING_KEY_ID_KEY) !== id) await this.wal.append({ events: [], puts: [{ table: 'meta', key: SEALING_KEY_ID_KEY, value: id }] });
+    return resealed;
   }
 
   /** Turns an endpoint on or off; turning it on sends what it holds. */

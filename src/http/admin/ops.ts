@@ -6,14 +6,14 @@
  */
 import { isAbsolute } from 'node:path';
 import { errorOutcome, type ErrorOutcome } from '../../errors/index.js';
-import { JobRunning, METRICS_CONTENT_TYPE, renderVerifyReport, type VerifyReport } from '../../ops/index.js';
+import { JobRunning, METRICS_CONTENT_TYPE, renderVerifyReport, type SnapshotResult, type VerifyReport } from '../../ops/index.js';
 import { countIndex, dataFileBytes, isOrderCounts, ORDER_COUNTS_KEY } from '../../wal/index.js';
 import { invalid, unknownField, type AdminHandler } from './common.js';
 import { send, sendError } from '../transport/reply.js';
 import type { AppContext } from '../context.js';
 import { PATH_CHARS_MAX } from '../limits.js';
 
-/** POST /admin/v1/snapshot {out}: LMDB backup (no compaction) into a fresh directory, verified before success. */
+/** POST /admin/v1/snapshot {out}: a paced copy of one consistent commit into a fresh directory, verified before success. */
 export const snapshot: AdminHandler = async (ex, ctx, _params, body) => {
   const b = body as Record<string, unknown>;
   const bad = unknownField(b, ['out']);
@@ -86,6 +86,7 @@ export const metrics: AdminHandler = async (ex, ctx) => {
     idempotencyOldestAgeMs: idempotency.oldestAgeMs,
     webhooks: ctx.webhooks.gauges(),
     replication: replicationGauges(ctx),
+    snapshot: ctx.ops.lastSnapshot,
   });
   ex.contentType = METRICS_CONTENT_TYPE;
   send(ex, 200, text);
@@ -115,6 +116,12 @@ function storageStats(ctx: Parameters<AdminHandler>[1]): { file_bytes: number; u
   return { file_bytes: fileBytes, used_bytes: usedBytes };
 }
 
+/** The last snapshot for `stats`: null before the first since start. */
+function lastSnapshot(last: SnapshotResult | null): object | null {
+  if (last === null) return null;
+  return { at: new Date(last.atMs).toISOString(), duration_ms: last.durationMs, bytes: last.bytes, path: last.path, scheduled: last.scheduled, ok: last.error === null, error: last.error };
+}
+
 export const stats: AdminHandler = (ex, ctx) => {
   let deepest = 0;
   for (const account of ctx.registry.loaded()) deepest = Math.max(deepest, account.actor.depth);
@@ -131,6 +138,15 @@ export const stats: AdminHandler = (ex, ctx) => {
   send(
     ex,
     200,
-    JSON.stringify({ ok: true, accounts: ctx.registry.size, services: ctx.catalog.all().length, orders: ordersByStatus(ctx), deepest_mailbox: deepest, wal, storage: storageStats(ctx) }),
+    JSON.stringify({
+      ok: true,
+      accounts: ctx.registry.size,
+      services: ctx.catalog.all().length,
+      orders: ordersByStatus(ctx),
+      deepest_mailbox: deepest,
+      wal,
+      storage: storageStats(ctx),
+      last_snapshot: lastSnapshot(ctx.ops.lastSnapshot),
+    }),
   );
 };
