@@ -2,6 +2,7 @@ import { adminPath, type Command, type CommandInput, type JsonObject } from './c
 import type { OptionSpecs } from './args.js';
 import { UsageError } from './errors.js';
 import { pagedListCommand } from './paged-list.js';
+import { STATEMENT_COMMAND } from './statement-command.js';
 import { objectAt } from './response-shape.js';
 import { formatCell, formatFields, type Column } from './table.js';
 
@@ -86,6 +87,7 @@ export const ACCOUNT_COMMANDS: readonly Command[] = [
     request: (input) => ({ method: 'GET', path: adminPath('accounts', input.arg('ID')) }),
     render: accountFields,
   },
+  STATEMENT_COMMAND,
   {
     words: ['account', 'credits'],
     summary: 'add credits to an account, or remove them with a negative amount; the reason is logged',

@@ -14,3 +14,4 @@ export { CommitLog, COMMIT_LOG_FILES, commitLogPresent, removeCommitLog, type Co
 export { LogFirstWal, recoverCommitLog, appliedPosition, LOG_APPLIED_KEY, type LogFirstOptions } from './log-first.js';
 export { encodeRecord, decodeRecordAt, decodeEntries, RECORD_HEADER_BYTES } from './log-record.js';
 export * from './limits.js';
+export { firstSeqAtOrAfter, lastLogSeq } from './log-times.js';

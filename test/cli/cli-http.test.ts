@@ -442,7 +442,7 @@ describe('usage', () => {
   it('a group without a command lists what it accepts', async () => {
     const r = await cli(['account']);
     expect(r.code).toBe(2);
-    expect(r.err).toContain('error: account needs a command: create, list, show, credits, ban, unban, rate-limit, rotate-secret, v2-key, revoke-v2-key, plan, forcejoin.');
+    expect(r.err).toContain('error: account needs a command: create, list, show, statement, credits, ban, unban, rate-limit, rotate-secret, v2-key, revoke-v2-key, plan, forcejoin.');
   });
 
   it('unknown commands and options exit 2', async () => {
