@@ -38,7 +38,7 @@ export const ACCOUNTS = [
   ACCOUNT,
   { ...ACCOUNT, id: 'acc_22', name: 'bob', credits: 1000000000.123456, banned: true, rate_limit_per_minute: 100000000, unlimited: true, unlimited_expires: '2026-02-01T00:00:00.000Z' },
 ];
-export const SERVICE = { id: 3, platform: 'telegram', name: 'Members', rate: 0.5, min: 10, max: 1000, enabled: true };
+export const SERVICE = { id: 3, platform: 'telegram', name: 'Members', rate: 0.5, rate_per_1000: 500, min: 10, max: 1000, enabled: true };
 
 /** Order ids are 22 base64url characters. */
 export const ORDER_ID = 'AbCdEfGhIjKlMnOpQrSt_1';
@@ -153,7 +153,7 @@ export function contractReply(req: Recorded): Reply {
     return { status: 200, body: { ok: true, service: { ...SERVICE, ...fields } } };
   }
   if (route === 'GET /admin/v1/services') {
-    return { status: 200, body: { ok: true, services: [SERVICE, { ...SERVICE, id: 12, name: 'Views', rate: 0.001, min: 100, max: 100000, enabled: false }] } };
+    return { status: 200, body: { ok: true, services: [SERVICE, { ...SERVICE, id: 12, name: 'Views', rate: 0.001, rate_per_1000: 1, min: 100, max: 100000, enabled: false }] } };
   }
   if (route === 'GET /admin/v1/orders') return ordersPage(url);
   if (route === `GET /admin/v1/orders/${ORDER_ID}`) return { status: 200, body: { ok: true, order: ORDER } };
