@@ -4,7 +4,7 @@ import { UsageError } from './errors.js';
 import { JsonNumber } from './json-number.js';
 import { parsePer1000, PER_QUOTE_DIGITS } from '../money/index.js';
 import { listAt, objectAt } from './response-shape.js';
-import { formatFields, formatTable, type Column } from './table.js';
+import { formatCell, formatFields, formatTable, type Column } from './table.js';
 
 /** `service ...` commands: one entry per command; see command.ts for the fields. */
 
@@ -25,6 +25,11 @@ const SERVICE_COLUMNS: readonly Column<JsonObject>[] = [
 
 function serviceFields(body: JsonObject): string {
   return formatFields(Object.entries(objectAt(body, 'service')));
+}
+
+/** A change's confirmation: the sentence saying what changed, then the service as it is now. */
+function confirmed(what: string): (body: JsonObject) => string {
+  return (body) => `Service ${formatCell(objectAt(body, 'service').id)} ${what}.\n${serviceFields(body)}`;
 }
 
 /** `service add` requires these; `service update` takes any of them. */
@@ -122,7 +127,7 @@ export const SERVICE_COMMANDS: readonly Command[] = [
       }
       return { method: 'PATCH', path: adminPath('services', input.arg('ID')), body: { ...body, reason: input.text('reason') } };
     },
-    render: serviceFields,
+    render: confirmed('updated'),
   },
   {
     words: ['service', 'enable'],
@@ -130,7 +135,7 @@ export const SERVICE_COMMANDS: readonly Command[] = [
     args: ID,
     options: REASON,
     request: (input) => setEnabled(input, true),
-    render: serviceFields,
+    render: confirmed('enabled: clients can order it'),
   },
   {
     words: ['service', 'disable'],
@@ -138,7 +143,7 @@ export const SERVICE_COMMANDS: readonly Command[] = [
     args: ID,
     options: REASON,
     request: (input) => setEnabled(input, false),
-    render: serviceFields,
+    render: confirmed('disabled: hidden from clients, new orders refused'),
   },
   {
     words: ['service', 'list'],

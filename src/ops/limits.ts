@@ -22,6 +22,13 @@ export const DELIVERY_LOG_PAGE_MAX = 1_000;
 /** The attempts a read of a delivery log answers when no `limit` is given. */
 export const DELIVERY_LOG_PAGE_DEFAULT = 50;
 
+/**
+ * A verify reports how far its replay is every this many events: a report
+ * is a message to the server (or a line redrawn on the CLI's terminal),
+ * about every few milliseconds of replay, far too seldom to slow it.
+ */
+export const VERIFY_PROGRESS_EVERY_EVENTS = 10_000;
+
 /** Nice value of an operator job (snapshot, verify): below the server's default priority, so the orders' event loop is not slowed by it. */
 export const JOB_NICE = 10;
 

@@ -18,7 +18,7 @@ import { LMDB_FILES, makeFilesPrivate, PRIVATE_DIR_MODE } from '../platform/inde
 import { dirname, join, resolve } from 'node:path';
 import { openStore, type Store } from '../wal/index.js';
 import type { SnapshotReport } from './snapshot-report.js';
-import { verifyLedger, type VerifyReport } from './verify.js';
+import { verifyLedger, type VerifyProgress, type VerifyReport } from './verify.js';
 
 export type { SnapshotReport } from './snapshot-report.js';
 
@@ -32,7 +32,7 @@ const DATA_FILE = 'data.mdb';
  * copy does not verify, throws with the broken invariant and leaves the
  * directory for inspection.
  */
-export async function takeSnapshot(store: Store, outDir: string): Promise<SnapshotReport> {
+export async function takeSnapshot(store: Store, outDir: string, progress?: VerifyProgress): Promise<SnapshotReport> {
   const dir = resolve(outDir);
   await prepareEmptyDirectory(dir);
   const dataFile = join(dir, DATA_FILE);
@@ -55,7 +55,7 @@ export async function takeSnapshot(store: Store, outDir: string): Promise<Snapsh
   makeFilesPrivate(dir, LMDB_FILES);
   let verify: VerifyReport;
   try {
-    verify = verifyLedger(copy);
+    verify = verifyLedger(copy, progress);
   } finally {
     await copy.close();
   }

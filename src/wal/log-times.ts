@@ -7,12 +7,12 @@
  * found by bisecting the keys: about 25 reads for a log of tens of
  * millions of events, not a walk.
  */
-import type { Database } from 'lmdb';
+import type { Database, Transaction } from 'lmdb';
 import type { LogEvent } from '../ledger/index.js';
 
-/** The key of the last event written, 0 when the log is empty. */
-export function lastLogSeq(log: Database<LogEvent, number>): number {
-  for (const key of log.getKeys({ reverse: true, limit: 1 })) return key;
+/** The key of the last event written (as `transaction` sees the log, when given), 0 when the log is empty. */
+export function lastLogSeq(log: Database<LogEvent, number>, transaction?: Transaction): number {
+  for (const key of log.getKeys({ reverse: true, limit: 1, ...(transaction === undefined ? {} : { transaction }) })) return key;
   return 0;
 }
 

@@ -412,7 +412,7 @@ describe('usage', () => {
   it('--help lists every command and exits 0 without a request', async () => {
     const r = await cli(['--help']);
     expect(r.code).toBe(0);
-    for (const command of ['account create --name NAME', 'account list', 'account show ID', 'account credits ID --amount AMOUNT --reason TEXT', 'account ban ID', 'account unban ID', 'account rate-limit ID --per-minute N', 'account rotate-secret ID', 'service add --platform PLATFORM', 'service update ID [options]', 'service enable ID', 'service disable ID', 'service list', 'health', 'account plan ID --months N', 'account forcejoin ID [options]', 'order list [options]', 'order show ID', 'order set-status ID --status STATUS', 'order place --account ID --service N --target URL --quantity Q', 'snapshot --out DIR', 'verify', 'stats']) {
+    for (const command of ['account create --name NAME', 'account list', 'account show ID', 'account credits ID --amount AMOUNT --reason TEXT', 'account ban ID', 'account unban ID', 'account rate-limit ID --per-minute N', 'account rotate-secret ID', 'service add --platform PLATFORM', 'service update ID [options]', 'service enable ID', 'service disable ID', 'service list', 'health', 'account plan ID --months N', 'account forcejoin ID [options]', 'order list [options]', 'order show ID', 'order set-status ID --status STATUS', 'order place --account ID --service N --target URL [options]', 'snapshot --out DIR', 'verify', 'stats']) {
       expect(r.out).toContain(command);
     }
     expect(fake.requests).toHaveLength(0);

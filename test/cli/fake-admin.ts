@@ -44,10 +44,13 @@ export const SERVICE = { id: 3, platform: 'telegram', name: 'Members', rate: 0.5
 export const ORDER_ID = 'AbCdEfGhIjKlMnOpQrSt_1';
 export const ORDER = {
   id: ORDER_ID,
+  number: 41,
   account: 7,
   service: 3,
   target: 'https://t.me/somechannel',
   quantity: 100,
+  type: 'Default',
+  runs: null,
   rate: 0.5,
   charge: 50,
   debit: 50,
@@ -142,7 +145,7 @@ export function contractReply(req: Recorded): Reply {
     };
   }
   if (route === 'POST /admin/v1/accounts/acc_1/orders') {
-    return { status: 201, body: { ok: true, order: ORDER_ID, charge: 50, status: 'pending', balance: 7.5 } };
+    return { status: 201, body: { ok: true, order: ORDER_ID, number: 41, charge: 50, status: 'pending', balance: 7.5 } };
   }
   if (route === 'POST /admin/v1/services') {
     const { reason: _reason, ...fields } = json;

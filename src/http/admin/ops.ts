@@ -109,6 +109,12 @@ function storageStats(ctx: Parameters<AdminHandler>[1]): { file_bytes: number; u
   return { file_bytes: fileBytes, used_bytes: usedBytes };
 }
 
+/** The verify or snapshot running now and how far its replay is (events of total), or null; `coa snapshot` and `coa verify` draw it. */
+function jobStats(ctx: Parameters<AdminHandler>[1]): { name: string; events: number | null; total_events: number | null } | null {
+  const progress = ctx.ops.progress();
+  return progress === null ? null : { name: progress.job, events: progress.events, total_events: progress.total };
+}
+
 export const stats: AdminHandler = (ex, ctx) => {
   let deepest = 0;
   for (const account of ctx.registry.loaded()) deepest = Math.max(deepest, account.actor.depth);
@@ -125,6 +131,6 @@ export const stats: AdminHandler = (ex, ctx) => {
   send(
     ex,
     200,
-    JSON.stringify({ ok: true, accounts: ctx.registry.size, services: ctx.catalog.all().length, orders: ordersByStatus(ctx), deepest_mailbox: deepest, wal, storage: storageStats(ctx) }),
+    JSON.stringify({ ok: true, accounts: ctx.registry.size, services: ctx.catalog.all().length, orders: ordersByStatus(ctx), deepest_mailbox: deepest, wal, storage: storageStats(ctx), job: jobStats(ctx) }),
   );
 };
