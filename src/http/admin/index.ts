@@ -1,15 +1,16 @@
 /**
  * The admin API, on its own listener (loopback by default) behind a bearer
- * token: the one table of its routes (ADMIN_ROUTES, which the README's admin
- * table is checked against) and the one convention every route follows —
- * the token before the route, then NOT_FOUND / METHOD, a JSON-object body
- * for POST and PATCH, a query parameter the route does not read refused
- * VALIDATION naming it (a typo such as `statuss=` must not widen a listing
- * a bulk script then acts on), and any failure of a handler answered INTERNAL (a
- * broken invariant instead stops the process). The handlers live one file per resource (accounts, services, orders, refills,
- * ops); every change of a wallet goes through that wallet's actor (see
- * `applied` in common.ts), so it is serialised with the customer's orders
- * and logged as an event.
+ * token: the one table of its routes (ADMIN_ROUTES, which the operator
+ * guide's admin table is checked against) and the one convention every
+ * route follows — the token before the route, then NOT_FOUND / METHOD, a
+ * query parameter the route does not read refused VALIDATION naming it (a
+ * typo such as `statuss=` must not widen a listing a bulk script then acts
+ * on), a JSON-object body for POST and PATCH, and any failure of a handler
+ * answered INTERNAL (a broken invariant instead stops the process). The
+ * handlers live one file per resource (accounts, services, orders,
+ * refills, ops); every change of a wallet goes through that wallet's actor
+ * (see `applied` in common.ts), so it is serialised with the customer's
+ * orders and logged as an event.
  */
 import { timingSafeEqual, createHash } from 'node:crypto';
 import { errorOutcome } from '../../errors/index.js';

@@ -1,10 +1,11 @@
 /**
  * Admin endpoints for orders, the processing system's side: show them (by
- * id or number; order-list.ts lists them), move them (refunds happen in the wallet actor, in
- * the same commit), place an order for a customer through the panel, and
- * the processing queue: workers claim pending orders and record progress. Every change goes through
- * the order's wallet actor, so it is serialised with the customer's cancel
- * and every other move of that order.
+ * id or number; order-list.ts lists them), move them (refunds happen in
+ * the wallet actor, in the same commit), place an order for a customer
+ * through the panel, and the processing queue: workers claim pending
+ * orders and record progress. Every change goes through the order's wallet
+ * actor, so it is serialised with the customer's cancel and every other
+ * move of that order.
  */
 import type { Delivery } from '../../actors/index.js';
 import { errorOutcome } from '../../errors/index.js';
