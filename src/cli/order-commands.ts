@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { OptionSpecs } from './args.js';
+import type { OptionSpec, OptionSpecs } from './args.js';
 import { adminPath, type Command, type CommandInput, type JsonObject } from './command.js';
 import { UsageError } from './errors.js';
 import { pagedListCommand } from './paged-list.js';
@@ -33,28 +33,48 @@ const ORDER_COLUMNS: readonly Column<JsonObject>[] = [
   { header: 'TARGET', value: (o) => o.target },
 ];
 
+/** The list inputs (one item a line), each given inline or read from a file, and the order types that read them. */
+const LIST_INPUTS = {
+  comments: 'Custom Comments (Package)',
+  usernames: 'Mentions Custom List, Mentions with Hashtags',
+  hashtags: 'Mentions with Hashtags',
+  keywords: 'SEO',
+  groups: 'Invites from Groups',
+} as const;
+
+type ListInput = keyof typeof LIST_INPUTS;
+
+function listOptions(): OptionSpecs {
+  const options: Record<string, OptionSpec> = {};
+  for (const [name, types] of Object.entries(LIST_INPUTS)) {
+    options[name] = { kind: 'text', placeholder: 'TEXT', help: `${types}: the ${name}, one a line` };
+    options[`${name}-file`] = { kind: 'text', placeholder: 'FILE', help: `${types}: read the ${name} from this file, one a line` };
+  }
+  return options;
+}
+
 /**
  * `order place` takes what every order type reads (the service's type says
- * which): a quantity, comments or usernames (one a line, given inline or
- * from a file), a poll's answer, drip-feed runs and their interval. The
- * server refuses a field the service's type does not take, naming it.
+ * which): a quantity, lists (inline or from a file), a username, hashtag or
+ * media URL, a poll's answer, drip-feed runs and their interval. The server
+ * refuses a field the service's type does not take, naming it.
  */
 const PLACE_OPTIONS: OptionSpecs = {
   account: { kind: 'text', placeholder: 'ID', required: true, help: 'the account to order for' },
   service: { kind: 'integer', placeholder: 'N', required: true, help: 'service id (see `service list`, whose TYPE says what the order takes)' },
   target: { kind: 'text', placeholder: 'URL', required: true, help: 'http(s) URL of the item to promote' },
-  quantity: { kind: 'integer', placeholder: 'Q', help: "units to order, within the service's min..max (Default and Poll)" },
-  comments: { kind: 'text', placeholder: 'TEXT', help: 'Custom Comments: the comments, one a line' },
-  'comments-file': { kind: 'text', placeholder: 'FILE', help: 'Custom Comments: read the comments from this file, one a line' },
-  usernames: { kind: 'text', placeholder: 'TEXT', help: 'Mentions Custom List: the usernames, one a line' },
-  'usernames-file': { kind: 'text', placeholder: 'FILE', help: 'Mentions Custom List: read the usernames from this file, one a line' },
+  quantity: { kind: 'integer', placeholder: 'Q', help: "units to order, within the service's min..max" },
+  ...listOptions(),
+  username: { kind: 'text', placeholder: 'NAME', help: 'Comment Likes, Mentions User Followers: the username' },
+  hashtag: { kind: 'text', placeholder: 'TAG', help: 'Mentions Hashtag: the hashtag' },
+  media: { kind: 'text', placeholder: 'URL', help: 'Mentions Media Likers: the post whose likers are mentioned' },
   'answer-number': { kind: 'integer', placeholder: 'N', help: 'Poll: the answer to vote for, from 1' },
   runs: { kind: 'integer', placeholder: 'N', help: 'drip-feed: deliver the quantity this many times (the service must offer drip-feed)' },
   interval: { kind: 'integer', placeholder: 'MINUTES', help: 'drip-feed: minutes between runs' },
 };
 
 /** A list given inline or read from a file, never both. */
-function listText(input: CommandInput, name: 'comments' | 'usernames'): string | undefined {
+function listText(input: CommandInput, name: ListInput): string | undefined {
   const inline = input.text(name);
   const file = input.text(`${name}-file`);
   if (inline !== undefined && file !== undefined) throw new UsageError(`give --${name} or --${name}-file, not both.`);
@@ -67,12 +87,15 @@ function listText(input: CommandInput, name: 'comments' | 'usernames'): string |
 }
 
 function placeBody(input: CommandInput) {
+  const lists = Object.fromEntries((Object.keys(LIST_INPUTS) as ListInput[]).map((name) => [name, listText(input, name)]));
   return {
     service: input.number('service'),
     target: input.text('target'),
     quantity: input.number('quantity'),
-    comments: listText(input, 'comments'),
-    usernames: listText(input, 'usernames'),
+    ...lists,
+    username: input.text('username'),
+    hashtag: input.text('hashtag'),
+    media: input.text('media'),
     answer_number: input.number('answer-number'),
     runs: input.number('runs'),
     interval: input.number('interval'),
@@ -109,11 +132,12 @@ export const ORDER_COMMANDS: readonly Command[] = [
       status: { kind: 'text', placeholder: 'STATUS', required: true, help: `the new status: one of ${STATUSES}` },
       remains: { kind: 'integer', placeholder: 'N', help: 'units not delivered; only with --status partial' },
       reason: { kind: 'text', placeholder: 'TEXT', help: 'why, recorded with the change' },
+      worker: { kind: 'text', placeholder: 'NAME', help: 'the worker making the move, which must hold the order' },
     },
     request: (input) => ({
       method: 'POST',
       path: adminPath('orders', input.arg('ID'), 'status'),
-      body: { status: input.text('status'), remains: input.number('remains'), reason: input.text('reason') },
+      body: { status: input.text('status'), remains: input.number('remains'), reason: input.text('reason'), worker: input.text('worker') },
     }),
     render: (body, input) => {
       const order = objectAt(body, 'order');

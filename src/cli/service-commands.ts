@@ -5,6 +5,7 @@ import { JsonNumber } from './json-number.js';
 import { parsePer1000, PER_QUOTE_DIGITS } from '../money/index.js';
 import { listAt, objectAt } from './response-shape.js';
 import { formatCell, formatFields, formatTable, type Column } from './table.js';
+import { durationInWords, MS_PER_SECOND } from '../platform/units.js';
 
 /** `service ...` commands: one entry per command; see command.ts for the fields. */
 
@@ -21,6 +22,8 @@ const SERVICE_COLUMNS: readonly Column<JsonObject>[] = [
   { header: 'REFILL', value: (s) => (s.refill === true ? `${String(s.refill_days)}d` : 'no') },
   { header: 'CANCEL', value: (s) => s.cancel },
   { header: 'DRIPFEED', value: (s) => s.dripfeed },
+  // The median time from placement to completion of its recent completed orders, as customers see it.
+  { header: 'AVG TIME', value: (s) => (typeof s.average_time === 'number' ? durationInWords(s.average_time * MS_PER_SECOND) : '-') },
 ];
 
 function serviceFields(body: JsonObject): string {

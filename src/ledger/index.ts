@@ -12,3 +12,4 @@ export * from './token-bucket.js';
 export * from './decide.js';
 export * from './limits.js';
 export * from './statement.js';
+export * from './lease.js';

@@ -37,7 +37,9 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
   // The CLI talks to the server over HTTP; `verify --data-dir` runs ops' verify itself on a stopped server's files.
   // It reads the admin API's page sizes from ops/limits.ts itself, which imports nothing, so a command does not load LMDB.
   cli: ['ops', 'money', 'ids', 'platform'],
-  app: ['actors', 'forcejoin', 'http', 'ids', 'ledger', 'money', 'ops', 'platform', 'wal', 'webhooks', 'wire', 'errors'],
+  // Replicated mode: the group's log, lease and follower in PostgreSQL; the WAL's seam (DurableLog, the LMDB group commit) is all it knows of storage.
+  replication: ['wal', 'platform'],
+  app: ['actors', 'forcejoin', 'http', 'ids', 'ledger', 'money', 'ops', 'platform', 'replication', 'wal', 'webhooks', 'wire', 'errors'],
 };
 
 const ROOT_FILES: Readonly<Record<string, readonly string[]>> = { main: ['app', 'platform'] };

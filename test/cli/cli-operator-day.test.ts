@@ -92,16 +92,29 @@ describe('the operator CLI', () => {
       [['--service', String(services.mentions), '--usernames-file', usernames], /charge\s+0\.3\n/],
       [['--service', String(services.poll), '--quantity', '50', '--answer-number', '2'], /charge\s+1\n/],
     ];
+    const more: [string, string[]][] = [
+      ['Comment Likes', ['--username', 'ann']],
+      ['Mentions with Hashtags', ['--usernames', '@ann\n@bob', '--hashtags', '#one\n#two']],
+      ['Mentions Hashtag', ['--hashtag', '#sale']],
+      ['Mentions User Followers', ['--username', 'ann']],
+      ['Mentions Media Likers', ['--media', 'https://instagram.com/p/xyz']],
+      ['SEO', ['--keywords', 'red shoes\nblue shoes']],
+      ['Invites from Groups', ['--groups', 'group-one\ngroup-two']],
+    ];
+    for (const [type, args] of more) {
+      const id = await t.createService({ rate: '0.1', min: 1, max: 1000, type });
+      placements.push([['--service', String(id), '--quantity', '10', ...args], /charge\s+1\n/]);
+    }
     for (const [args, charge] of placements) {
       const r = await coa(t, 'order', 'place', ...target, ...args);
       expect(r.code, args.join(' ')).toBe(0);
       expect(r.out, args.join(' ')).toMatch(new RegExp(`^Order \\d+ placed for account ${account}\\.\\n`));
       expect(r.out).toMatch(charge);
     }
-    // A field the service's type does not take is refused by the server, naming it.
-    const wrong = await coa(t, 'order', 'place', ...target, '--service', String(services.package), '--quantity', '5');
+    // What the service's type does not take is refused by the server, naming it.
+    const wrong = await coa(t, 'order', 'place', ...target, '--service', String(services.package), '--answer-number', '2');
     expect(wrong.code).toBe(1);
-    expect(wrong.err).toMatch(/'quantity' is not taken by Package orders/);
+    expect(wrong.err).toMatch(/'answer_number'/);
     const both = await coa(t, 'order', 'place', ...target, '--service', String(services.mentions), '--usernames', 'a', '--usernames-file', usernames);
     expect(both.code).toBe(2);
 

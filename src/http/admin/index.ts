@@ -7,7 +7,7 @@
  * typo such as `statuss=` must not widen a listing a bulk script then acts
  * on), a JSON-object body for POST and PATCH, and any failure of a handler
  * answered INTERNAL (a broken invariant instead stops the process). The
- * handlers live one file per resource (accounts, services, orders,
+ * handlers live one file per resource (accounts, services, orders, claims,
  * refills, ops); every change of a wallet goes through that wallet's actor
  * (see `applied` in common.ts), so it is serialised with the customer's
  * orders and logged as an event.
@@ -16,6 +16,7 @@ import { timingSafeEqual, createHash } from 'node:crypto';
 import { errorOutcome } from '../../errors/index.js';
 import { newRequestId } from '../../ids/index.js';
 import { readBody } from '../transport/body.js';
+import { unavailable } from '../transport/deliver.js';
 import {
   adjustCredits,
   createAccount,
@@ -29,7 +30,8 @@ import {
   showAccount,
 } from './accounts.js';
 import { invalid, unknownParameter, type AdminHandler } from './common.js';
-import { claimOrders, ORDER_PARAM, placePanelOrder, recordProgress, setOrderStatus, showOrder } from './orders.js';
+import { claimOrders, extendLease, releaseOrder } from './claims.js';
+import { ORDER_PARAM, placePanelOrder, recordProgress, setOrderStatus, showOrder } from './orders.js';
 import { listOrders, ORDER_LIST_QUERY } from './order-list.js';
 import { accountStatement, STATEMENT_QUERY } from './statement.js';
 import { metrics, snapshot, stats, verify } from './ops.js';
@@ -79,6 +81,8 @@ export const ADMIN_ROUTES: readonly Route[] = [
   route('get', '/admin/v1/orders', listOrders, ORDER_LIST_QUERY),
   route('post', '/admin/v1/orders/claim', claimOrders),
   route('post', '/admin/v1/orders/:order/progress', recordProgress),
+  route('post', '/admin/v1/orders/:order/extend', extendLease),
+  route('post', '/admin/v1/orders/:order/release', releaseOrder),
   route('get', '/admin/v1/refills', listRefills, ['status', ...PAGE]),
   route('post', '/admin/v1/refills/:id/status', setRefillStatus),
   route('get', '/admin/v1/orders/:order', showOrder),
@@ -99,9 +103,16 @@ export const ADMIN_ROUTES: readonly Route[] = [
   route('get', '/metrics', metrics),
 ];
 
-export function mountAdmin(app: TemplatedApp, ctx: AppContext): void {
-  const tokenHash = sha256(`Bearer ${ctx.adminToken}`);
+/**
+ * The admin listener. `view` is the context each request is served with:
+ * a server's own, or (a replicated follower) a function that gives a view
+ * of the store refreshed as the log is applied.
+ */
+export function mountAdmin(app: TemplatedApp, view: AppContext | (() => AppContext)): void {
+  const current = typeof view === 'function' ? view : () => view;
+  const tokenHash = sha256(`Bearer ${current().adminToken}`);
   app.any('/*', (res: HttpResponse, req: HttpRequest) => {
+    const ctx = current();
     const ex = newExchange(res, newRequestId(), ctx.metrics);
     // Listings and reads look at the store after waiting for the WAL; a commit
     // visible there may still be unsynced (overlapping sync): every admin reply
@@ -130,6 +141,11 @@ function handleAdmin(ctx: AppContext, ex: Exchange, res: HttpResponse, req: Http
     return sendError(ex, errorOutcome('METHOD', `${url} accepts only ${allow}.`), ['Allow', allow]);
   }
   ex.route = match.path;
+  // Reads are served by every live node; what changes state only where the
+  // wallets are (a replicated follower, a leader whose lease is not current,
+  // a server shutting down answer 503).
+  const why = method === 'get' ? null : ctx.unavailable();
+  if (why !== null) return unavailable(ex, why);
   const params = match.pattern.exec(url)!.slice(1);
   const query = new URLSearchParams(req.getQuery() ?? '');
   const unknown = unknownParameter(query, match.query);
