@@ -11,14 +11,19 @@
  * canceled and refunded at once), and every fifth completes one through the
  * admin API and asks for its refill. An acknowledged cancel must be canceled
  * after the restart with its whole debit back in the wallet, exactly once; an
- * acknowledged refill must exist, pending, and no refill moves money.
+ * acknowledged refill must exist, pending, and no refill moves money. A
+ * cycle is killed only once it has acknowledged at least one cancel and one
+ * refill (its random run time is the least it runs), so that every cycle
+ * checks both.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { mulberry32 } from '../mulberry32.js';
+import { lateSyncEnv } from './late-sync.js';
 import { powerLossEnv, restoreDurableImages } from './power-loss.js';
+import { mergePreloadEnv } from './preload-library.js';
 import { spawnServer, type ServerProcess } from './server-process.js';
 
 export interface CrashOptions {
@@ -35,6 +40,12 @@ export interface CrashOptions {
    * only what it had synced.
    */
   powerLoss?: { library: string };
+  /**
+   * Every fsync and fdatasync of the server starts `lateMs` late (the
+   * late-sync shim, late-sync.ts), so that a reply sent before its sync
+   * would be lost by the power loss whatever the disk's speed.
+   */
+  lateSync?: { library: string; lateMs: number };
   /** More environment for the server (e.g. `WAL_SYNC_MODE`). */
   serverEnv?: Record<string, string>;
 }
@@ -71,6 +82,9 @@ interface Ack {
 // order, some 20,000 orders per wallet) rather than hit BALANCE halfway.
 const INITIAL_CREDITS = 10_000;
 const RATE_MICRO = 1_000; // 0.001 credits per unit
+/** How long a cycle may run past its random time before it has acknowledged a cancel and a refill. */
+const LIFECYCLE_DEADLINE_MS = 30_000;
+const POLL_MS = 5;
 
 async function waitHealthy(s: ServerProcess): Promise<void> {
   const res = await fetch(`${s.adminUrl}/healthz`);
@@ -88,7 +102,11 @@ export async function runCrashCycles(options: CrashOptions): Promise<CrashReport
   const problems: string[] = [];
   const acks: Ack[] = [];
   const imagesDir = options.powerLoss === undefined ? null : mkdtempSync(join(tmpdir(), 'credit-order-api-images-'));
-  const env = { ...(options.serverEnv ?? {}), ...(options.powerLoss === undefined || imagesDir === null ? {} : powerLossEnv(options.powerLoss.library, dir, imagesDir)) };
+  const env = mergePreloadEnv(
+    options.serverEnv ?? {},
+    options.lateSync === undefined ? {} : lateSyncEnv(options.lateSync.library, options.lateSync.lateMs),
+    options.powerLoss === undefined || imagesDir === null ? {} : powerLossEnv(options.powerLoss.library, dir, imagesDir),
+  );
   let server = await spawnServer(dir, token, env);
   let logReplays = 0;
   const admin = (method: string, path: string, body?: unknown) =>
@@ -111,6 +129,7 @@ export async function runCrashCycles(options: CrashOptions): Promise<CrashReport
 
     for (let cycle = 1; cycle <= options.cycles; cycle++) {
       let stop = false;
+      const ackedBefore = acks.length;
       const base = server.url;
       const drive = async (w: number): Promise<void> => {
         const mine: Ack[] = [];
@@ -155,6 +174,8 @@ export async function runCrashCycles(options: CrashOptions): Promise<CrashReport
       const running = Array.from({ length: workers }, (_, w) => drive(w));
       const runMs = 50 + Math.floor(random() * runMsMax);
       await new Promise((resolve) => setTimeout(resolve, runMs));
+      const lifecycle = await untilLifecycleAcknowledged(() => acks.slice(ackedBefore));
+      if (lifecycle !== null) problems.push(`cycle ${cycle} (seed ${options.seed}): ${lifecycle}`);
       server.child.kill('SIGKILL');
       await server.exited;
       stop = true;
@@ -188,6 +209,23 @@ export async function runCrashCycles(options: CrashOptions): Promise<CrashReport
     if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });
     if (imagesDir !== null) rmSync(imagesDir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Waits until the orders of the running cycle (a live view: `acks` grows as
+ * replies arrive) include an acknowledged cancel and an acknowledged refill:
+ * null then, or after the deadline a sentence saying what is missing.
+ */
+async function untilLifecycleAcknowledged(cycleAcks: () => Ack[]): Promise<string | null> {
+  const deadline = Date.now() + LIFECYCLE_DEADLINE_MS;
+  for (;;) {
+    const mine = cycleAcks();
+    const cancels = mine.filter((a) => a.cancel === 'acked').length;
+    const refills = mine.filter((a) => a.refill !== undefined).length;
+    if (cancels > 0 && refills > 0) return null;
+    if (Date.now() > deadline) return `no cancel and refill both acknowledged within ${LIFECYCLE_DEADLINE_MS} ms of the cycle's run time (${cancels} cancels, ${refills} refills)`;
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
 }
 

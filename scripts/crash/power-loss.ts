@@ -3,21 +3,13 @@
  * durable images in place of the data files after a kill, so that the
  * restarted server finds only what had been synced (see the C file).
  */
-import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-const SOURCE = fileURLToPath(new URL('../../../scripts/crash/power-loss.c', import.meta.url));
+import { buildPreloadLibrary } from './preload-library.js';
 
 /** Compiles the recorder into a temp directory: its path, or why it could not be built. */
 export function buildPowerLossLibrary(): { library: string } | { missing: string } {
-  const out = join(mkdtempSync(join(tmpdir(), 'credit-order-power-loss-')), 'power-loss.so');
-  const cc = spawnSync('cc', ['-shared', '-fPIC', '-O1', '-Wall', '-o', out, SOURCE, '-ldl', '-lpthread'], { encoding: 'utf8' });
-  if (cc.error !== undefined) return { missing: 'no C compiler (cc) to build the power-loss recorder (Debian: apt-get install gcc)' };
-  if (cc.status !== 0) return { missing: `the power-loss recorder did not build: ${cc.stderr.trim().split('\n')[0] ?? `cc exit ${cc.status}`}` };
-  return { library: out };
+  return buildPreloadLibrary('power-loss');
 }
 
 /** The environment that loads the recorder into a server whose data is in dataDir. */

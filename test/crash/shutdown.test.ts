@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { spawnServer } from '../helpers/server-process.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 /** SIGTERM and SIGINT under load: stop accepting, answer what is in flight, sync, exit 0. */
 describe('graceful shutdown of the real process', () => {
@@ -69,7 +70,7 @@ describe('graceful shutdown of the real process', () => {
           }
         };
         const workers = Array.from({ length: 8 }, worker);
-        while (acked.length < 50) await new Promise((r) => setTimeout(r, 10));
+        await waitFor('50 orders acknowledged before the signal', () => acked.length >= 50, 30_000, () => `${acked.length} acknowledged`);
         // In the same turn as the signal: which requests were written before it, and which of those await their answer.
         const writtenBeforeSignal = requests.filter((r) => r.written);
         const inFlight = writtenBeforeSignal.filter((r) => !r.settled).length;

@@ -1,11 +1,10 @@
 /**
  * Reads an `strace -f` log into the system calls it records, in the order
  * strace saw them, and checks the durability promise at the level of the
- * system calls: every write the server made to its data directory while it
- * handled a request is on disk (an fsync/fdatasync of that file began after
- * the write had finished and completed, or the write went through a
- * descriptor opened with O_DSYNC/O_SYNC) before the server began writing
- * the reply.
+ * system calls: the write of an order's own commit is on disk (an
+ * fsync/fdatasync of that file began after the write had finished and
+ * completed, or the write went through a descriptor opened with
+ * O_DSYNC/O_SYNC) before the server began writing the order's reply.
  *
  * Order in the log is causal where it matters: strace sees a thread's
  * syscall-exit stop before that thread runs on, so a sync whose completion
@@ -67,7 +66,6 @@ export function firstPid(file: string): number {
 
 const WRITES = new Set(['write', 'pwrite64', 'writev', 'pwritev', 'pwritev2']);
 const SYNCS = new Set(['fsync', 'fdatasync']);
-const READS = new Set(['read', 'recvfrom', 'recvmsg']);
 const SENDS = new Set(['write', 'writev', 'sendto', 'sendmsg']);
 
 function fdOf(call: Syscall): number {
@@ -80,84 +78,86 @@ interface OpenFile {
   syncWrites: boolean;
 }
 
-export interface RequestCheck {
-  /** The request's first line, as logged. */
-  request: string;
-  /** Writes to the data directory while it was handled (lock file aside). */
-  writes: number;
-  /** Those not on disk when the reply began, each described. */
-  unsynced: string[];
+/** A write to a data file, and the log line where a sync covering it returned (Infinity: never). */
+interface DataWrite {
+  call: Syscall;
+  file: OpenFile;
+  syncedAt: number;
 }
 
-/**
- * For every reply that starts with `replyPrefix` (e.g. "HTTP/1.1 201"),
- * pairs it with the last request starting with `requestPrefix` read on the
- * same socket before it, and checks every write made to a file under
- * `dataDir` between the two (LMDB's lock file aside: it holds only the
- * reader table, rebuilt when the environment opens).
- */
-export function checkSyncBeforeReply(
-  calls: Syscall[],
-  dataDir: string,
-  requestPrefix: string,
-  replyPrefix: string,
-  /** The data files whose writes must be synced before a reply (default: all but lock.mdb). */
-  covered: (path: string) => boolean = () => true,
-): RequestCheck[] {
+export interface ReplyCheck {
+  /** The order the reply acknowledged. */
+  order: string;
+  /** The log line where the reply began. */
+  replyAt: number;
+  /** The first write of the order's target to a covered data file (its own commit), described; null if none was seen. */
+  write: string | null;
+  /** Whether that write was on disk before the reply began. */
+  syncedBefore: boolean;
+}
+
+/** Every write to a file under `dataDir` (LMDB's lock file aside), each with the line where a sync covering it returned. */
+function dataWrites(events: Syscall[], dataDir: string): DataWrite[] {
   const files = new Map<number, OpenFile>();
-  const lastRequest = new Map<number, Syscall>();
-  const pending: { call: Syscall; file: OpenFile }[] = [];
-  const synced = new Set<Syscall>();
-  const checks: RequestCheck[] = [];
-  const events = [...calls].sort((a, b) => a.endedAt - b.endedAt);
-  // Walk the calls in the order they returned; a reply is checked when it
-  // begins, against the writes that returned before that.
-  const replies = calls.filter((c) => SENDS.has(c.name) && c.args.includes(`"${replyPrefix}`));
-  let next = 0;
-  const checkRepliesUpTo = (line: number): void => {
-    while (next < replies.length && replies[next]!.startedAt <= line) {
-      const reply = replies[next++]!;
-      const request = lastRequest.get(fdOf(reply));
-      if (request === undefined) continue;
-      const writes = pending.filter((w) => w.call.endedAt > request.endedAt && w.call.startedAt < reply.startedAt);
-      const unsynced = writes
-        .filter((w) => !synced.has(w.call) || syncEnd(w.call) > reply.startedAt)
-        .map((w) => `${w.call.name} to ${w.file.path} (log line ${w.call.startedAt + 1}) not synced before the reply (line ${reply.startedAt + 1})`);
-      checks.push({ request: request.args.slice(0, 80), writes: writes.length, unsynced });
-    }
-  };
-  const syncEnds = new Map<Syscall, number>();
-  const syncEnd = (write: Syscall): number => syncEnds.get(write) ?? Number.POSITIVE_INFINITY;
+  const writes: DataWrite[] = [];
   for (const call of events) {
-    checkRepliesUpTo(call.endedAt);
     if (call.result < 0) continue;
     if (call.name === 'openat') {
       const path = /"([^"]*)"/.exec(call.args)?.[1] ?? '';
       files.set(call.result, { path, syncWrites: /O_DSYNC|O_SYNC/.test(call.args) });
     } else if (call.name === 'close') {
       files.delete(fdOf(call));
-    } else if (READS.has(call.name) && call.args.includes(`"${requestPrefix}`)) {
-      lastRequest.set(fdOf(call), call);
     } else if (WRITES.has(call.name)) {
       const file = files.get(fdOf(call));
-      if (file === undefined || !file.path.startsWith(`${dataDir}/`) || file.path.endsWith('/lock.mdb') || !covered(file.path)) continue;
-      pending.push({ call, file });
-      if (file.syncWrites) {
-        synced.add(call);
-        syncEnds.set(call, call.endedAt);
-      }
+      if (file === undefined || !file.path.startsWith(`${dataDir}/`) || file.path.endsWith('/lock.mdb')) continue;
+      writes.push({ call, file, syncedAt: file.syncWrites ? call.endedAt : Number.POSITIVE_INFINITY });
     } else if (SYNCS.has(call.name)) {
       const file = files.get(fdOf(call));
       if (file === undefined) continue;
       // A sync covers every write to the same file that had returned before it began.
-      for (const w of pending) {
-        if (w.file.path === file.path && w.call.endedAt < call.startedAt && !synced.has(w.call)) {
-          synced.add(w.call);
-          syncEnds.set(w.call, call.endedAt);
-        }
+      for (const w of writes) {
+        if (w.file.path === file.path && w.call.endedAt < call.startedAt && w.syncedAt === Number.POSITIVE_INFINITY) w.syncedAt = call.endedAt;
       }
     }
   }
-  checkRepliesUpTo(Number.POSITIVE_INFINITY);
+  return writes;
+}
+
+/**
+ * For every reply that starts with `replyPrefix` (e.g. "HTTP/1.1 201") and
+ * names an order (`"order":"<id>"` in its body), finds the first write to a
+ * covered data file that holds the order's target (`targets`: order id →
+ * a target text unique to it). That write belongs to the commit that made
+ * the order: a row enters LMDB's pages, or a commit-log record, only in
+ * that commit; later commits may rewrite the same page, never earlier ones.
+ * The check is whether a sync covering that write had returned before the
+ * reply's first byte was sent. This holds with many orders in flight,
+ * where the writes between a request and its reply also include later
+ * commits, not yet synced, of other orders.
+ */
+export function checkOwnCommitSynced(
+  calls: Syscall[],
+  dataDir: string,
+  replyPrefix: string,
+  targets: ReadonlyMap<string, string>,
+  /** The data files whose writes must be synced before a reply (default: all but lock.mdb). */
+  covered: (path: string) => boolean = () => true,
+): ReplyCheck[] {
+  const writes = dataWrites([...calls].sort((a, b) => a.endedAt - b.endedAt), dataDir).filter((w) => covered(w.file.path));
+  writes.sort((a, b) => a.call.startedAt - b.call.startedAt);
+  const checks: ReplyCheck[] = [];
+  for (const reply of calls) {
+    if (!SENDS.has(reply.name) || !reply.args.includes(`"${replyPrefix}`)) continue;
+    const order = /\\"order\\":\\"([^\\"]+)\\"/.exec(reply.args)?.[1];
+    const target = order === undefined ? undefined : targets.get(order);
+    if (order === undefined || target === undefined) continue;
+    const own = writes.find((w) => w.call.args.includes(target));
+    checks.push({
+      order,
+      replyAt: reply.startedAt + 1,
+      write: own === undefined ? null : `${own.call.name} to ${own.file.path} (log line ${own.call.startedAt + 1}, synced by line ${own.syncedAt + 1})`,
+      syncedBefore: own !== undefined && own.syncedAt < reply.startedAt,
+    });
+  }
   return checks;
 }

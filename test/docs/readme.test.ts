@@ -9,15 +9,15 @@
  * true on API v1, no `error` on API v2) and hold every field name the
  * README's answer shows; values such as ids and balances may differ.
  */
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedIfEmpty, type SeedResult } from '../../src/app/seed.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { requireTool } from '../helpers/tools.js';
 
 const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-const HAS_CURL = spawnSync('curl', ['--version']).status === 0;
-if (!HAS_CURL) console.warn('test/docs/readme.test.ts: skipped, curl is not installed (apt-get install curl): the README examples were not run.');
+const HAS_CURL = requireTool('curl', "the README's curl examples") === null;
 
 /** The variables a reader of the README sets from what `npm start` printed. */
 const VARIABLES = ['KEY', 'SECRET', 'V2KEY', 'API'] as const;

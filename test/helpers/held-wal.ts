@@ -22,8 +22,9 @@ export class HeldWal implements Wal {
     if (this.deferring) return new Promise((resolve, reject) => this.deferred.push({ entry, resolve, reject }));
     const durable = this.inner.append(entry);
     if (!this.holding) return durable;
+    // An entry whose sync lands after the release is not held: nothing would release it.
     return new Promise((resolve, reject) => {
-      durable.then(() => this.held.push(resolve), reject);
+      durable.then(() => (this.holding ? this.held.push(resolve) : resolve()), reject);
     });
   }
 

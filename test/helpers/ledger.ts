@@ -4,7 +4,7 @@
  * Tests tamper with `events` or `rows` before `write()` to break exactly one
  * invariant.
  */
-import { chargeFor, FINAL_STATUSES, isUnlimited, planExpiryAfter, planPriceInr, refundFor, withServiceDefaults, type IdempotencyRecord, type LogEvent, type OrderRecord, type OrderExtras, type OrderStatus, type OrderType, type ServiceRecord, type WalletRecord } from '../../src/ledger/index.js';
+import { FINAL_STATUSES, isUnlimited, planExpiryAfter, planPriceInr, withServiceDefaults, type IdempotencyRecord, type LogEvent, type OrderRecord, type OrderExtras, type OrderStatus, type OrderType, type ServiceRecord, type WalletRecord } from '../../src/ledger/index.js';
 import { leaseKey, orderIndexKey, type TableName } from '../../src/wal/index.js';
 import { openStore, type Store } from '../../src/wal/store.js';
 import { ORDER_COUNTS_KEY } from '../../src/wal/order-counts.js';
@@ -12,6 +12,7 @@ import { rmSync } from 'node:fs';
 import { afterEach } from 'vitest';
 import { verifyLedger, type VerifyReport } from '../../src/ops/index.js';
 import { tempDir } from './server.js';
+import { plainCharge, plainRefund, plainUnits } from './plain-money.js';
 
 export const CREDIT = 1_000_000;
 
@@ -81,7 +82,7 @@ export class Ledger {
     const at = this.now();
     const unlimited = isUnlimited(w, at);
     const { extras } = options;
-    const charge = chargeFor(quantity, rate, extras?.runs)!;
+    const charge = plainCharge(plainUnits({ quantity, extras }), rate);
     const debit = unlimited ? 0 : charge;
     w.credits -= debit;
     this.events.push({
@@ -165,7 +166,7 @@ export class Ledger {
   move(orderId: string, to: OrderStatus, remains: number | null = null): this {
     const o = this.order(orderId);
     const w = this.wallet(o.account);
-    const refund = refundFor(o, to, remains);
+    const refund = plainRefund(o, to, remains);
     w.credits += refund;
     const at = this.now();
     this.events.push({ type: 'order.status', atMs: at, account: o.account, order: orderId, from: o.status, to, remains, refund, balance: w.credits });

@@ -8,6 +8,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
+import { waitFor } from './wait-for.js';
+
+/** How long a wait for deliveries may take: retries and pacing run on real time here. */
+const RECEIVER_DEADLINE_MS = 20_000;
 
 export type Behaviour = 'ok' | 'fail' | 'hang' | 'redirect';
 
@@ -146,12 +150,9 @@ export async function startReceiver(): Promise<Receiver> {
     failHung: () => {
       for (const res of hung.splice(0)) if (!res.destroyed) res.writeHead(500, { 'content-type': 'text/plain' }).end('receiver failing late');
     },
-    async waitFor(check, timeoutMs = 20_000) {
-      const until = Date.now() + timeoutMs;
-      while (!check(received)) {
-        if (Date.now() > until) throw new Error(`receiver: condition not met within ${timeoutMs} ms; got ${received.length} requests`);
-        await new Promise((r) => setTimeout(r, 20));
-      }
+    waitFor(check, timeoutMs = RECEIVER_DEADLINE_MS) {
+      // The condition's own source says what was awaited.
+      return waitFor(`the receiver's requests to satisfy ${check.toString()}`, () => check(received), timeoutMs, () => `${received.length} requests received`);
     },
     async close() {
       for (const res of hung.splice(0)) res.destroy();

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { order, useServer } from '../helpers/server.js';
 
+/** A rate limit small enough to spend in a few requests. */
+const RATE_LIMIT = 3;
+
 /** Every error code with its HTTP status, and bad input that changes nothing. */
 describe('error catalogue over HTTP', () => {
   const t = useServer({ config: { bodyBytesMax: 1024 }, services: { main: { rate: '0.5', min: 10, max: 100 } }, accounts: { alice: '50', bob: '50' } });
@@ -28,12 +31,21 @@ describe('error catalogue over HTTP', () => {
     expect(unknown.body.message).toBe(wrongSecret.body.message);
   });
 
-  it('BANNED 403 before RATE, and unbanning restores access', async () => {
+  it('BANNED 403 before RATE: a banned key whose rate limit is spent is told BANNED, and unbanning restores access', async () => {
     const banned = await t.createAccount('mallory', '10');
+    await t.admin('PATCH', `/admin/v1/accounts/${banned.id}`, { rate_limit_per_minute: RATE_LIMIT });
+    // Spend the whole minute: the next request is RATE.
+    const spent: number[] = [];
+    for (let i = 0; i < RATE_LIMIT; i++) spent.push((await t.api('GET', '/api/v1/balance', banned)).status);
+    expect(spent).toEqual(Array.from({ length: RATE_LIMIT }, () => 200));
+    expectError(await t.api('GET', '/api/v1/balance', banned), 429, 'RATE');
     await t.admin('PATCH', `/admin/v1/accounts/${banned.id}`, { banned: true });
     expectError(await t.api('GET', '/api/v1/balance', banned), 403, 'BANNED');
     expectError(await t.api('POST', '/api/v1/order', banned, order(t.services.main, 10)), 403, 'BANNED');
     await t.admin('PATCH', `/admin/v1/accounts/${banned.id}`, { banned: false });
+    // Still RATE until the minute refills; then served.
+    expectError(await t.api('GET', '/api/v1/balance', banned), 429, 'RATE');
+    t.clock.advance(60_000);
     expect((await t.api('GET', '/api/v1/balance', banned)).status).toBe(200);
   });
 

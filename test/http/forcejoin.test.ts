@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { forceJoinConfigFromEnv } from '../../src/forcejoin/index.js';
 import { FakeBotApi } from '../forcejoin/fake-bot-api.js';
 import { order, startTestServer, useServer, type Creds } from '../helpers/server.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 describe('Telegram force-join on the order path (fake Bot API over HTTP)', () => {
   let bot: FakeBotApi;
@@ -114,7 +115,7 @@ describe('orders waiting for a Telegram answer', () => {
       const waiting = Array.from({ length: 4 }, () => t.api('POST', '/api/v1/order', creds, order(service, 1)));
       // All four share one Telegram request and each holds a mailbox place.
       const actor = () => t.server.context.registry.get(creds.id)?.actor;
-      while ((actor()?.depth ?? 0) < 4) await new Promise((r) => setTimeout(r, 5));
+      await waitFor('four orders in the mailbox awaiting Telegram', () => (actor()?.depth ?? 0) >= 4, undefined, () => `mailbox depth ${actor()?.depth ?? 0}`);
       const refused = await t.api('POST', '/api/v1/order', creds, order(service, 1));
       expect(refused.status).toBe(503);
       expect(refused.body.error).toBe('UNAVAILABLE');

@@ -4,6 +4,9 @@ import { HeldWal } from '../helpers/held-wal.js';
 import { keepAlive } from '../helpers/keep-alive.js';
 import { order, roundTrips, useServer, withServer, type Creds, type TestServer } from '../helpers/server.js';
 
+/** The default retention (IDEMPOTENCY_RETENTION_HOURS=24), which the fixture's server keeps. */
+const RETENTION_MS = 24 * 3_600_000;
+
 describe('Idempotency-Key on POST /order', () => {
   const t = useServer({ services: { main: { rate: '1', min: 1, max: 1000 } }, accounts: { alice: '100' } });
 
@@ -117,6 +120,27 @@ describe('Idempotency-Key on POST /order', () => {
 });
 
 describe('Idempotency-Key retention sweep', () => {
+  it('a key is kept for exactly its 24 h: replayed and not swept at 24 h, forgotten and swept 1 ms later', async () => {
+    await withServer({ services: { main: { rate: '1', min: 1, max: 10 } }, accounts: { edge: '100' } }, async (t) => {
+      const { edge } = t.accounts;
+      // A new store's first sweep marks the expiry index complete, so later sweeps go straight to removing.
+      await t.server.sweeper.runOnce();
+      const first = await t.api('POST', '/api/v1/order', edge, order(t.services.main, 1), { 'idempotency-key': 'edge' });
+      expect(first.status).toBe(201);
+      t.clock.advance(RETENTION_MS);
+      const atRetention = await t.api('POST', '/api/v1/order', edge, order(t.services.main, 1), { 'idempotency-key': 'edge' });
+      expect({ status: atRetention.status, replayed: atRetention.headers.get('idempotent-replayed'), body: atRetention.text }).toEqual({ status: 201, replayed: 'true', body: first.text });
+      expect((await t.server.sweeper.runOnce()).removed).toBe(0);
+      expect([...t.server.context.store.tables.idempotency.getKeys()]).toEqual([`${edge.id}:edge`]);
+      t.clock.advance(1);
+      expect((await t.server.sweeper.runOnce()).removed).toBe(1);
+      const after = await t.api('POST', '/api/v1/order', edge, order(t.services.main, 1), { 'idempotency-key': 'edge' });
+      expect(after.status).toBe(201);
+      expect(after.headers.get('idempotent-replayed')).toBeNull();
+      expect(after.body.order).not.toBe(first.body.order);
+    });
+  });
+
   it('deletes records past retention and keeps fresh ones and keys used again', async () => {
     await withServer({}, async (t) => {
       const clock = t.clock;

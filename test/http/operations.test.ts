@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { order, startTestServer, withServer } from '../helpers/server.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 describe('operations over the admin API: verify, snapshot under load, restore, metrics', () => {
   it('verify reports the ledger; a tampered wallet is named as the first broken invariant', async () => {
@@ -36,7 +37,7 @@ describe('operations over the admin API: verify, snapshot under load, restore, m
           if (r.status === 201) acked.push(r.body.order);
         }
       });
-      while (acked.length < 20) await new Promise((r) => setTimeout(r, 5));
+      await waitFor('20 orders acknowledged', () => acked.length >= 20, undefined, () => `${acked.length} acknowledged`);
       const ackedBefore = [...acked];
       const snap = await t.admin('POST', '/admin/v1/snapshot', { out });
       stop = true;
@@ -70,7 +71,8 @@ describe('operations over the admin API: verify, snapshot under load, restore, m
       const text = await r.text();
       expect(text).toMatch(/coa_http_requests_total\{route="\/api\/v1\/order",status="201",code=""\} 1/);
       expect(text).toMatch(/coa_http_requests_total\{route="\/api\/v1\/order",status="402",code="BALANCE"\} 1/);
-      expect(text).toMatch(/coa_http_request_duration_seconds_bucket\{route="\/api\/v1\/order",le="\+Inf"\} 2/);
+      // prom-client writes the bucket bound first: {le="+Inf",route="/api/v1/order"} (label order carries no meaning).
+      expect(text).toMatch(/coa_http_request_duration_seconds_bucket\{le="\+Inf",route="\/api\/v1\/order"\} 2/);
       expect(text).toMatch(/coa_wal_batch_entries_count \d+/);
       expect(text).toMatch(/coa_wal_sync_seconds_count \d+/);
       expect(text).toMatch(/coa_accounts 1/);

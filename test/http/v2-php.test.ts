@@ -2,25 +2,17 @@
  * API v2 driven by a real reseller client: PHP's curl through the client
  * class panels hand out (docs/examples/api-v2-client.php), sending
  * form-encoded fields, and `Expect: 100-continue` for a long comment list.
- * Skips, saying so, where PHP or its curl extension is missing (CI installs
- * php-cli and php-curl).
+ * Skips, saying so, where PHP or its curl extension is missing; under
+ * CI=true that fails instead (test/helpers/tools.ts).
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { useServer } from '../helpers/server.js';
 import { EXAMPLE_MAX, EXAMPLE_MIN, EXAMPLE_RATE, TYPE_EXAMPLES } from './order-type-examples.js';
+import { requireTool } from '../helpers/tools.js';
 
-function phpMissing(): string | null {
-  const probe = spawnSync('php', ['-r', "exit(function_exists('curl_init') ? 0 : 3);"], { encoding: 'utf8' });
-  if (probe.error !== undefined) return 'php is not installed (Debian: apt-get install php-cli php-curl)';
-  if (probe.status === 3) return "PHP's curl extension is not installed (Debian: apt-get install php-curl)";
-  if (probe.status !== 0) return `php does not run here: ${probe.stderr.trim().split('\n')[0] ?? `exit ${probe.status}`}`;
-  return null;
-}
-
-const missing = phpMissing();
-if (missing !== null) process.stderr.write(`SKIPPED API v2 test with PHP's curl: ${missing}\n`);
+const missing = requireTool('php-curl', "the API v2 test with PHP's curl");
 
 const SCRIPT = fileURLToPath(new URL('./php/reseller.php', import.meta.url));
 const ORDER_TYPES_SCRIPT = fileURLToPath(new URL('./php/order-types.php', import.meta.url));

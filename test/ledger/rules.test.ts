@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   chargeFor,
+  isOrderStatus,
   isUnlimited,
   ORDER_STATUSES,
   planPriceInr,
@@ -40,6 +41,19 @@ describe('refundFor', () => {
 
   it('a refund larger than the debit is a broken invariant, not a value', () => {
     expect(() => refundFor(order, 'partial', 1_001)).toThrow(/invariant/);
+    expect(() => refundFor(order, 'partial', 1_001)).toThrow(/a partial refund \(remains × rate\) must not exceed the debit/);
+  });
+
+  it('a refund beyond the exact range is a broken invariant too, never a null refund', () => {
+    // 2 × 9,007,199,254,740,991 micro-credits leaves the safe integers.
+    expect(() => refundFor({ debit: Number.MAX_SAFE_INTEGER, rate: Number.MAX_SAFE_INTEGER }, 'partial', 2)).toThrow(/must not exceed the debit/);
+  });
+});
+
+describe('isOrderStatus', () => {
+  it('is true for the six statuses and nothing else', () => {
+    for (const status of ['pending', 'processing', 'in_progress', 'completed', 'partial', 'canceled']) expect(isOrderStatus(status), status).toBe(true);
+    for (const value of ['shipped', 'Pending', '', 'constructor', 0, null, undefined, ['pending']]) expect(isOrderStatus(value), String(value)).toBe(false);
   });
 });
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import {
   addMicro,
+  formatBig,
   formatMicro,
   microFromJson,
   MICRO_MAX,
@@ -239,7 +240,8 @@ describe('microFromJson', () => {
     expect(microFromJson(-0)).toBe(0);
   });
 
-  it('accepts exact decimal strings', () => {
+  it('accepts exact decimal strings, with the spaces around them left out', () => {
+    expect(microFromJson(' 0.1 ')).toBe(100_000);
     expect(microFromJson('0.1')).toBe(100_000);
     expect(microFromJson('1000000000.000001')).toBe(1e15 + 1);
   });
@@ -278,5 +280,23 @@ describe('microFromJson', () => {
     ['an empty string', ''],
   ])('refuses %s', (_label, value) => {
     expect(microFromJson(value)).toBeNull();
+  });
+});
+
+describe('formatBig (ledger totals beyond the safe integers)', () => {
+  it('renders the shortest exact decimal, keeping the zeros inside the fraction', () => {
+    expect(formatBig(300_000n)).toBe('0.3');
+    expect(formatBig(1_000_001n)).toBe('1.000001');
+    expect(formatBig(1_050_000n)).toBe('1.05');
+    expect(formatBig(7_000_000n)).toBe('7');
+    expect(formatBig(0n)).toBe('0');
+    expect(formatBig(10n ** 20n)).toBe('100000000000000');
+    expect(formatBig(10n ** 20n + 1n)).toBe('100000000000000.000001');
+  });
+
+  it('renders negatives with one minus sign before the whole number', () => {
+    expect(formatBig(-1_500_000n)).toBe('-1.5');
+    expect(formatBig(-1n)).toBe('-0.000001');
+    expect(formatBig(-(10n ** 20n))).toBe('-100000000000000');
   });
 });

@@ -12,6 +12,7 @@ import { openStore, type Store } from '../../src/wal/store.js';
 import { STORE_FORMAT, STORE_FORMAT_KEY } from '../../src/wal/index.js';
 import { order, startTestServer, tempDir, useScratchDirs, useServer, withServer, type Creds } from '../helpers/server.js';
 import { CREDIT, Ledger } from '../helpers/ledger.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 /** Σ wallets and Σ of the log's money events, computed independently of verifyLedger. */
 function sums(store: Store): { wallets: bigint; log: bigint; lastBalance: Map<number, number>; credits: Map<number, number> } {
@@ -66,7 +67,7 @@ describe('takeSnapshot of a live server', () => {
     const inFlight = Promise.all(Array.from({ length: 8 }, client)).then((all) => all.flat());
     // Snapshot once some orders are acknowledged (so durable) and while the
     // rest are still being written.
-    while (acked.length < 20) await new Promise((r) => setTimeout(r, 1));
+    await waitFor('20 orders acknowledged', () => acked.length >= 20, undefined, () => `${acked.length} acknowledged, ${started} started`);
     const ackedBefore = [...acked];
     const startedAtSnapshot = started;
     const report = await takeSnapshot(t.server.context.store, out);

@@ -20,7 +20,7 @@ import { type Clock, ManualClock } from '../../src/platform/clock.js';
 import { formatMicro } from '../../src/money/index.js';
 import { WalletActor, idempotencyTableKey, type ActorContext, type Delivery } from '../../src/actors/wallet-actor.js';
 import type { Request as Command } from '../../src/actors/index.js';
-import { chargeFor, FINAL_STATUSES, type IdempotencyRecord, isOpenRefill, ORDER_STATUSES, type OrderRecord, type OrderStatus, readOrderPayload, REFILL_STATUSES, refillMoveRefusal, type RefillRecord, type RefillStatus, remainsShown, replayLedger, RUNS_MAX, LEASE_SECONDS_MIN, type ServiceRecord, STATUS_RANK, unitsOrdered, type WalletRecord, type WalletState, withServiceDefaults } from '../../src/ledger/index.js';
+import { FINAL_STATUSES, type IdempotencyRecord, isOpenRefill, ORDER_STATUSES, type OrderRecord, type OrderStatus, readOrderPayload, REFILL_STATUSES, refillMoveRefusal, type RefillRecord, type RefillStatus, replayLedger, RUNS_MAX, LEASE_SECONDS_MIN, type ServiceRecord, STATUS_RANK, type WalletRecord, type WalletState, withServiceDefaults } from '../../src/ledger/index.js';
 import { renderAnswer } from '../../src/http/transport/answer.js';
 import { checkOrderInput } from '../../src/http/orders/order-input.js';
 import { orderRequest, refusedOrder } from '../../src/http/orders/order-submit.js';
@@ -30,6 +30,7 @@ import { OrderNumbers } from '../../src/ids/order-numbers.js';
 import { imageLedgerSource, orderIndexKey, PENDING_ENTRIES_MAX } from '../../src/wal/index.js';
 import { MS_PER_DAY } from '../../src/platform/units.js';
 import { MemoryWal, emptyImage, tableKeyString, type DurableImage } from '../../src/wal/memory-wal.js';
+import { plainCharge, plainDue, plainUnits } from '../helpers/plain-money.js';
 
 // --- Deterministic randomness -------------------------------------------
 
@@ -224,7 +225,7 @@ class Simulation {
   /** Orders claimed with a lease (decided, maybe not durable), with the worker that claimed them. */
   private readonly claimed: { order: { id: string; wallet: number; units: number }; worker: string }[] = [];
   // What the clients know exists (accepted in memory, acknowledged or not).
-  /** `units` counts every run of a drip-feed order (see unitsOrdered): what remains may name. */
+  /** `units` counts every run of a drip-feed order (see plainUnits): what remains may name. */
   private readonly knownOrders: { id: string; wallet: number; units: number }[] = [];
   private readonly usedKeys = new Map<number, { key: string; sent: OrderBody }[]>();
   /** Refills accepted in memory, and the status each was acknowledged in. */
@@ -464,7 +465,7 @@ class Simulation {
     const delivery = this.send(wallet, command, (d) => this.onOrderAck(wallet, command, body, d));
     if (delivery === null) return;
     const order = delivery.decision.order;
-    if (order !== null) this.knownOrders.push({ id: order.id, wallet, units: unitsOrdered(order) });
+    if (order !== null) this.knownOrders.push({ id: order.id, wallet, units: plainUnits(order) });
     const runs = body.runs === undefined ? '' : `x${body.runs} runs`;
     this.note(`w${wallet} order ${body.service}x${body.quantity ?? body.comments?.split('\n').length ?? '-'}${runs}${key === null ? '' : ` key ${key}`}: ${this.outcomeText(delivery)}`);
   }
@@ -478,7 +479,7 @@ class Simulation {
       if (!request.ok) return;
       // The service's type reads the body (units per run, runs); the charge covers every run.
       const read = readOrderPayload(request.payload, request.service);
-      const expected = read.ok ? chargeFor(read.input.quantity, request.service!.rate, read.input.extras?.runs) : null;
+      const expected = read.ok ? plainCharge(plainUnits(read.input), request.service!.rate) : null;
       this.check(order!.charge === expected, () => `order ${order!.id}: charge ${order!.charge}, but ${JSON.stringify(sent)} costs ${expected}`);
       this.ackedOrders.set(order!.id, { wallet, order: order! });
       this.report.ordersAcknowledged++;
@@ -786,12 +787,13 @@ class Simulation {
     // (quantity, then runs), so a rule that drops the runs somewhere shows.
     for (const value of tables.orders.values()) {
       const o = value as OrderRecord;
-      const units = unitsOrdered(o);
-      this.check(o.charge === chargeFor(units, o.rate) && o.debit === (o.unlimited ? 0 : o.charge), () => at(`order ${o.id} of ${units} units at ${o.rate} was charged ${o.charge}, debited ${o.debit}`));
+      const units = plainUnits(o);
+      this.check(o.charge === plainCharge(units, o.rate) && o.debit === (o.unlimited ? 0 : o.charge), () => at(`order ${o.id} of ${units} units at ${o.rate} was charged ${o.charge}, debited ${o.debit}`));
       if (!FINAL_STATUSES.has(o.status)) continue;
-      const delivered = units - remainsShown(o);
+      // Final: a completed order delivered everything, a partial one all but its remains, a canceled one nothing.
+      const delivered = o.status === 'completed' ? units : o.status === 'partial' ? units - (o.remains ?? units) : 0;
       const paid = o.debit - (refunded.get(o.id) ?? 0);
-      const due = o.unlimited ? 0 : chargeFor(delivered, o.rate);
+      const due = plainDue(o, delivered);
       this.check(paid === due, () => at(`order ${o.id} is ${o.status} with ${delivered} of ${units} units delivered; the customer paid ${paid}, not ${due}`));
     }
 

@@ -6,9 +6,11 @@
  */
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { crc32 } from 'node:zlib';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { COMMIT_LOG_FILES, CommitLog, encodeRecord, RECORD_HEADER_BYTES, decodeEntries, type WalEntry } from '../../src/wal/index.js';
+import { COMMIT_LOG_FILES, CommitLog, commitLogPresent, encodeRecord, RECORD_HEADER_BYTES, decodeEntries, decodeRecordAt, type WalEntry } from '../../src/wal/index.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 const dirs: string[] = [];
 const logs: CommitLog[] = [];
@@ -127,11 +129,60 @@ describe('commit log', () => {
     expect(asked).toEqual([0]); // file 1 was never used: nothing to wait for.
     let done = false;
     const seventh = log.append(7, encodeRecord(7, [entry(7, 900)])).then(() => (done = true));
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await waitFor('the log to ask for the sync of file 0 before writing it again', () => asked.length >= 2);
     expect(asked).toEqual([0, 3]);
     expect(done).toBe(false);
     release();
     await seventh;
     expect(done).toBe(true);
+  });
+});
+
+describe('a commit-log record read back (decodeRecordAt)', () => {
+  /** A record re-sealed with its checksum after its header was changed, as a bug or a stray write could leave it. */
+  function resealed(position: bigint): Buffer {
+    const record = encodeRecord(1, [entry(1)]);
+    record.writeBigUInt64LE(position, 8);
+    const payload = record.subarray(RECORD_HEADER_BYTES);
+    record.writeUInt32LE(crc32(payload, crc32(record.subarray(0, 16))), 16);
+    return record;
+  }
+
+  it('reads a record that ends exactly at the end of what was read, and one after another', () => {
+    const one = encodeRecord(1, [entry(1)]);
+    const two = encodeRecord(2, [entry(2)]);
+    const both = Buffer.concat([one, two]);
+    expect(decodeRecordAt(one, 0)).toMatchObject({ position: 1, end: one.length });
+    expect(decodeRecordAt(both, one.length)).toMatchObject({ position: 2, end: both.length });
+    expect(decodeEntries(decodeRecordAt(both, one.length)!.payload)).toEqual([entry(2)]);
+  });
+
+  it('finds no record where fewer bytes than a header remain, or where the record runs past them', () => {
+    const one = encodeRecord(1, [entry(1)]);
+    expect(decodeRecordAt(one.subarray(0, RECORD_HEADER_BYTES - 1), 0)).toBeNull();
+    expect(decodeRecordAt(one, one.length - RECORD_HEADER_BYTES + 1)).toBeNull();
+    expect(decodeRecordAt(one.subarray(0, one.length - 1), 0)).toBeNull();
+  });
+
+  it('refuses a position that is 0 or beyond the safe integers, even with a matching checksum', () => {
+    expect(decodeRecordAt(resealed(1n), 0)).toMatchObject({ position: 1 });
+    expect(decodeRecordAt(resealed(0n), 0)).toBeNull();
+    expect(decodeRecordAt(resealed(2n ** 60n), 0)).toBeNull();
+  });
+});
+
+describe('commitLogPresent', () => {
+  it('is true while either log file is left (a stop between creating the two), false once both are gone', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'credit-order-api-log-present-'));
+    try {
+      expect(commitLogPresent(dir)).toBe(false);
+      closeSync(openSync(join(dir, COMMIT_LOG_FILES[0]), 'w'));
+      expect(commitLogPresent(dir)).toBe(true);
+      rmSync(join(dir, COMMIT_LOG_FILES[0]));
+      closeSync(openSync(join(dir, COMMIT_LOG_FILES[1]), 'w'));
+      expect(commitLogPresent(dir)).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

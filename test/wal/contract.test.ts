@@ -25,6 +25,7 @@ import {
 import { type LogEvent } from '../../src/ledger/index.js';
 import { MemoryWal, type TableKey } from '../../src/wal/memory-wal.js';
 import { LOG_FILE_BYTES, restartLogMode } from '../helpers/log-mode-restart.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 interface DurableView {
   /** The log as a restarted process reads it: sequence number and event, in key order. */
@@ -54,7 +55,6 @@ interface Implementation {
 }
 
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-const sleepMs = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 function lmdbView(store: Store): DurableView {
   return {
@@ -98,8 +98,8 @@ function lmdb(syncMode: SyncMode): Implementation {
 function lmdbControls(wal: Wal, fatals: unknown[]): Pick<Subject, 'sync' | 'cut' | 'failing'> {
   return {
     async sync() {
-      // Bounded wait: the group commit writes on its own after setImmediate.
-      for (let i = 0; i < 5_000 && wal.stats().pendingEntries > 0 && fatals.length === 0; i++) await sleepMs(1);
+      // The group commit writes on its own after setImmediate.
+      await waitFor('every pending entry synced, or a fatal error', () => wal.stats().pendingEntries === 0 || fatals.length > 0, undefined, () => `${wal.stats().pendingEntries} entries pending`);
       await turn();
     },
     // The writer takes the open batch at the next turn, unless a write is

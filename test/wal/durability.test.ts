@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { LmdbGroupCommit } from '../../src/wal/index.js';
 import { HeldWal } from '../helpers/held-wal.js';
 import { order, roundTrips, useServer, withServer, type Creds } from '../helpers/server.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 describe('restart recovers exactly the durable state', () => {
   it('accounts, balances, services, orders and credentials are identical after a restart', async () => {
@@ -68,7 +69,7 @@ describe('no reply before its sync (held WAL)', () => {
       return r;
     });
     // The order is applied in memory and its batch committed, but its sync is held.
-    while (held.heldCount === 0) await new Promise((r) => setTimeout(r, 5));
+    await waitFor('the order to be committed with its sync held', () => held.heldCount > 0);
     let read = false;
     const reading = t.api('GET', '/api/v1/balance', creds).then((r) => {
       read = true;
@@ -85,7 +86,7 @@ describe('no reply before its sync (held WAL)', () => {
   it("an admin listing that sees a committed order whose sync is held (as under overlapping sync) answers only once it is durable", async () => {
     held.holding = true;
     const placing = t.api('POST', '/api/v1/order', creds, order(service, 1));
-    while (held.heldCount === 0) await new Promise((r) => setTimeout(r, 5));
+    await waitFor('the order to be committed with its sync held', () => held.heldCount > 0);
     const id = [...t.server.context.store.tables.orderIndex.getKeys({ start: ['pending'], end: ['pending', Infinity] })].map((k) => (k as string[])[3]).at(-1)!;
     expect(id, 'the order is committed and visible in LMDB').toBeDefined();
     let released = false;
@@ -104,6 +105,7 @@ describe('no reply before its sync (held WAL)', () => {
   });
 
   it('a full mailbox answers 503 UNAVAILABLE with Retry-After and changes nothing', async () => {
+    const before = (await t.api('GET', '/api/v1/balance', creds)).body.credits as number;
     held.holding = true;
     // A request that ends before the mailbox is full (answered, or its connection failed) ends the wait with its outcome.
     let early: string | null = null;
@@ -116,16 +118,23 @@ describe('no reply before its sync (held WAL)', () => {
         },
       ),
     );
-    while (held.heldCount < 1 || t.server.context.registry.get(creds.id)!.actor.depth < 4) {
-      if (early !== null) throw new Error(`an order ended before the mailbox was full: ${early}`);
-      await new Promise((r) => setTimeout(r, 5));
-    }
+    const depth = (): number => t.server.context.registry.get(creds.id)?.actor.depth ?? 0;
+    await waitFor(
+      'four orders in the mailbox with a sync held',
+      () => {
+        if (early !== null) throw new Error(`an order ended before the mailbox was full: ${early}`);
+        return held.heldCount >= 1 && depth() >= 4;
+      },
+      undefined,
+      () => `${held.heldCount} syncs held, mailbox depth ${depth()}`,
+    );
     const refused = await t.api('POST', '/api/v1/order', creds, order(service, 1));
     expect(refused.status).toBe(503);
     expect(refused.body.error).toBe('UNAVAILABLE');
     expect(refused.headers.get('retry-after')).toBe('1');
     held.release();
     expect((await Promise.all(pending)).map((r) => r.status)).toEqual([201, 201, 201, 201]);
-    expect((await t.api('GET', '/api/v1/balance', creds)).body.credits).toBe(94);
+    // The four accepted orders cost 1 credit each; the refused one nothing.
+    expect((await t.api('GET', '/api/v1/balance', creds)).body.credits).toBe(before - 4);
   });
 });

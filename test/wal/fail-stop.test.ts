@@ -2,6 +2,7 @@ import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/platform/log.js';
 import { order, roundTrips, startTestServer, tempDir, withServer } from '../helpers/server.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 /**
  * A commit that fails stops the process with one clear log line, the
@@ -31,7 +32,7 @@ describe('fail-stop on a failed commit (injected: a record cannot be stored)', (
       () => (answered = true),
       () => undefined,
     );
-    while (exits.length === 0) await new Promise((r) => setTimeout(r, 5));
+    await waitFor('the failed commit to stop the process', () => exits.length > 0);
     expect(exits).toEqual([1]);
     const fatal = lines.map((l) => JSON.parse(l) as { level: number; msg: string }).filter((l) => l.level === 60);
     expect(fatal).toHaveLength(1);

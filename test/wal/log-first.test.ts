@@ -22,6 +22,7 @@ import {
 } from '../../src/wal/index.js';
 import type { LogEvent } from '../../src/ledger/index.js';
 import { LOG_FILE_BYTES, restartLogMode } from '../helpers/log-mode-restart.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -54,10 +55,6 @@ class FailingLog extends CommitLog {
   }
 }
 
-const until = async (done: () => boolean): Promise<void> => {
-  for (let i = 0; i < 5_000 && !done(); i++) await new Promise((resolve) => setTimeout(resolve, 1));
-  expect(done()).toBe(true);
-};
 
 const restart = (dir: string) => restartLogMode(dir, (e) => expect.fail(String(e)));
 
@@ -81,9 +78,9 @@ describe('sync mode log: recovery and fail-stop', () => {
     const { dir, store, lmdb, log, wal } = heldWal();
     void wal.append(entry(1, 10));
     void wal.append(entry(2, 20));
-    await until(() => lmdb.held.length === 1);
+    await waitFor('the first record synced and handed to LMDB', () => lmdb.held.length === 1);
     void wal.append(entry(1, 11));
-    await until(() => lmdb.held.length === 2);
+    await waitFor('the second record synced and handed to LMDB', () => lmdb.held.length === 2);
     // Both records are synced and handed to LMDB, which never commits them: the crash.
     expect(wal.stats().pendingEntries).toBe(3);
     log.close();
@@ -107,9 +104,9 @@ describe('sync mode log: recovery and fail-stop', () => {
   it('a torn last record (never acknowledged) is dropped, the records before it applied', async () => {
     const { dir, store, lmdb, log, wal } = heldWal();
     void wal.append(entry(1, 10));
-    await until(() => lmdb.held.length === 1);
+    await waitFor('the first record synced and handed to LMDB', () => lmdb.held.length === 1);
     void wal.append(entry(1, 99));
-    await until(() => lmdb.held.length === 2);
+    await waitFor('the second record synced and handed to LMDB', () => lmdb.held.length === 2);
     log.close();
     await store.close();
     // Cut the second record short: its last 8 bytes never reached the disk.

@@ -11,18 +11,10 @@ import { Dispatcher, type DispatcherOptions } from '../../src/webhooks/dispatche
 import { WebhookDirectory } from '../../src/webhooks/directory.js';
 import type { AttemptResult, Poster } from '../../src/webhooks/index.js';
 import { placed, tempLogs } from '../helpers/webhook-log.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 const { open, cleanup } = tempLogs('credit-order-api-dispatcher-faults');
 afterEach(cleanup);
-
-/** Waits until `done()` holds, polling each turn, for at most 5 s of wall time. */
-async function until(what: string, done: () => boolean): Promise<void> {
-  const deadline = Date.now() + 5_000;
-  while (!done()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
 
 async function dispatcherAnswering(answer: AttemptResult): Promise<{ errors: { error: unknown; what: string }[]; posts: () => number; stop: () => Promise<void> }> {
   const { store, wal } = open();
@@ -61,7 +53,7 @@ async function dispatcherAnswering(answer: AttemptResult): Promise<{ errors: { e
 describe('faults in the dispatcher', () => {
   it('hands a broken invariant while settling an attempt to onError, as an InvariantError', async () => {
     const d = await dispatcherAnswering({ outcome: 'unheard-of' as AttemptResult['outcome'], status: 204, error: null });
-    await until('the fault to reach onError', () => d.errors.length > 0);
+    await waitFor('the fault to reach onError', () => d.errors.length > 0);
     expect(d.errors[0]!.error).toBeInstanceOf(InvariantError);
     expect(String((d.errors[0]!.error as Error).message)).toContain('a delivery attempt ends in one of the known outcomes');
     await d.stop();
@@ -69,7 +61,7 @@ describe('faults in the dispatcher', () => {
 
   it('reports nothing when the receiver fails: that is an outcome, retried later', async () => {
     const d = await dispatcherAnswering({ outcome: 'failed', status: 500, error: 'the receiver answered 500' });
-    await until('the attempt', () => d.posts() > 0);
+    await waitFor('the attempt', () => d.posts() > 0);
     await d.stop();
     expect(d.errors).toEqual([]);
   });
