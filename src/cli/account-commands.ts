@@ -2,6 +2,7 @@ import { adminPath, type Command, type CommandInput, type JsonObject } from './c
 import type { OptionSpecs } from './args.js';
 import { UsageError } from './errors.js';
 import { pagedListCommand } from './paged-list.js';
+import { STATEMENT_COMMAND } from './statement-command.js';
 import { objectAt } from './response-shape.js';
 import { formatCell, formatFields, type Column } from './table.js';
 
@@ -21,6 +22,11 @@ const ACCOUNT_COLUMNS: readonly Column<JsonObject>[] = [
 /** Every field the server sent, in its order, so new fields show up without a CLI change. */
 function accountFields(body: JsonObject): string {
   return formatFields(Object.entries(objectAt(body, 'account')));
+}
+
+/** A change's confirmation: the sentence saying what changed, then the account as it is now. */
+function confirmed(sentence: (account: string) => string): (body: JsonObject, input: CommandInput) => string {
+  return (body, input) => `${sentence(formatCell(objectAt(body, 'account').id ?? input.arg('ID')))}\n${accountFields(body)}`;
 }
 
 /** Key and secret in the same aligned block as the account, then the warning that matters. */
@@ -86,6 +92,7 @@ export const ACCOUNT_COMMANDS: readonly Command[] = [
     request: (input) => ({ method: 'GET', path: adminPath('accounts', input.arg('ID')) }),
     render: accountFields,
   },
+  STATEMENT_COMMAND,
   {
     words: ['account', 'credits'],
     summary: 'add credits to an account, or remove them with a negative amount; the reason is logged',
@@ -104,11 +111,11 @@ export const ACCOUNT_COMMANDS: readonly Command[] = [
       path: adminPath('accounts', input.arg('ID'), 'credits'),
       body: { amount: input.number('amount'), reason: input.text('reason') },
     }),
-    render: (body, input) =>
-      formatFields([
-        ['account', input.arg('ID')],
-        ['credits', body.credits],
-      ]),
+    render: (body, input) => {
+      const amount = input.number('amount')!.text;
+      const change = amount.startsWith('-') ? `${amount.slice(1)} credits removed from` : `${amount} credits added to`;
+      return `${change} account ${formatCell(input.arg('ID'))}.\n` + formatFields([['account', input.arg('ID')], ['credits', body.credits]]);
+    },
   },
   {
     words: ['account', 'ban'],
@@ -120,7 +127,7 @@ export const ACCOUNT_COMMANDS: readonly Command[] = [
       path: adminPath('accounts', input.arg('ID')),
       body: { banned: true, reason: input.text('reason') },
     }),
-    render: accountFields,
+    render: confirmed((id) => `Account ${id} banned: its API requests are refused from now on.`),
   },
   {
     words: ['account', 'unban'],
@@ -132,7 +139,7 @@ export const ACCOUNT_COMMANDS: readonly Command[] = [
       path: adminPath('accounts', input.arg('ID')),
       body: { banned: false, reason: input.text('reason') },
     }),
-    render: accountFields,
+    render: confirmed((id) => `Account ${id} unbanned: its API requests are served again.`),
   },
   {
     words: ['account', 'rate-limit'],
@@ -147,7 +154,7 @@ export const ACCOUNT_COMMANDS: readonly Command[] = [
       path: adminPath('accounts', input.arg('ID')),
       body: { rate_limit_per_minute: input.number('per-minute'), reason: input.text('reason') },
     }),
-    render: accountFields,
+    render: (body, input) => confirmed((id) => `Account ${id} may now make ${formatCell(objectAt(body, 'account').rate_limit_per_minute)} requests a minute.`)(body, input),
   },
   {
     words: ['account', 'rotate-secret'],
@@ -213,6 +220,6 @@ export const ACCOUNT_COMMANDS: readonly Command[] = [
       ...REASON,
     },
     request: (input) => ({ method: 'POST', path: adminPath('accounts', input.arg('ID'), 'forcejoin'), body: forceJoinBody(input) }),
-    render: accountFields,
+    render: confirmed((id) => `Force-join settings of account ${id} saved.`),
   },
 ];

@@ -39,6 +39,7 @@ export const GLOBAL_OPTIONS: OptionSpecs = {
   },
   json: { kind: 'flag', help: "print the server's JSON response as is, for scripts" },
   help: { kind: 'flag', short: 'h', help: 'show help' },
+  version: { kind: 'flag', help: "print the CLI's version and exit" },
 };
 
 export interface ParsedLine {

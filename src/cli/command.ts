@@ -39,7 +39,12 @@ export interface Command {
    * answer it computed itself, shown exactly as a server answer would be
    * (or thrown as the same refusal); null to ask the server.
    */
-  local?(input: CommandInput): Promise<AdminResponse> | null;
+  local?(input: CommandInput, progress?: (events: number, total: number) => void): Promise<AdminResponse> | null;
+  /**
+   * A long job (snapshot, verify): on a terminal, and not under `--json`,
+   * the runner draws its progress on stderr while it waits (progress.ts).
+   */
+  progress?: 'snapshot' | 'verify';
   /** Text for people; `--json` bypasses this and prints the body as received. */
   render(body: JsonObject, input: CommandInput): string;
   /**

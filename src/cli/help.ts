@@ -35,10 +35,23 @@ function commandList(commands: readonly Command[]): string {
 
 const GLOBAL_SECTION = `Options for every command:\n${optionLines(GLOBAL_OPTIONS)}`;
 
+/** The one-line usage a usage error prints: the whole program's, a group's, or a command's. */
+export function generalUsage(): string {
+  return `Usage: ${PROGRAM} <command> [options]`;
+}
+
+export function groupUsage(group: string): string {
+  return `Usage: ${PROGRAM} ${group} <command> [options]`;
+}
+
+export function commandUsage(command: Command): string {
+  return `Usage: ${PROGRAM} ${signature(command, true)} [options]`;
+}
+
 export function generalHelp(commands: readonly Command[]): string {
   return (
     `${PROGRAM}: operator CLI for the credit-order-api admin API.\n\n` +
-    `Usage: ${PROGRAM} <command> [options]\n\n` +
+    `${generalUsage()}\n\n` +
     `Commands:\n${commandList(commands)}\n` +
     GLOBAL_SECTION +
     `\nGroup names may be plural (accounts list = account list).\n` +
@@ -48,10 +61,10 @@ export function generalHelp(commands: readonly Command[]): string {
 }
 
 export function groupHelp(group: string, commands: readonly Command[]): string {
-  return `Usage: ${PROGRAM} ${group} <command> [options]\n\nCommands:\n${commandList(commands)}\n${GLOBAL_SECTION}`;
+  return `${groupUsage(group)}\n\nCommands:\n${commandList(commands)}\n${GLOBAL_SECTION}`;
 }
 
 export function commandHelp(command: Command): string {
   const own = command.options && Object.keys(command.options).length > 0 ? `Options:\n${optionLines(command.options)}\n` : '';
-  return `Usage: ${PROGRAM} ${signature(command, true)} [options]\n\n${command.summary}\n\n${own}${GLOBAL_SECTION}`;
+  return `${commandUsage(command)}\n\n${command.summary}\n\n${own}${GLOBAL_SECTION}`;
 }

@@ -12,6 +12,7 @@ import { formatCell, formatFields, formatTable, type Column } from './table.js';
 
 const QUEUE_COLUMNS: readonly Column<JsonObject>[] = [
   { header: 'ID', value: (o) => o.id },
+  { header: 'NUMBER', value: (o) => o.number, align: 'right' },
   { header: 'ACCOUNT', value: (o) => o.account, align: 'right' },
   { header: 'SERVICE', value: (o) => o.service, align: 'right' },
   { header: 'TYPE', value: (o) => o.type },
@@ -49,7 +50,11 @@ export const LIFECYCLE_COMMANDS: readonly Command[] = [
       path: adminPath('orders', 'claim'),
       body: { limit: input.number('limit'), worker: input.text('worker'), lease_seconds: input.number('lease-seconds') },
     }),
-    render: (body) => queueTable(body, 'No pending orders to claim.\n'),
+    render: (body) => {
+      const claimed = listAt(body, 'orders').length;
+      if (claimed === 0) return 'No pending orders to claim.\n';
+      return `Claimed ${claimed} order${claimed === 1 ? '' : 's'} for worker ${formatCell(body.worker)}; they are processing now.\n${queueTable(body, '')}`;
+    },
   },
   {
     words: ['order', 'extend'],
@@ -95,7 +100,7 @@ export const LIFECYCLE_COMMANDS: readonly Command[] = [
     }),
     render: (body) => {
       const order = objectAt(body, 'order');
-      return formatFields([['order', order.id], ['status', order.status], ['start_count', order.start_count], ['remains', order.progress_remains]]);
+      return `Progress of order ${formatCell(order.id)} recorded.\n` + formatFields([['order', order.id], ['status', order.status], ['start_count', order.start_count], ['remains', order.progress_remains]]);
     },
   },
   pagedListCommand({

@@ -16,3 +16,13 @@ export const WHOLE_STORE_TIMEOUT_S = SECONDS_PER_HOUR;
 
 /** The longest --timeout accepted: a day; a longer one is almost surely a unit mistake (milliseconds given as seconds). */
 export const TIMEOUT_S_MAX = SECONDS_PER_DAY;
+
+/**
+ * How often `snapshot` and `verify` ask the server how far they are while
+ * they wait on a terminal: twice a second is a smooth enough line for a
+ * person and one small stats read each time for the server.
+ */
+export const PROGRESS_POLL_MS = 500;
+
+/** The progress bar's width in characters: fits an 80-column terminal beside the time and the counts. */
+export const PROGRESS_BAR_CHARS = 24;

@@ -6,4 +6,5 @@ process.exitCode = await runCli(process.argv.slice(2), {
   stdout: (s) => process.stdout.write(s),
   stderr: (s) => process.stderr.write(s),
   env: process.env,
+  stderrIsTty: process.stderr.isTTY === true,
 });

@@ -22,8 +22,10 @@ export interface PagedList {
   /** The command's words, e.g. `['order', 'list']`; also the start of the next-page command. */
   words: readonly string[];
   summary: string;
-  /** The admin path's segments, e.g. `['orders']`. */
-  path: readonly string[];
+  /** Positional arguments, as in Command.args; the next-page command repeats them. */
+  args?: readonly string[];
+  /** The admin path's segments, e.g. `['orders']`, or a function of the input for a path that holds an argument. */
+  path: readonly string[] | ((input: CommandInput) => readonly string[]);
   /** Query parameters every page carries, e.g. `{ cancel_requested: 'true' }`. */
   fixedQuery?: Readonly<Record<string, string>>;
   /** The member of the answer that holds the items, e.g. `orders`. */
@@ -37,6 +39,8 @@ export interface PagedList {
   /** The sentence for an empty first page, when `No <noun>.` is not the best one. */
   none?: string;
   columns: readonly Column<JsonObject>[];
+  /** Whether this run follows every cursor even without `--all` (an output that cannot say "more follow", such as CSV). */
+  everyPage?: (input: CommandInput) => boolean;
 }
 
 function pageRequest(list: PagedList, input: CommandInput, cursor: string | undefined, limit: string | undefined): AdminRequest {
@@ -50,7 +54,8 @@ function pageRequest(list: PagedList, input: CommandInput, cursor: string | unde
   if (limit !== undefined) query.set('limit', limit);
   if (cursor !== undefined) query.set('cursor', cursor);
   const search = query.toString();
-  return { method: 'GET', path: adminPath(...list.path) + (search === '' ? '' : `?${search}`) };
+  const path = typeof list.path === 'function' ? list.path(input) : list.path;
+  return { method: 'GET', path: adminPath(...path) + (search === '' ? '' : `?${search}`) };
 }
 
 /** A filter option as given, as its query parameter's value (a flag: `true`); undefined when not given. */
@@ -70,7 +75,7 @@ function nextCursor(body: JsonObject): string | null {
  * re-rounded.
  */
 async function followCursors(list: PagedList, first: AdminRequest, input: CommandInput, send: Send): Promise<AdminResponse> {
-  if (!input.flag('all')) return send(first);
+  if (!input.flag('all') && list.everyPage?.(input) !== true) return send(first);
   const limit = input.number('limit')?.text ?? String(ADMIN_PAGE_MAX);
   const items: JsonObject[] = [];
   const rawItems: string[] = [];
@@ -97,7 +102,7 @@ async function followCursors(list: PagedList, first: AdminRequest, input: Comman
 
 /** The command that fetches the next page: the same options, plus the cursor. */
 function nextPageCommand(list: PagedList, input: CommandInput, cursor: string): string {
-  const parts = [PROGRAM, ...list.words];
+  const parts = [PROGRAM, ...list.words, ...(list.args ?? []).map((name) => input.arg(name))];
   if (list.status !== undefined) parts.push('--status', input.text('status') ?? list.status.default);
   for (const [name, spec] of Object.entries(list.filters ?? {})) {
     const value = filterValue(input, name, spec);
@@ -132,6 +137,7 @@ export function pagedListCommand(list: PagedList): Command {
   return {
     words: list.words,
     summary: list.summary,
+    ...(list.args === undefined ? {} : { args: list.args }),
     options: {
       ...(list.status === undefined ? {} : { status: { kind: 'text', placeholder: 'STATUS', help: list.status.help } }),
       ...list.filters,

@@ -1,8 +1,10 @@
 import { adminPath, type Command, type CommandInput, type JsonObject } from './command.js';
 import type { OptionSpecs } from './args.js';
 import { UsageError } from './errors.js';
+import { JsonNumber } from './json-number.js';
+import { parsePer1000, PER_QUOTE_DIGITS } from '../money/index.js';
 import { listAt, objectAt } from './response-shape.js';
-import { formatFields, formatTable, type Column } from './table.js';
+import { formatCell, formatFields, formatTable, type Column } from './table.js';
 import { durationInWords, MS_PER_SECOND } from '../platform/units.js';
 
 /** `service ...` commands: one entry per command; see command.ts for the fields. */
@@ -12,6 +14,7 @@ const SERVICE_COLUMNS: readonly Column<JsonObject>[] = [
   { header: 'PLATFORM', value: (s) => s.platform },
   { header: 'NAME', value: (s) => s.name },
   { header: 'RATE', value: (s) => s.rate, align: 'right' },
+  { header: 'RATE/1000', value: (s) => s.rate_per_1000, align: 'right' },
   { header: 'MIN', value: (s) => s.min, align: 'right' },
   { header: 'MAX', value: (s) => s.max, align: 'right' },
   { header: 'ENABLED', value: (s) => s.enabled },
@@ -27,12 +30,18 @@ function serviceFields(body: JsonObject): string {
   return formatFields(Object.entries(objectAt(body, 'service')));
 }
 
+/** A change's confirmation: the sentence saying what changed, then the service as it is now. */
+function confirmed(what: string): (body: JsonObject) => string {
+  return (body) => `Service ${formatCell(objectAt(body, 'service').id)} ${what}.\n${serviceFields(body)}`;
+}
+
 /** `service add` requires these; `service update` takes any of them. */
 function serviceOptions(required: boolean): OptionSpecs {
   return {
     platform: { kind: 'text', placeholder: 'PLATFORM', required, help: 'platform, e.g. telegram' },
     name: { kind: 'text', placeholder: 'NAME', required, help: 'service name shown to clients' },
-    rate: { kind: 'decimal', placeholder: 'RATE', required, help: 'credits per unit of quantity, e.g. 0.5' },
+    rate: { kind: 'decimal', placeholder: 'RATE', help: `credits per unit of quantity, e.g. 0.0015${required ? ' (this or --rate-per-1000 is required)' : ''}` },
+    'rate-per-1000': { kind: 'text', placeholder: 'PRICE', help: `credits per 1,000 units, as suppliers quote, e.g. 1.5 (at most ${PER_QUOTE_DIGITS} decimal places)` },
     min: { kind: 'integer', placeholder: 'N', required, help: 'smallest quantity allowed' },
     max: { kind: 'integer', placeholder: 'N', required, help: 'largest quantity allowed' },
     category: { kind: 'text', placeholder: 'TEXT', help: 'category shown to clients, e.g. Instagram Followers' },
@@ -54,11 +63,22 @@ function yesNo(input: CommandInput, name: string): boolean | undefined {
   throw new UsageError(`--${name} must be yes or no.`);
 }
 
+/** `--rate` or `--rate-per-1000`, as the server takes them: one of the two, the price per 1,000 checked before it is sent. */
+function rateFields(input: CommandInput): { rate?: JsonNumber; rate_per_1000?: JsonNumber } {
+  const rate = input.number('rate');
+  const per1000 = input.text('rate-per-1000');
+  if (rate !== undefined && per1000 !== undefined) throw new UsageError('give --rate or --rate-per-1000, not both.');
+  if (per1000 === undefined) return rate === undefined ? {} : { rate };
+  const checked = parsePer1000(per1000, '--rate-per-1000');
+  if (!checked.ok) throw new UsageError(checked.message);
+  return { rate_per_1000: new JsonNumber(per1000.replace(/^0+(?=\d)/, '')) };
+}
+
 function serviceFieldsFrom(input: CommandInput) {
   return {
     platform: input.text('platform'),
     name: input.text('name'),
-    rate: input.number('rate'),
+    ...rateFields(input),
     min: input.number('min'),
     max: input.number('max'),
     category: input.text('category'),
@@ -89,11 +109,11 @@ export const SERVICE_COMMANDS: readonly Command[] = [
       disabled: { kind: 'flag', help: 'create it disabled, hidden from clients' },
       ...REASON,
     },
-    request: (input) => ({
-      method: 'POST',
-      path: adminPath('services'),
-      body: { ...serviceFieldsFrom(input), enabled: !input.flag('disabled'), reason: input.text('reason') },
-    }),
+    request: (input) => {
+      const fields = serviceFieldsFrom(input);
+      if (fields.rate === undefined && fields.rate_per_1000 === undefined) throw new UsageError('service add needs --rate or --rate-per-1000.');
+      return { method: 'POST', path: adminPath('services'), body: { ...fields, enabled: !input.flag('disabled'), reason: input.text('reason') } };
+    },
     render: (body) => `Service added.\n${serviceFields(body)}`,
   },
   {
@@ -105,12 +125,12 @@ export const SERVICE_COMMANDS: readonly Command[] = [
       const body = serviceFieldsFrom(input);
       if (Object.values(body).every((value) => value === undefined)) {
         throw new UsageError(
-          'service update needs at least one of --platform, --name, --rate, --min, --max, --category, --type, --refill, --refill-days, --cancel, --dripfeed, --description.',
+          'service update needs at least one of --platform, --name, --rate, --rate-per-1000, --min, --max, --category, --type, --refill, --refill-days, --cancel, --dripfeed, --description.',
         );
       }
       return { method: 'PATCH', path: adminPath('services', input.arg('ID')), body: { ...body, reason: input.text('reason') } };
     },
-    render: serviceFields,
+    render: confirmed('updated'),
   },
   {
     words: ['service', 'enable'],
@@ -118,7 +138,7 @@ export const SERVICE_COMMANDS: readonly Command[] = [
     args: ID,
     options: REASON,
     request: (input) => setEnabled(input, true),
-    render: serviceFields,
+    render: confirmed('enabled: clients can order it'),
   },
   {
     words: ['service', 'disable'],
@@ -126,7 +146,7 @@ export const SERVICE_COMMANDS: readonly Command[] = [
     args: ID,
     options: REASON,
     request: (input) => setEnabled(input, false),
-    render: serviceFields,
+    render: confirmed('disabled: hidden from clients, new orders refused'),
   },
   {
     words: ['service', 'list'],

@@ -61,12 +61,12 @@ function ledgerFailure(body: JsonObject): string | undefined {
  * report, or the 409 LEDGER refusal carrying it). Loaded on demand: no other
  * command needs LMDB.
  */
-async function verifyLocally(dir: string): Promise<AdminResponse> {
+async function verifyLocally(dir: string, progress?: (events: number, total: number) => void): Promise<AdminResponse> {
   if (!existsSync(join(dir, 'data.mdb'))) {
     throw new CliError(`there is no store in ${dir} (no data.mdb); give a server's data directory or a snapshot directory.`);
   }
   const { renderVerifyReport, verifyDirectory, StoreFormatError } = await import('../ops/index.js');
-  const report = await verifyDirectory(dir).catch((error: unknown) => {
+  const report = await verifyDirectory(dir, progress).catch((error: unknown) => {
     // A store of another format is refused before anything reads it: its sentence says what to do.
     throw error instanceof StoreFormatError ? new CliError(error.message) : error;
   });
@@ -98,6 +98,7 @@ export const SYSTEM_COMMANDS: readonly Command[] = [
     words: ['snapshot'],
     summary: 'copy the live store into a new empty directory, verify the copy, and report it',
     timeoutS: WHOLE_STORE_TIMEOUT_S,
+    progress: 'snapshot',
     options: {
       out: {
         kind: 'text',
@@ -135,10 +136,11 @@ export const SYSTEM_COMMANDS: readonly Command[] = [
       },
     },
     request: () => ({ method: 'GET', path: adminPath('verify') }),
-    local: (input) => {
+    local: (input, progress) => {
       const dir = input.text('data-dir');
-      return dir === undefined ? null : verifyLocally(resolve(dir));
+      return dir === undefined ? null : verifyLocally(resolve(dir), progress);
     },
+    progress: 'verify',
     render: (body) => {
       const report = objectAt(body, 'report');
       const heading = report.ok === true ? 'Ledger verified: every invariant holds.\n' : 'The ledger is BROKEN.\n';

@@ -2,7 +2,7 @@ import { adminPath, type Command, type CommandInput, type JsonObject } from './c
 import { UsageError } from './errors.js';
 import { pagedListCommand } from './paged-list.js';
 import { listAt, objectAt } from './response-shape.js';
-import { formatFields, formatTable, type Column } from './table.js';
+import { formatCell, formatFields, formatTable, type Column } from './table.js';
 import { DELIVERY_LOG_PAGE_DEFAULT, DELIVERY_LOG_PAGE_MAX } from '../ops/limits.js';
 
 /** `webhook ...` commands: one entry per command, each wrapping one admin route (see command.ts). */
@@ -34,9 +34,9 @@ function webhookFields(body: JsonObject): string {
   return formatFields(Object.entries(objectAt(body, 'webhook')));
 }
 
-/** The secret is shown once: say so beside it. */
-function withSecret(body: JsonObject): string {
-  return `${webhookFields(body)}Store the secret now: it is not shown again.\n`;
+/** The secret is shown once: say so beside it, after the sentence saying what was done. */
+function withSecret(done: string): (body: JsonObject) => string {
+  return (body) => `Webhook endpoint ${formatCell(objectAt(body, 'webhook').id)} ${done}.\n${webhookFields(body)}Store the secret now: it is not shown again.\n`;
 }
 
 function events(input: CommandInput): string[] | undefined {
@@ -80,28 +80,28 @@ export const WEBHOOK_COMMANDS: readonly Command[] = [
       path: adminPath('accounts', input.arg('ACCOUNT'), 'webhooks'),
       body: { url: input.text('url'), events: events(input), enabled: !input.flag('disabled') },
     }),
-    render: withSecret,
+    render: withSecret('registered'),
   },
   {
     words: ['webhook', 'enable'],
     summary: 'turn an endpoint on (what it holds is sent)',
     args: ID,
     request: (input) => setEnabled(input, true),
-    render: webhookFields,
+    render: (body) => `Webhook endpoint ${formatCell(objectAt(body, 'webhook').id)} enabled: it gets new messages and sends what it holds.\n${webhookFields(body)}`,
   },
   {
     words: ['webhook', 'disable'],
     summary: 'turn an endpoint off (no new messages are kept for it)',
     args: ID,
     request: (input) => setEnabled(input, false),
-    render: webhookFields,
+    render: (body) => `Webhook endpoint ${formatCell(objectAt(body, 'webhook').id)} disabled: it gets no new messages.\n${webhookFields(body)}`,
   },
   {
     words: ['webhook', 'rotate'],
     summary: "replace an endpoint's signing secret (shown once; the old one signs beside it for 24 h)",
     args: ID,
     request: (input) => ({ method: 'POST', path: adminPath('webhooks', input.arg('ID'), 'rotate') }),
-    render: withSecret,
+    render: withSecret('has a new signing secret; the old one signs beside it for 24 h'),
   },
   {
     words: ['webhook', 'delete'],
@@ -115,7 +115,7 @@ export const WEBHOOK_COMMANDS: readonly Command[] = [
     summary: 'clear the failing mark and send what the endpoint holds again, oldest first',
     args: ID,
     request: (input) => ({ method: 'POST', path: adminPath('webhooks', input.arg('ID'), 'replay') }),
-    render: webhookFields,
+    render: (body) => `Webhook endpoint ${formatCell(objectAt(body, 'webhook').id)} replayed: no longer failing, its held messages go out again.\n${webhookFields(body)}`,
   },
   {
     words: ['webhook', 'deliveries'],

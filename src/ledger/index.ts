@@ -11,4 +11,5 @@ export * from './lifecycle.js';
 export * from './token-bucket.js';
 export * from './decide.js';
 export * from './limits.js';
+export * from './statement.js';
 export * from './lease.js';

@@ -92,3 +92,4 @@ export function assertMicro(micro: number): void {
   assert(Number.isSafeInteger(micro), 'a money amount is not a safe integer of micro-credits', micro);
 }
 export { formatBig } from './big.js';
+export { formatPer1000, parsePer1000, UNITS_PER_QUOTE, PER_QUOTE_DIGITS, type Per1000 } from './per-thousand.js';

@@ -3,12 +3,12 @@
  * snapshots (both in a child process when the server asks, one at a time),
  * and the Prometheus metrics registry.
  */
-export { verifyLedger, verifyLedgerAsync, verifyDirectory, type VerifyReport, type BrokenInvariant, type Invariant } from './verify.js';
+export { verifyLedger, verifyLedgerAsync, verifyDirectory, type VerifyProgress, type VerifyReport, type BrokenInvariant, type Invariant } from './verify.js';
 export { StoreFormatError } from '../wal/index.js';
 export { takeSnapshot, type SnapshotReport, type CopyPace } from './snapshot.js';
 export type { SnapshotResult } from './snapshot-report.js';
 export { SnapshotSchedule } from './snapshot-schedule.js';
-export { OperatorJobs, JobRunning } from './operator-jobs.js';
+export { OperatorJobs, JobRunning, type JobProgress } from './operator-jobs.js';
 export type { JobMemory } from './job-client.js';
 export {
   Metrics,

@@ -35,7 +35,12 @@ export type SnapshotDone = { job: 'snapshot'; snapshot: SnapshotReport; memory: 
 
 /** Messages between the server and the job process (structured clone: BigInt totals pass as they are). */
 export type ToChild = { type: 'start'; request: JobRequest; pause: boolean } | { type: 'resume' };
-export type FromChild = { type: 'paused' } | { type: 'done'; result: VerifyDone | SnapshotDone } | { type: 'failed'; message: string };
+export type FromChild =
+  | { type: 'paused' }
+  /** How far the job's replay is: events replayed of the log's total (a snapshot's once its copy is made). */
+  | { type: 'progress'; events: number; total: number }
+  | { type: 'done'; result: VerifyDone | SnapshotDone }
+  | { type: 'failed'; message: string };
 
 export interface JobControl {
   /**
@@ -46,6 +51,8 @@ export interface JobControl {
   onPaused?: () => Promise<void>;
   /** Aborting kills the child (the server is closing). */
   signal?: AbortSignal;
+  /** Hears the child's progress reports. */
+  onProgress?: (events: number, total: number) => void;
 }
 
 /**
@@ -101,6 +108,8 @@ export function runJob(request: JobRequest, control: JobControl = {}): Promise<V
         void (control.onPaused?.() ?? Promise.resolve()).finally(() => {
           if (child.connected) child.send({ type: 'resume' } satisfies ToChild);
         });
+      } else if (message.type === 'progress') {
+        control.onProgress?.(message.events, message.total);
       } else if (message.type === 'done') {
         settle(null, message.result);
       } else {

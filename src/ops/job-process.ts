@@ -4,11 +4,17 @@
  * exits. Synchronous work is fine here: nobody else runs on this loop.
  */
 import { readFileSync } from 'node:fs';
-import { replayLedger } from '../ledger/index.js';
 import { BYTES_PER_KIB } from '../platform/index.js';
-import { openStore, storeLedgerSource } from '../wal/index.js';
+import { replayLedger } from '../ledger/index.js';
+import { lastLogSeq, openStore, storeLedgerSource } from '../wal/index.js';
+import { withProgress } from './verify.js';
 import type { FromChild, JobMemory, JobRequest, ToChild } from './job-client.js';
 import { takeSnapshot } from './snapshot.js';
+
+/** Reports progress without waiting: the replay runs synchronously, and the message goes out as the channel takes it. */
+function reportProgress(events: number, total: number): void {
+  process.send!({ type: 'progress', events, total } satisfies FromChild);
+}
 
 function send(message: FromChild): Promise<void> {
   return new Promise((resolve, reject) => process.send!(message, undefined, {}, (error) => (error === null ? resolve() : reject(error))));
@@ -41,15 +47,17 @@ async function run(request: JobRequest, pause: boolean): Promise<FromChild> {
     if (request.job === 'verify') {
       const txn = store.root.useReadTransaction();
       try {
+        const total = lastLogSeq(store.log, txn);
+        reportProgress(0, total);
         await pauseIfAsked(pause);
-        const report = replayLedger(storeLedgerSource(store, txn));
+        const report = replayLedger(withProgress(storeLedgerSource(store, txn), total, reportProgress));
         return { type: 'done', result: { job: 'verify', report, memory: memory() } };
       } finally {
         txn.done();
       }
     }
     await pauseIfAsked(pause);
-    const snapshot = await takeSnapshot(store, request.out, request.pace);
+    const snapshot = await takeSnapshot(store, request.out, request.pace, reportProgress);
     return { type: 'done', result: { job: 'snapshot', snapshot, memory: memory() } };
   } finally {
     await store.close();

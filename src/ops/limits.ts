@@ -23,6 +23,13 @@ export const DELIVERY_LOG_PAGE_MAX = 1_000;
 export const DELIVERY_LOG_PAGE_DEFAULT = 50;
 
 /**
+ * A verify reports how far its replay is every this many events: a report
+ * is a message to the server (or a line redrawn on the CLI's terminal),
+ * about every few milliseconds of replay, far too seldom to slow it.
+ */
+export const VERIFY_PROGRESS_EVERY_EVENTS = 10_000;
+
+/**
  * Nice value of an operator job (snapshot, verify): the lowest, so that on
  * a saturated server the orders' event loop and commit thread take the CPU
  * and the job what is left. Beside a saturating load on two cores a

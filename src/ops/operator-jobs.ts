@@ -30,8 +30,16 @@ export class JobRunning extends Error {
   }
 }
 
+/** The running job and how far its replay is (null figures until its first report; a snapshot reports once its copy is made). */
+export interface JobProgress {
+  job: 'verify' | 'snapshot';
+  events: number | null;
+  total: number | null;
+}
+
 export class OperatorJobs {
   private running: 'verify' | 'snapshot' | null = null;
+  private reported: { events: number; total: number } | null = null;
   private readonly closing = new AbortController();
   private pauseNext: (() => Promise<void>) | null = null;
   private last: SnapshotResult | null = null;
@@ -49,6 +57,12 @@ export class OperatorJobs {
   /** The job running now, or null. */
   get current(): 'verify' | 'snapshot' | null {
     return this.running;
+  }
+
+  /** The running job's progress, or null when none runs (the CLI draws it on the operator's terminal). */
+  progress(): JobProgress | null {
+    if (this.running === null) return null;
+    return { job: this.running, events: this.reported?.events ?? null, total: this.reported?.total ?? null };
   }
 
   async verify(): Promise<VerifyReport> {
@@ -96,7 +110,8 @@ export class OperatorJobs {
   private async exclusive<T extends { memory: JobMemory }>(job: 'verify' | 'snapshot', start: (control: JobControl) => Promise<T>): Promise<T> {
     if (this.running !== null) throw new JobRunning(this.running);
     this.running = job;
-    const control: JobControl = { signal: this.closing.signal };
+    this.reported = null;
+    const control: JobControl = { signal: this.closing.signal, onProgress: (events, total) => (this.reported = { events, total }) };
     if (this.pauseNext !== null) control.onPaused = this.pauseNext;
     this.pauseNext = null;
     try {
@@ -105,6 +120,7 @@ export class OperatorJobs {
       return done;
     } finally {
       this.running = null;
+      this.reported = null;
     }
   }
 }

@@ -20,7 +20,7 @@ import { dirname, join, resolve } from 'node:path';
 import { openStore, type Store } from '../wal/index.js';
 import { pacedCopy, type CopyPace } from './paced-copy.js';
 import type { SnapshotReport } from './snapshot-report.js';
-import { verifyLedger, type VerifyReport } from './verify.js';
+import { verifyLedger, type VerifyProgress, type VerifyReport } from './verify.js';
 import { SNAPSHOT_MB_PER_SECOND_DEFAULT } from './limits.js';
 
 export type { SnapshotReport } from './snapshot-report.js';
@@ -35,7 +35,7 @@ const DATA_FILE = 'data.mdb';
  * copy does not verify, throws with the broken invariant and leaves the
  * directory for inspection.
  */
-export async function takeSnapshot(store: Store, outDir: string, pace: CopyPace = { bytesPerSecond: SNAPSHOT_MB_PER_SECOND_DEFAULT * BYTES_PER_MIB }): Promise<SnapshotReport> {
+export async function takeSnapshot(store: Store, outDir: string, pace: CopyPace = { bytesPerSecond: SNAPSHOT_MB_PER_SECOND_DEFAULT * BYTES_PER_MIB }, progress?: VerifyProgress): Promise<SnapshotReport> {
   const dir = resolve(outDir);
   await prepareEmptyDirectory(dir);
   const dataFile = join(dir, DATA_FILE);
@@ -60,7 +60,7 @@ export async function takeSnapshot(store: Store, outDir: string, pace: CopyPace 
     if (copied.lastTxnId !== txnId) {
       throw new Error(`The snapshot at ${dir} opens at LMDB transaction ${copied.lastTxnId}, not at ${txnId}, the one it copied, so it was not accepted.`);
     }
-    verify = verifyLedger(copy);
+    verify = verifyLedger(copy, progress);
   } finally {
     await copy.close();
   }

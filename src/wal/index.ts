@@ -15,3 +15,4 @@ export { LogFirstWal, recoverCommitLog, appliedPosition, appliedEntry, LOG_APPLI
 export type { DurableLog } from './durable-log.js';
 export { encodeRecord, decodeRecordAt, decodeEntries, RECORD_HEADER_BYTES } from './log-record.js';
 export * from './limits.js';
+export { firstSeqAtOrAfter, lastLogSeq } from './log-times.js';

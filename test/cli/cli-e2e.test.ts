@@ -61,7 +61,7 @@ describe('operator session against the real server', () => {
   it('orders place charges the account through the panel', async () => {
     const r = await cli('orders', 'place', '--account', String(account), '--service', String(service), '--target', 'https://instagram.com/p/e2e', '--quantity', '20');
     expect(r).toMatchObject({ code: 0, err: '' });
-    expect(r.out).toMatch(/^Order placed\.$/m);
+    expect(r.out).toMatch(/^Order \d+ placed for account \d+\.$/m);
     expect(r.out).toMatch(/^charge\s+5$/m);
     expect(r.out).toMatch(/^balance\s+5\.3$/m);
     expect(r.out).toMatch(/^status\s+pending$/m);
@@ -77,7 +77,7 @@ describe('operator session against the real server', () => {
     const table = await cli('orders', 'list');
     expect(table).toMatchObject({ code: 0, err: '' });
     const lines = table.out.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^ID\s+ACCOUNT\s+SERVICE\s+QUANTITY\s+CHARGE\s+DEBIT\s+STATUS/);
+    expect(lines[0]).toMatch(/^ID\s+NUMBER\s+ACCOUNT\s+SERVICE\s+TYPE\s+QUANTITY\s+RUNS\s+CHARGE\s+DEBIT\s+STATUS/);
     expect(lines).toHaveLength(3);
     expect(lines[1]).toContain(orderId);
     expect(lines[1]).toMatch(/\bpending\b.*\bpanel\b/);

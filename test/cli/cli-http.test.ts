@@ -287,8 +287,8 @@ describe('service commands', () => {
     const r = await cli(['service', 'list']);
     expect(r.code).toBe(0);
     const lines = r.out.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^\s*ID\s+PLATFORM\s+NAME\s+RATE\s+MIN\s+MAX\s+ENABLED\s+TYPE\s+REFILL\s+CANCEL\s+DRIPFEED\s+AVG TIME$/);
-    expect(lines[2]).toMatch(/Views\s+0\.001\s+100\s+100000\s+no\b/);
+    expect(lines[0]).toMatch(/^\s*ID\s+PLATFORM\s+NAME\s+RATE\s+RATE\/1000\s+MIN\s+MAX\s+ENABLED\s+TYPE\s+REFILL\s+CANCEL\s+DRIPFEED\s+AVG TIME$/);
+    expect(lines[2]).toMatch(/Views\s+0\.001\s+1\s+100\s+100000\s+no\b/);
   });
 });
 
@@ -412,7 +412,7 @@ describe('usage', () => {
   it('--help lists every command and exits 0 without a request', async () => {
     const r = await cli(['--help']);
     expect(r.code).toBe(0);
-    for (const command of ['account create --name NAME', 'account list', 'account show ID', 'account credits ID --amount AMOUNT --reason TEXT', 'account ban ID', 'account unban ID', 'account rate-limit ID --per-minute N', 'account rotate-secret ID', 'service add --platform PLATFORM', 'service update ID [options]', 'service enable ID', 'service disable ID', 'service list', 'health', 'account plan ID --months N', 'account forcejoin ID [options]', 'order list [options]', 'order show ID', 'order set-status ID --status STATUS', 'order place --account ID --service N --target URL --quantity Q', 'snapshot --out DIR', 'verify', 'stats']) {
+    for (const command of ['account create --name NAME', 'account list', 'account show ID', 'account credits ID --amount AMOUNT --reason TEXT', 'account ban ID', 'account unban ID', 'account rate-limit ID --per-minute N', 'account rotate-secret ID', 'service add --platform PLATFORM', 'service update ID [options]', 'service enable ID', 'service disable ID', 'service list', 'health', 'account plan ID --months N', 'account forcejoin ID [options]', 'order list [options]', 'order show ID', 'order set-status ID --status STATUS', 'order place --account ID --service N --target URL [options]', 'snapshot --out DIR', 'verify', 'stats']) {
       expect(r.out).toContain(command);
     }
     expect(fake.requests).toHaveLength(0);
@@ -442,7 +442,7 @@ describe('usage', () => {
   it('a group without a command lists what it accepts', async () => {
     const r = await cli(['account']);
     expect(r.code).toBe(2);
-    expect(r.err).toContain('error: account needs a command: create, list, show, credits, ban, unban, rate-limit, rotate-secret, v2-key, revoke-v2-key, plan, forcejoin.');
+    expect(r.err).toContain('error: account needs a command: create, list, show, statement, credits, ban, unban, rate-limit, rotate-secret, v2-key, revoke-v2-key, plan, forcejoin.');
   });
 
   it('unknown commands and options exit 2', async () => {

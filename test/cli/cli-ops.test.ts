@@ -32,8 +32,8 @@ describe('order list', () => {
     expect(only()).toMatchObject({ method: 'GET', url: '/admin/v1/orders', body: '' });
     const lines = r.out.trimEnd().split('\n');
     expect(lines).toHaveLength(4);
-    expect(lines[0]).toMatch(/^ID\s+ACCOUNT\s+SERVICE\s+QUANTITY\s+CHARGE\s+DEBIT\s+STATUS\s+REMAINS\s+CHANNEL\s+PLAN\s+CREATED\s+TARGET$/);
-    expect(lines[1]).toMatch(new RegExp(`^${ORDER_ID}\\s+7\\s+3\\s+100\\s+50\\s+50\\s+pending\\s+100\\s+api\\s+no\\s+2025-01-02T03:04:05.000Z\\s+https://t.me/somechannel$`));
+    expect(lines[0]).toMatch(/^ID\s+NUMBER\s+ACCOUNT\s+SERVICE\s+TYPE\s+QUANTITY\s+RUNS\s+CHARGE\s+DEBIT\s+STATUS\s+REMAINS\s+CHANNEL\s+PLAN\s+CREATED\s+TARGET$/);
+    expect(lines[1]).toMatch(new RegExp(`^${ORDER_ID}\\s+41\\s+7\\s+3\\s+Default\\s+100\\s+-\\s+50\\s+50\\s+pending\\s+100\\s+api\\s+no\\s+2025-01-02T03:04:05.000Z\\s+https://t.me/somechannel$`));
     expect(lines[2]).toMatch(/\s0\s+pending\s+10\s+panel\s+yes\s/);
     // Right-aligned money ends under its header's last letter.
     const chargeEnd = lines[0]!.indexOf('CHARGE') + 'CHARGE'.length;
@@ -316,13 +316,13 @@ describe('order place', () => {
       url: '/admin/v1/accounts/acc_1/orders',
       body: '{"service":3,"target":"https://t.me/somechannel","quantity":100}',
     });
-    expect(r.out).toBe(`Order placed.\norder    ${ORDER_ID}\naccount  acc_1\nstatus   pending\ncharge   50\nbalance  7.5\n`);
+    expect(r.out).toBe(`Order 41 placed for account acc_1.\norder    ${ORDER_ID}\nnumber   41\naccount  acc_1\nstatus   pending\ncharge   50\nbalance  7.5\n`);
   });
 
   it('--json prints the 201 body as sent', async () => {
     const r = await cli('orders', 'place', '--account', 'acc_1', '--service', '3', '--target', 'https://x.test/p', '--quantity', '10', '--json');
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.out)).toEqual({ ok: true, order: ORDER_ID, charge: 50, status: 'pending', balance: 7.5 });
+    expect(JSON.parse(r.out)).toEqual({ ok: true, order: ORDER_ID, number: 41, charge: 50, status: 'pending', balance: 7.5 });
   });
 
   it('a business refusal (402 BALANCE) exits 1 with the server sentence', async () => {
@@ -579,7 +579,7 @@ describe('help for the new commands', () => {
 
   it('shows the options of the commands that have them', async () => {
     expect((await cli('order', 'list', '--help')).out).toContain(
-      'Usage: credit-order-api order list [--status STATUS] [--limit N] [--cursor CURSOR] [--all] [options]',
+      'Usage: credit-order-api order list [--status STATUS] [--account ID] [--worker NAME] [--number N] [--limit N] [--cursor CURSOR] [--all] [options]',
     );
     expect((await cli('account', 'forcejoin', '--help')).out).toContain(
       'account forcejoin ID [--telegram-user-id N] [--unlink] [--verified] [--not-verified] [--exempt] [--not-exempt] [--reason TEXT]',

@@ -38,16 +38,19 @@ export const ACCOUNTS = [
   ACCOUNT,
   { ...ACCOUNT, id: 'acc_22', name: 'bob', credits: 1000000000.123456, banned: true, rate_limit_per_minute: 100000000, unlimited: true, unlimited_expires: '2026-02-01T00:00:00.000Z' },
 ];
-export const SERVICE = { id: 3, platform: 'telegram', name: 'Members', rate: 0.5, min: 10, max: 1000, enabled: true };
+export const SERVICE = { id: 3, platform: 'telegram', name: 'Members', rate: 0.5, rate_per_1000: 500, min: 10, max: 1000, enabled: true };
 
 /** Order ids are 22 base64url characters. */
 export const ORDER_ID = 'AbCdEfGhIjKlMnOpQrSt_1';
 export const ORDER = {
   id: ORDER_ID,
+  number: 41,
   account: 7,
   service: 3,
   target: 'https://t.me/somechannel',
   quantity: 100,
+  type: 'Default',
+  runs: null,
   rate: 0.5,
   charge: 50,
   debit: 50,
@@ -142,7 +145,7 @@ export function contractReply(req: Recorded): Reply {
     };
   }
   if (route === 'POST /admin/v1/accounts/acc_1/orders') {
-    return { status: 201, body: { ok: true, order: ORDER_ID, charge: 50, status: 'pending', balance: 7.5 } };
+    return { status: 201, body: { ok: true, order: ORDER_ID, number: 41, charge: 50, status: 'pending', balance: 7.5 } };
   }
   if (route === 'POST /admin/v1/services') {
     const { reason: _reason, ...fields } = json;
@@ -153,7 +156,7 @@ export function contractReply(req: Recorded): Reply {
     return { status: 200, body: { ok: true, service: { ...SERVICE, ...fields } } };
   }
   if (route === 'GET /admin/v1/services') {
-    return { status: 200, body: { ok: true, services: [SERVICE, { ...SERVICE, id: 12, name: 'Views', rate: 0.001, min: 100, max: 100000, enabled: false }] } };
+    return { status: 200, body: { ok: true, services: [SERVICE, { ...SERVICE, id: 12, name: 'Views', rate: 0.001, rate_per_1000: 1, min: 100, max: 100000, enabled: false }] } };
   }
   if (route === 'GET /admin/v1/orders') return ordersPage(url);
   if (route === `GET /admin/v1/orders/${ORDER_ID}`) return { status: 200, body: { ok: true, order: ORDER } };

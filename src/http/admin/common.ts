@@ -29,6 +29,24 @@ export function idCursor(query: URLSearchParams): { ok: true; after: number | nu
   return { ok: true, after: Number(text) };
 }
 
+/**
+ * Refuses a query parameter the route does not read, and one given twice
+ * (which of the two would count is a guess), naming it: an ignored typo
+ * (`statuss=canceled`) would answer a wider listing than the one asked for.
+ */
+export function unknownParameter(query: URLSearchParams, allowed: readonly string[]): ErrorOutcome | null {
+  const seen = new Set<string>();
+  for (const name of query.keys()) {
+    if (!allowed.includes(name)) {
+      const known = allowed.length === 0 ? 'this endpoint takes no query parameters' : `allowed: ${allowed.join(', ')}`;
+      return invalid(`Query parameter '${name}' is not allowed here; ${known}.`);
+    }
+    if (seen.has(name)) return invalid(`Query parameter '${name}' is given more than once; give it once.`);
+    seen.add(name);
+  }
+  return null;
+}
+
 /** Rejects fields the endpoint does not know, so typos do not pass silently. */
 export function unknownField(body: Record<string, unknown>, allowed: string[]): ErrorOutcome | null {
   for (const key of Object.keys(body)) {

@@ -1,13 +1,16 @@
 /**
  * The admin API, on its own listener (loopback by default) behind a bearer
- * token: the one table of its routes (ADMIN_ROUTES, which the README's admin
- * table is checked against) and the one convention every route follows —
- * the token before the route, then NOT_FOUND / METHOD, a JSON-object body
- * for POST and PATCH, and any failure of a handler answered INTERNAL (a
- * broken invariant instead stops the process). The handlers live one file per resource (accounts, services, orders, claims, refills,
- * ops); every change of a wallet goes through that wallet's actor (see
- * `applied` in common.ts), so it is serialised with the customer's orders
- * and logged as an event.
+ * token: the one table of its routes (ADMIN_ROUTES, which the operator
+ * guide's admin table is checked against) and the one convention every
+ * route follows — the token before the route, then NOT_FOUND / METHOD, a
+ * query parameter the route does not read refused VALIDATION naming it (a
+ * typo such as `statuss=` must not widen a listing a bulk script then acts
+ * on), a JSON-object body for POST and PATCH, and any failure of a handler
+ * answered INTERNAL (a broken invariant instead stops the process). The
+ * handlers live one file per resource (accounts, services, orders, claims,
+ * refills, ops); every change of a wallet goes through that wallet's actor
+ * (see `applied` in common.ts), so it is serialised with the customer's
+ * orders and logged as an event.
  */
 import { timingSafeEqual, createHash } from 'node:crypto';
 import { errorOutcome } from '../../errors/index.js';
@@ -26,9 +29,11 @@ import {
   setForceJoin,
   showAccount,
 } from './accounts.js';
-import { invalid, type AdminHandler } from './common.js';
+import { invalid, unknownParameter, type AdminHandler } from './common.js';
 import { claimOrders, extendLease, releaseOrder } from './claims.js';
-import { listOrders, ORDER_PARAM, placePanelOrder, recordProgress, setOrderStatus, showOrder } from './orders.js';
+import { ORDER_PARAM, placePanelOrder, recordProgress, setOrderStatus, showOrder } from './orders.js';
+import { listOrders, ORDER_LIST_QUERY } from './order-list.js';
+import { accountStatement, STATEMENT_QUERY } from './statement.js';
 import { metrics, snapshot, stats, verify } from './ops.js';
 import { listRefills, setRefillStatus } from './refills.js';
 import { createService, listServices, patchService } from './services.js';
@@ -47,18 +52,24 @@ interface Route {
   pattern: RegExp;
   withBody: boolean;
   handler: Handler;
+  /** The query parameters the route reads; any other is refused before the handler runs. */
+  query: readonly string[];
 }
 
 const ID = '([1-9][0-9]{0,15})';
 
-function route(method: string, path: string, handler: Handler): Route {
-  return { path, method, pattern: new RegExp(`^${path.replaceAll(':id', ID).replaceAll(':order', ORDER_PARAM)}$`), withBody: method === 'post' || method === 'patch', handler };
+function route(method: string, path: string, handler: Handler, query: readonly string[] = []): Route {
+  return { path, method, pattern: new RegExp(`^${path.replaceAll(':id', ID).replaceAll(':order', ORDER_PARAM)}$`), withBody: method === 'post' || method === 'patch', handler, query };
 }
+
+/** The paging parameters every listing reads. */
+const PAGE = ['limit', 'cursor'] as const;
 
 /** Every admin route, declared once. */
 export const ADMIN_ROUTES: readonly Route[] = [
   route('post', '/admin/v1/accounts', createAccount),
-  route('get', '/admin/v1/accounts', listAccounts),
+  route('get', '/admin/v1/accounts', listAccounts, PAGE),
+  route('get', '/admin/v1/accounts/:id/statement', accountStatement, STATEMENT_QUERY),
   route('get', '/admin/v1/accounts/:id', showAccount),
   route('patch', '/admin/v1/accounts/:id', patchAccount),
   route('post', '/admin/v1/accounts/:id/credits', adjustCredits),
@@ -68,25 +79,25 @@ export const ADMIN_ROUTES: readonly Route[] = [
   route('post', '/admin/v1/services', createService),
   route('get', '/admin/v1/services', listServices),
   route('patch', '/admin/v1/services/:id', patchService),
-  route('get', '/admin/v1/orders', listOrders),
+  route('get', '/admin/v1/orders', listOrders, ORDER_LIST_QUERY),
   route('post', '/admin/v1/orders/claim', claimOrders),
   route('post', '/admin/v1/orders/:order/progress', recordProgress),
   route('post', '/admin/v1/orders/:order/extend', extendLease),
   route('post', '/admin/v1/orders/:order/release', releaseOrder),
-  route('get', '/admin/v1/refills', listRefills),
+  route('get', '/admin/v1/refills', listRefills, ['status', ...PAGE]),
   route('post', '/admin/v1/refills/:id/status', setRefillStatus),
   route('get', '/admin/v1/orders/:order', showOrder),
   route('post', '/admin/v1/orders/:order/status', setOrderStatus),
   route('post', '/admin/v1/accounts/:id/orders', placePanelOrder),
   route('post', '/admin/v1/accounts/:id/plan', grantPlan),
   route('post', '/admin/v1/accounts/:id/forcejoin', setForceJoin),
-  route('get', '/admin/v1/webhooks', webhooks.listWebhooks),
+  route('get', '/admin/v1/webhooks', webhooks.listWebhooks, ['account', 'failing', ...PAGE]),
   route('post', '/admin/v1/accounts/:id/webhooks', webhooks.createWebhook),
   route('patch', '/admin/v1/webhooks/:id', webhooks.patchWebhook),
   route('delete', '/admin/v1/webhooks/:id', webhooks.deleteWebhook),
   route('post', '/admin/v1/webhooks/:id/rotate', webhooks.rotateWebhook),
   route('post', '/admin/v1/webhooks/:id/replay', webhooks.replayWebhook),
-  route('get', '/admin/v1/webhooks/:id/deliveries', webhooks.listDeliveries),
+  route('get', '/admin/v1/webhooks/:id/deliveries', webhooks.listDeliveries, ['limit']),
   route('get', '/admin/v1/stats', stats),
   route('post', '/admin/v1/snapshot', snapshot),
   route('get', '/admin/v1/verify', verify),
@@ -140,6 +151,8 @@ function handleAdmin(ctx: AppContext, ex: Exchange, res: HttpResponse, req: Http
   if (why !== null) return unavailable(ex, why);
   const params = match.pattern.exec(url)!.slice(1);
   const query = new URLSearchParams(req.getQuery() ?? '');
+  const unknown = unknownParameter(query, match.query);
+  if (unknown !== null) return sendError(ex, unknown);
   const run = (body: unknown): void => {
     Promise.resolve(match.handler(ex, ctx, params, body, query)).catch((error: unknown) => failed(ctx, ex, error, 'admin request failed'));
   };

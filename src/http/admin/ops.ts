@@ -122,6 +122,12 @@ function lastSnapshot(last: SnapshotResult | null): object | null {
   return { at: new Date(last.atMs).toISOString(), duration_ms: last.durationMs, bytes: last.bytes, path: last.path, scheduled: last.scheduled, ok: last.error === null, error: last.error };
 }
 
+/** The verify or snapshot running now and how far its replay is (events of total), or null; `coa snapshot` and `coa verify` draw it. */
+function jobStats(ctx: Parameters<AdminHandler>[1]): { name: string; events: number | null; total_events: number | null } | null {
+  const progress = ctx.ops.progress();
+  return progress === null ? null : { name: progress.job, events: progress.events, total_events: progress.total };
+}
+
 export const stats: AdminHandler = (ex, ctx) => {
   let deepest = 0;
   for (const account of ctx.registry.loaded()) deepest = Math.max(deepest, account.actor.depth);
@@ -147,6 +153,7 @@ export const stats: AdminHandler = (ex, ctx) => {
       wal,
       storage: storageStats(ctx),
       last_snapshot: lastSnapshot(ctx.ops.lastSnapshot),
+      job: jobStats(ctx),
     }),
   );
 };

@@ -2,7 +2,7 @@
  * Services, accounts and orders as the operator sees them in the admin API,
  * as JSON text with money as exact decimals.
  */
-import { formatMicro } from '../../money/index.js';
+import { formatMicro, formatPer1000 } from '../../money/index.js';
 import { isUnlimited, remainsShown, type AccountProfile, type OrderRecord, type ServiceRecord, type WalletRecord } from '../../ledger/index.js';
 import { renderPublicService } from '../../wire/index.js';
 
@@ -18,9 +18,9 @@ export function renderOrderInputs(order: Pick<OrderRecord, 'type' | 'extras'>): 
   );
 }
 
-/** A service as the operator sees it, with its `average_time` (seconds, or null) as customers see it. */
+/** A service as the operator sees it: its rate a unit and per 1,000 units, its `average_time` (seconds, or null) as customers see it, and whether it is enabled. */
 export function renderAdminService(s: ServiceRecord, averageTimeS: number | null): string {
-  return renderPublicService(s, averageTimeS).slice(0, -1) + `,"enabled":${s.enabled}}`;
+  return renderPublicService(s, averageTimeS).slice(0, -1) + `,"rate_per_1000":${formatPer1000(s.rate)},"enabled":${s.enabled}}`;
 }
 
 /** An account as the admin API shows it: the loaded actor's wallet (see renderAccountView). */
@@ -44,7 +44,7 @@ export function renderAccountView(profile: AccountProfile, w: WalletRecord, wall
 export function renderAdminOrder(o: OrderRecord): string {
   return (
     `{"id":"${o.id}","number":${o.number ?? null},"account":${o.account},"service":${o.service},"target":${JSON.stringify(o.target)},` +
-    `"quantity":${o.quantity},"rate":${formatMicro(o.rate)},"charge":${formatMicro(o.charge)},"debit":${formatMicro(o.debit)},` +
+    `"quantity":${o.quantity},"rate":${formatMicro(o.rate)},"rate_per_1000":${formatPer1000(o.rate)},"charge":${formatMicro(o.charge)},"debit":${formatMicro(o.debit)},` +
     `"status":"${o.status}","remains":${o.remains ?? null},"channel":"${o.channel}","unlimited":${o.unlimited},` +
     `"created_at":"${new Date(o.createdAtMs).toISOString()}",${renderOrderInputs(o)},` +
     `"start_count":${o.startCount ?? null},"progress_remains":${o.progressRemains ?? null},"remains_shown":${remainsShown(o)},"cancel_requested":${o.cancelRequested === true},` +

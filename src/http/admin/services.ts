@@ -5,7 +5,7 @@
  */
 import { errorOutcome, type ErrorOutcome } from '../../errors/index.js';
 import { isOrderType, ORDER_TYPE_NAMES, SERVICE_DEFAULTS, type ServiceRecord } from '../../ledger/index.js';
-import { microFromJson, multiplyMicro } from '../../money/index.js';
+import { microFromJson, multiplyMicro, parsePer1000 } from '../../money/index.js';
 import { renderAdminService } from './render.js';
 import { invalid, optionalReason, unknownField, type AdminHandler } from './common.js';
 import type { AppContext } from '../context.js';
@@ -17,7 +17,7 @@ export const listServices: AdminHandler = (ex, ctx) => {
   send(ex, 200, `{"ok":true,"services":[${services.map((s) => renderAdminService(s, ctx.catalog.averageTimeS(s.id))).join(',')}]}`);
 };
 
-const SERVICE_FIELDS = ['platform', 'name', 'rate', 'min', 'max', 'enabled', 'category', 'type', 'refill', 'refill_days', 'cancel', 'dripfeed', 'description', 'reason'];
+const SERVICE_FIELDS = ['platform', 'name', 'rate', 'rate_per_1000', 'min', 'max', 'enabled', 'category', 'type', 'refill', 'refill_days', 'cancel', 'dripfeed', 'description', 'reason'];
 
 /** Applies the body's fields to a service, checking each; returns an error value to refuse. */
 function buildService(b: Record<string, unknown>, current: ServiceRecord | null, id: number): ServiceRecord | ErrorOutcome {
@@ -31,11 +31,9 @@ function buildService(b: Record<string, unknown>, current: ServiceRecord | null,
     }
     next[field] = value.trim();
   }
-  if (b['rate'] !== undefined || current === null) {
-    const rate = microFromJson(b['rate']);
-    if (rate === null || rate < 0) return invalid("Field 'rate' must be a non-negative decimal number with at most 6 decimal places.");
-    next.rate = rate;
-  }
+  const rate = readRate(b, current === null);
+  if (rate !== null && typeof rate !== 'number') return rate;
+  if (rate !== null) next.rate = rate;
   for (const field of ['min', 'max'] as const) {
     const value = b[field];
     if (value === undefined && current !== null) continue;
@@ -73,6 +71,23 @@ function buildService(b: Record<string, unknown>, current: ServiceRecord | null,
     return invalid('max × rate is larger than the largest supported charge; lower the rate or the max.');
   }
   return next;
+}
+
+/**
+ * The rate a body sets, per unit in micro-credits: from `rate` (credits a
+ * unit) or `rate_per_1000` (credits per 1,000 units, as suppliers quote),
+ * never both; null when neither is given and none is required.
+ */
+function readRate(b: Record<string, unknown>, required: boolean): number | ErrorOutcome | null {
+  if (b['rate'] !== undefined && b['rate_per_1000'] !== undefined) return invalid("Give the rate once: either 'rate' (a unit) or 'rate_per_1000', not both.");
+  if (b['rate_per_1000'] !== undefined) {
+    const per1000 = parsePer1000(b['rate_per_1000'], 'rate_per_1000');
+    return per1000.ok ? per1000.rateMicro : invalid(per1000.message);
+  }
+  if (b['rate'] === undefined && !required) return null;
+  const rate = microFromJson(b['rate']);
+  if (rate === null || rate < 0) return invalid("Field 'rate' (or 'rate_per_1000') must be a non-negative decimal number; 'rate' has at most 6 decimal places.");
+  return rate;
 }
 
 async function saveService(ex: Exchange, ctx: AppContext, id: number | null, body: unknown): Promise<void> {
