@@ -31,6 +31,8 @@ export interface Variant {
   commitMs: number[];
   /** Disk KB written per commit (the data directory's device, every process). */
   diskKb: number[];
+  /** Runs before each of this variant's servers starts (e.g. a fresh PostgreSQL database named in `env`). */
+  before?: () => Promise<void>;
 }
 
 export interface MeanSe {
@@ -110,6 +112,7 @@ export async function interleave(variants: Variant[], orderArgs: string[], round
   try {
     for (let round = 1; round <= rounds; round++) {
       for (const v of roundOrder(variants, round)) {
+        await v.before?.();
         const reports = await runServer(v, orderArgs, join(dir, `${v.name}-${round}.json`));
         for (const r of reports) {
           v.orders.push(r.durableOrdersPerS);
