@@ -25,7 +25,7 @@ import { log, onInterrupt } from './util.js';
 
 let pair: PgPair | null = null;
 let databases = 0;
-const replicated = variant('replicated (PostgreSQL + synchronous standby)', SERVER_MAIN, {
+const replicated = variant('replicated', SERVER_MAIN, {
   NODE_NAME: 'bench',
   WEBHOOKS_SECRET_KEY: randomBytes(32).toString('base64'),
   ORDER_ID_KEY: randomBytes(16).toString('base64'),

@@ -55,10 +55,10 @@ export async function compareTwo(c: Comparison): Promise<void> {
   const syncLatency = describeSyncLatency(measureSyncLatency(tmpdir()));
   log(syncLatency);
   await interleave(c.variants, args, rounds);
-  const lines = [`| ${c.what} | runs | durable orders/s, mean ± SE | min – max | p99 ms (mean) | ms per commit (mean) | disk KB per commit (mean) |`, '|---|---:|---:|---:|---:|---:|---:|'];
+  const lines = [`| ${c.what} | runs | durable orders/s, mean ± SE | min – max | p99 ms (mean) | ms per commit (mean) | orders per commit (mean) | disk KB per commit (mean) | other processes' CPU (mean) |`, '|---|---:|---:|---:|---:|---:|---:|---:|---:|'];
   for (const v of c.variants) {
     const o = meanSe(v.orders);
-    lines.push(`| ${v.name} | ${v.orders.length} | ${f0(o.mean)} ± ${f0(o.se)} | ${f0(Math.min(...v.orders))} – ${f0(Math.max(...v.orders))} | ${f2(meanSe(v.p99).mean)} | ${f2(meanSe(v.commitMs).mean)} | ${v.diskKb.length === 0 ? 'n/a' : f1(meanSe(v.diskKb).mean)} |`);
+    lines.push(`| ${v.name} | ${v.orders.length} | ${f0(o.mean)} ± ${f0(o.se)} | ${f0(Math.min(...v.orders))} – ${f0(Math.max(...v.orders))} | ${f2(meanSe(v.p99).mean)} | ${f2(meanSe(v.commitMs).mean)} | ${f1(meanSe(v.perCommit).mean)} | ${v.diskKb.length === 0 ? 'n/a' : f1(meanSe(v.diskKb).mean)} | ${f0(meanSe(v.otherCpu).mean)}% |`);
   }
   process.stdout.write(`${lines.join('\n')}\n\n${describeRatio(c.ratioName, c.variants[1], c.variants[0])} (target ≥ ${(c.target ?? 0.9).toFixed(2)})\n${syncLatency}.\n`);
 }
