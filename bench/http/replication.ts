@@ -15,16 +15,43 @@
  * written straight into LMDB before the server starts (`--seed direct`), so
  * they are the leader's local state and not in the group's log: the bench
  * measures the order path, not a group another node could join.
+ *
+ * Beside the disk's sync latency it prints the PostgreSQL pair's own
+ * commit latency: one 4 KiB row inserted and committed at a time (the
+ * primary's WAL flush, the standby's receipt and flush, and the round trip
+ * back), the floor under every batch the replicated leader appends.
  */
 import { randomBytes } from 'node:crypto';
 import { PgPair } from '../../scripts/cluster/postgres.js';
 import { variant } from './interleave.js';
 import { SERVER_MAIN } from './server-process.js';
 import { compareTwo } from './two-variants.js';
-import { log, onInterrupt } from './util.js';
+import { f2, log, onInterrupt } from './util.js';
+
+const PROBE_COMMITS = 200;
+const PROBE_ROW_BYTES = 4096;
 
 let pair: PgPair | null = null;
 let databases = 0;
+let commitLatency = 'PostgreSQL commit latency not measured (no replicated server ran)';
+
+/** Commits one 4 KiB row at a time into a table of its own on `pg`'s primary; the median and p90 as a sentence. */
+async function measureCommitLatency(pg: PgPair): Promise<string> {
+  return pg.primary.sql(async (probe) => {
+    await probe`create table commit_probe (n int primary key, record bytea not null)`;
+    const row = Buffer.alloc(PROBE_ROW_BYTES, 0x5a);
+    const timesMs: number[] = [];
+    for (let n = 0; n < PROBE_COMMITS; n++) {
+      const startedMs = performance.now();
+      await probe`insert into commit_probe values (${n}, ${row})`;
+      timesMs.push(performance.now() - startedMs);
+    }
+    timesMs.sort((a, b) => a - b);
+    const at = (q: number): number => timesMs[Math.floor(q * timesMs.length)]!;
+    return `PostgreSQL commit latency with the synchronous standby ${f2(at(0.5))} ms (median of ${PROBE_COMMITS} single-row 4 KiB inserts, each its own commit; p90 ${f2(at(0.9))} ms)`;
+  });
+}
+
 const replicated = variant('replicated', SERVER_MAIN, {
   NODE_NAME: 'bench',
   WEBHOOKS_SECRET_KEY: randomBytes(32).toString('base64'),
@@ -34,6 +61,8 @@ replicated.before = async () => {
   if (pair === null) {
     pair = await PgPair.start();
     log(`PostgreSQL primary on port ${pair.primary.port}, synchronous standby on port ${pair.standby.port}, in ${pair.root}`);
+    commitLatency = await measureCommitLatency(pair);
+    log(commitLatency);
   }
   replicated.env['REPLICATION_URL'] = await pair.database(`bench_${++databases}`);
 };
@@ -57,4 +86,5 @@ compareTwo({
     process.stderr.write(`bench:replication: ${(error as Error).stack ?? String(error)}\n`);
     process.exitCode = 1;
   })
+  .then(() => process.stdout.write(`${commitLatency}.\n`))
   .finally(() => pair?.stop());

@@ -6,28 +6,18 @@
  * free; one left running would slow every later run.
  */
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { startSideTraffic } from '../../bench/http/side-traffic.js';
+import { alive } from '../helpers/processes.js';
 
 async function until(check: () => Promise<boolean>, what: string): Promise<void> {
   const deadline = Date.now() + 20_000;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`not within 20 s: ${what}`);
     await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-/** Running, not gone and not a zombie waiting for whoever adopted it to reap it. */
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
   }
 }
 

@@ -4,8 +4,9 @@
  * HAProxy, and Ctrl-C leaves no process and no temporary directory behind.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
+import { alive, descendants } from '../helpers/processes.js';
 import { postgresMissing } from '../helpers/replicated-group.js';
 
 type HaproxyModule = typeof import('../../scripts/cluster/haproxy.js');
@@ -14,40 +15,6 @@ const missing = (await postgresMissing()) ?? (haproxy.haproxyPresent() ? null : 
 if (missing !== null) console.log(`npm run cluster test skipped: ${missing}`);
 
 const RUN = 'dist/scripts/cluster/run.js';
-
-/** Every process descended from `pid` (read from /proc), the detached PostgreSQL servers and their backends included. */
-function descendants(pid: number): number[] {
-  const children = new Map<number, number[]>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      children.set(parent, [...(children.get(parent) ?? []), Number(entry)]);
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  const found: number[] = [];
-  const walk = (p: number): void => {
-    for (const child of children.get(p) ?? []) {
-      found.push(child);
-      walk(child);
-    }
-  };
-  walk(pid);
-  return found;
-}
-
-/** Whether `pid` is a live process (a zombie waiting to be reaped does not count). */
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
-}
 
 function waitPrinted(child: ChildProcess, marker: string, output: () => string): Promise<void> {
   return new Promise((resolve, reject) => {
