@@ -37,6 +37,22 @@ export interface CrashOptions {
   powerLoss?: { library: string };
   /** More environment for the server (e.g. `WAL_SYNC_MODE`). */
   serverEnv?: Record<string, string>;
+  /**
+   * What is killed and what serves after: by default one server restarted
+   * on its own data directory; `replicatedTarget` (replicated-target.ts) a
+   * group whose leader is killed and replaced.
+   */
+  target?: (token: string) => CrashTarget;
+}
+
+/** The servers a kill test drives. */
+export interface CrashTarget {
+  /** Starts and returns the server that serves. */
+  start(): Promise<ServerProcess>;
+  /** SIGKILLs the server that serves; resolves with the one that serves next. */
+  killServing(): Promise<ServerProcess>;
+  /** Stops whatever still runs and removes its data. */
+  close(): Promise<void>;
 }
 
 export interface CrashReport {
@@ -89,7 +105,17 @@ export async function runCrashCycles(options: CrashOptions): Promise<CrashReport
   const acks: Ack[] = [];
   const imagesDir = options.powerLoss === undefined ? null : mkdtempSync(join(tmpdir(), 'credit-order-api-images-'));
   const env = { ...(options.serverEnv ?? {}), ...(options.powerLoss === undefined || imagesDir === null ? {} : powerLossEnv(options.powerLoss.library, dir, imagesDir)) };
-  let server = await spawnServer(dir, token, env);
+  const target = options.target?.(token) ?? {
+    start: () => spawnServer(dir, token, env),
+    async killServing() {
+      server.child.kill('SIGKILL');
+      await server.exited;
+      if (imagesDir !== null) restoreDurableImages(dir, imagesDir);
+      return spawnServer(dir, token, env);
+    },
+    close: async () => {},
+  };
+  let server = await target.start();
   let logReplays = 0;
   const admin = (method: string, path: string, body?: unknown) =>
     fetch(`${server.adminUrl}${path}`, {
@@ -155,12 +181,10 @@ export async function runCrashCycles(options: CrashOptions): Promise<CrashReport
       const running = Array.from({ length: workers }, (_, w) => drive(w));
       const runMs = 50 + Math.floor(random() * runMsMax);
       await new Promise((resolve) => setTimeout(resolve, runMs));
-      server.child.kill('SIGKILL');
-      await server.exited;
+      const next = target.killServing();
       stop = true;
       await Promise.all(running);
-      if (imagesDir !== null) restoreDurableImages(dir, imagesDir);
-      server = await spawnServer(dir, token, env);
+      server = await next;
       if (server.output().includes("applied the commit log's tail")) logReplays++;
       await waitHealthy(server);
       const checked = await checkState(server, admin, accounts, acks, service);
@@ -186,6 +210,7 @@ export async function runCrashCycles(options: CrashOptions): Promise<CrashReport
     };
   } finally {
     if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
+    await target.close();
     rmSync(dir, { recursive: true, force: true });
     if (imagesDir !== null) rmSync(imagesDir, { recursive: true, force: true });
   }

@@ -23,6 +23,12 @@ export interface ServerOptions {
    */
   sweepEveryMs?: number | null;
   /**
+   * How often the lease sweep runs (wall time; LEASE_SWEEP_EVERY_MS). Null:
+   * never by itself (tests on an injected clock call `leases.step()`;
+   * claims still put ended leases back in the queue).
+   */
+  leaseSweepEveryMs?: number | null;
+  /**
    * How often (wall time) the webhook dispatcher looks for retries that are
    * due on the clock (250 ms). New messages are sent as soon as they are
    * durable, whatever this is.

@@ -1,11 +1,11 @@
 /**
  * Wiring the parts: the webhooks, the wallet actors' services, the account
- * registry, the catalogue, the Idempotency-Key sweeper, force-join, and the
+ * registry, the catalogue, the Idempotency-Key and lease sweeps, force-join, and the
  * one context that hands them to the HTTP handlers. Nothing here runs per
  * request: each service is an object of the part it belongs to.
  */
 import type { Logger } from 'pino';
-import { Catalog, Registry, type Account, type ActorContext } from '../actors/index.js';
+import { Catalog, LeaseSweeper, Registry, type Account, type ActorContext } from '../actors/index.js';
 import { ForceJoinVerifier } from '../forcejoin/index.js';
 import { AbuseLog, type AppContext, AuthFailureLimiter, buildOpenApi, type HttpLimits, type Readiness, renderAnswer, SCAN_ENTRIES_MAX } from '../http/index.js';
 import { OrderIds, OrderNumbers, RefillIds } from '../ids/index.js';
@@ -23,6 +23,7 @@ export interface Parts {
   context: AppContext;
   registry: Registry;
   sweeper: IdempotencySweeper;
+  leases: LeaseSweeper;
   webhooks: Webhooks;
   /** Set when shutdown begins: new requests are refused with 503. */
   startDraining(): void;
@@ -110,9 +111,12 @@ export function buildParts(config: Config, options: ServerOptions, storage: Stor
     orderNumbers: new OrderNumbers(lastOrderNumber(store)),
     renderAnswer,
     withWebhookMessages: (events, account, order, refill, atMs) => webhooks.outbox.withMessages(events, account, order, refill, atMs),
+    serviceTimes: catalog.times,
   };
   const registry = new Registry(store, wal, clock, actorContext, config.defaultRateLimitPerMinute);
   const sweeper = new IdempotencySweeper(store, wal, clock, actorContext.idempotencyRetentionMs, (tableKey) => registry.idempotencyKeyPending(tableKey));
+  // A standalone server is the only node of its group, so always its leader.
+  const leases = new LeaseSweeper(store, registry, clock, () => true);
   let draining = false;
   const context: AppContext = {
     ...actorContext,
@@ -134,6 +138,7 @@ export function buildParts(config: Config, options: ServerOptions, storage: Stor
     unavailable: () => (draining ? 'The server is shutting down; retry shortly.' : availability.unavailable()),
     readiness: () => (draining ? { ...availability.readiness(), ok: false, role: 'stopping' } : availability.readiness()),
     idempotencyStats: () => sweeper.stats(),
+    leases,
     webhooks,
     onFatal,
   };
@@ -141,6 +146,7 @@ export function buildParts(config: Config, options: ServerOptions, storage: Stor
     context,
     registry,
     sweeper,
+    leases,
     webhooks,
     startDraining: () => {
       draining = true;

@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import { type AppContext, closeListenSocket, createApp, type ListenSocket, localPort, mountAdmin, mountCustomerApi, type TemplatedApp } from '../http/index.js';
 import { Metrics } from '../ops/index.js';
 import { createLogger, InvariantError, makePrivateDirectory, reportFault, systemClock } from '../platform/index.js';
-import { ACCOUNT_EVICT_EVERY_MS } from '../actors/index.js';
+import { ACCOUNT_EVICT_EVERY_MS, LEASE_SWEEP_EVERY_MS, type LeaseSweeper } from '../actors/index.js';
 import { type IdempotencySweeper, removeCommitLog, SWEEP_EVERY_MS } from '../wal/index.js';
 import { POLL_EVERY_MS, type Webhooks } from '../webhooks/index.js';
 import { adminToken } from './admin-token.js';
@@ -28,6 +28,7 @@ export interface Server {
   adminTokenGenerated: boolean;
   context: AppContext;
   sweeper: IdempotencySweeper;
+  leases: LeaseSweeper;
   webhooks: Webhooks;
   /** The highest log position this node's LMDB has flushed (replicated mode; 0 standalone). */
   flushedTo(): number;
@@ -78,13 +79,15 @@ function listen(app: TemplatedApp, host: string, port: number): Promise<ListenSo
   });
 }
 
-/** The background work: idle-account eviction and the Idempotency-Key sweep. */
+/** The background work: idle-account eviction, the Idempotency-Key sweep and the lease sweep. */
 function startBackgroundWork(parts: Parts, options: ServerOptions, log: Logger, onFatal: (error: unknown) => void): void {
   parts.registry.startEviction(ACCOUNT_EVICT_EVERY_MS);
   // Every minute: each sweep removes what expired since the last one, in
   // steps of 1,000 (about 50,000 records a second beside a keyed load), so it keeps up with any keyed order rate the server takes.
   const sweepEveryMs = options.sweepEveryMs === undefined ? SWEEP_EVERY_MS : options.sweepEveryMs;
   if (sweepEveryMs !== null) parts.sweeper.start(sweepEveryMs, (error) => void reportFault({ log, onFatal }, error, 'idempotency sweep failed'));
+  const leaseSweepEveryMs = options.leaseSweepEveryMs === undefined ? LEASE_SWEEP_EVERY_MS : options.leaseSweepEveryMs;
+  if (leaseSweepEveryMs !== null) parts.leases.start(leaseSweepEveryMs, (error) => void reportFault({ log, onFatal }, error, 'lease sweep failed'));
   parts.webhooks.start(options.webhookPollMs ?? POLL_EVERY_MS);
 }
 
@@ -114,6 +117,7 @@ async function shutDown(storage: Storage, parts: Parts, listeners: Listeners): P
   parts.startDraining();
   parts.context.ops.close();
   await parts.sweeper.stop();
+  await parts.leases.stop();
   parts.registry.stopEviction();
   // Attempts in flight finish (or time out) and their results are committed; held messages wait for the next start.
   await parts.webhooks.stop();
@@ -166,6 +170,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     adminTokenGenerated: token.generated,
     context: parts.context,
     sweeper: parts.sweeper,
+    leases: parts.leases,
     webhooks: parts.webhooks,
     flushedTo: () => storage.replica?.flushedTo() ?? 0,
     close() {

@@ -6,7 +6,7 @@
  * declared once, in ActorContext.
  */
 import type { Logger } from 'pino';
-import type { Account, ActorContext, Catalog, Registry } from '../actors/index.js';
+import type { Account, ActorContext, Catalog, LeaseSweeper, Registry } from '../actors/index.js';
 import type { ForceJoinVerdict } from '../ledger/index.js';
 import type { IdempotencyTableStats, Store, StoredOrders } from '../wal/index.js';
 import type { Metrics, OperatorJobs } from '../ops/index.js';
@@ -71,6 +71,8 @@ export interface AppContext extends ActorContext {
   readiness: () => Readiness;
   /** Idempotency-Key records kept and the oldest one's age (metrics). */
   idempotencyStats: () => IdempotencyTableStats;
+  /** Puts claimed orders whose lease has ended back in the claim queue (claims run a step first). */
+  leases: Pick<LeaseSweeper, 'step'>;
   /** Webhook endpoints, the outbox and its dispatcher. */
   webhooks: Webhooks;
   /**

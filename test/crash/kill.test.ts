@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { expectNothingAcknowledgedLost, runCrashCycles } from '../helpers/crash-cycles.js';
+import { postgresMissing } from '../helpers/replicated-group.js';
+
+const noPostgres = await postgresMissing();
+if (noPostgres !== null) console.log(`replicated kill test skipped: ${noPostgres}`);
 
 /**
  * SIGKILL at a random moment under concurrent load, restart, check that
@@ -21,4 +25,11 @@ describe('kill test (SIGKILL under load, restart, nothing acknowledged lost)', (
     const report = await runCrashCycles({ cycles: 3, seed, accounts: 6, workers: 12, runMsMax: 400, serverEnv: { WAL_SYNC_MODE: 'log' } });
     expectNothingAcknowledgedLost(report, seed);
   }, 120_000);
+
+  it.skipIf(noPostgres !== null)('the same over a replicated group: each kill is of the leader, the follower takes over with everything acknowledged', async () => {
+    const seed = 20261127;
+    const { replicatedTarget } = (await import('../../dist/scripts/crash/replicated-target.js' as string)) as typeof import('../../scripts/crash/replicated-target.js');
+    const report = await runCrashCycles({ cycles: 2, seed, accounts: 4, workers: 8, runMsMax: 400, target: (token) => replicatedTarget(token) });
+    expectNothingAcknowledgedLost(report, seed);
+  }, 180_000);
 });

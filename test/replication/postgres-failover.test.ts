@@ -56,5 +56,9 @@ describe.skipIf(missing !== null)('PostgreSQL failover under a replicated leader
       if (standby !== false) await new Promise((resolve) => setTimeout(resolve, 100));
     }
     expect(standby).toBe(false);
+    const metrics = await fetch(`${leader.adminUrl}/metrics`, { headers: { authorization: 'Bearer group-admin-token-for-tests' } });
+    const text = await metrics.text();
+    expect(text).toMatch(/^coa_replication_synchronous_standby 0$/m);
+    expect(text).toMatch(/^coa_replication_leader 1$/m);
   }, 150_000);
 });

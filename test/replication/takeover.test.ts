@@ -35,6 +35,9 @@ describe.skipIf(missing !== null)('replicated group: one leader, followers that 
     const ready = await g.readiness(leader);
     expect(ready).toEqual({ status: 200, body: { ok: true, role: 'leader', node: 'a', synchronous_standby: true } });
     expect(await g.readiness(follower)).toEqual({ status: 503, body: { ok: false, role: 'follower', node: 'b' } });
+    const scrape = async (node: typeof leader): Promise<string> => (await fetch(`${node.adminUrl}/metrics`, { headers: { authorization: 'Bearer group-admin-token-for-tests' } })).text();
+    expect(await scrape(leader)).toMatch(/^coa_replication_synchronous_standby 1$/m);
+    expect(await scrape(follower)).toMatch(/^coa_replication_leader 0$/m);
     expect((await fetch(`${follower.url}/healthz`)).status).toBe(200);
     const customer = await g.customer(leader);
     const placed = await g.order(leader, customer, 1);

@@ -4,7 +4,7 @@
  * table is checked against) and the one convention every route follows —
  * the token before the route, then NOT_FOUND / METHOD, a JSON-object body
  * for POST and PATCH, and any failure of a handler answered INTERNAL (a
- * broken invariant instead stops the process). The handlers live one file per resource (accounts, services, orders, refills,
+ * broken invariant instead stops the process). The handlers live one file per resource (accounts, services, orders, claims, refills,
  * ops); every change of a wallet goes through that wallet's actor (see
  * `applied` in common.ts), so it is serialised with the customer's orders
  * and logged as an event.
@@ -27,7 +27,8 @@ import {
   showAccount,
 } from './accounts.js';
 import { invalid, type AdminHandler } from './common.js';
-import { claimOrders, listOrders, ORDER_PARAM, placePanelOrder, recordProgress, setOrderStatus, showOrder } from './orders.js';
+import { claimOrders, extendLease, releaseOrder } from './claims.js';
+import { listOrders, ORDER_PARAM, placePanelOrder, recordProgress, setOrderStatus, showOrder } from './orders.js';
 import { metrics, snapshot, stats, verify } from './ops.js';
 import { listRefills, setRefillStatus } from './refills.js';
 import { createService, listServices, patchService } from './services.js';
@@ -35,6 +36,7 @@ import * as webhooks from './webhooks.js';
 import type { AppContext } from '../context.js';
 import { parseJson, TOO_LARGE } from '../transport/json-request.js';
 import { failed, guarded, newExchange, send, sendError, type Exchange } from '../transport/reply.js';
+import { requestObserver } from '../transport/request-observer.js';
 import type { HttpRequest, HttpResponse, TemplatedApp } from '../transport/uws.js';
 
 type Handler = AdminHandler;
@@ -69,6 +71,8 @@ export const ADMIN_ROUTES: readonly Route[] = [
   route('get', '/admin/v1/orders', listOrders),
   route('post', '/admin/v1/orders/claim', claimOrders),
   route('post', '/admin/v1/orders/:order/progress', recordProgress),
+  route('post', '/admin/v1/orders/:order/extend', extendLease),
+  route('post', '/admin/v1/orders/:order/release', releaseOrder),
   route('get', '/admin/v1/refills', listRefills),
   route('post', '/admin/v1/refills/:id/status', setRefillStatus),
   route('get', '/admin/v1/orders/:order', showOrder),
@@ -97,9 +101,10 @@ export const ADMIN_ROUTES: readonly Route[] = [
 export function mountAdmin(app: TemplatedApp, view: AppContext | (() => AppContext)): void {
   const current = typeof view === 'function' ? view : () => view;
   const tokenHash = sha256(`Bearer ${current().adminToken}`);
+  const observer = requestObserver(current().metrics, current().log);
   app.any('/*', (res: HttpResponse, req: HttpRequest) => {
     const ctx = current();
-    const ex = newExchange(res, newRequestId(), ctx.metrics);
+    const ex = newExchange(res, newRequestId(), observer);
     // Listings and reads look at the store after waiting for the WAL; a commit
     // visible there may still be unsynced (overlapping sync): every admin reply
     // waits for what it could have seen (the admin API is not the hot path).
@@ -111,6 +116,7 @@ export function mountAdmin(app: TemplatedApp, view: AppContext | (() => AppConte
 function handleAdmin(ctx: AppContext, ex: Exchange, res: HttpResponse, req: HttpRequest, tokenHash: Buffer): void {
   const url = req.getUrl();
   const method = req.getMethod();
+  ex.method = method;
   ex.head = method === 'head';
   if (url === '/healthz' && method === 'get') return send(ex, 200, '{"ok":true}');
   // The token first, before the route: without it every request gets the

@@ -10,6 +10,7 @@ import { JobRunning, METRICS_CONTENT_TYPE, renderVerifyReport, type VerifyReport
 import { countIndex, dataFileBytes, isOrderCounts, ORDER_COUNTS_KEY } from '../../wal/index.js';
 import { invalid, unknownField, type AdminHandler } from './common.js';
 import { send, sendError } from '../transport/reply.js';
+import type { AppContext } from '../context.js';
 import { PATH_CHARS_MAX } from '../limits.js';
 
 /** POST /admin/v1/snapshot {out}: LMDB backup (no compaction) into a fresh directory, verified before success. */
@@ -71,11 +72,11 @@ function running(job: 'verify' | 'snapshot'): ErrorOutcome {
 }
 
 /** GET /metrics: Prometheus text format. */
-export const metrics: AdminHandler = (ex, ctx) => {
+export const metrics: AdminHandler = async (ex, ctx) => {
   let deepest = 0;
   for (const account of ctx.registry.loaded()) deepest = Math.max(deepest, account.actor.depth);
   const idempotency = ctx.idempotencyStats();
-  const text = ctx.metrics.render({
+  const text = await ctx.metrics.render({
     accounts: ctx.registry.size,
     deepestMailbox: deepest,
     ordersByStatus: ordersByStatus(ctx),
@@ -84,13 +85,18 @@ export const metrics: AdminHandler = (ex, ctx) => {
     idempotencyRecords: idempotency.records,
     idempotencyOldestAgeMs: idempotency.oldestAgeMs,
     webhooks: ctx.webhooks.gauges(),
+    replication: replicationGauges(ctx),
   });
-  if (ex.aborted) return;
-  ex.done = true;
-  ex.res.cork(() => {
-    ex.res.writeStatus('200 OK').writeHeader('Content-Type', METRICS_CONTENT_TYPE).end(text);
-  });
+  ex.contentType = METRICS_CONTENT_TYPE;
+  send(ex, 200, text);
 };
+
+/** Whether this node leads, and whether its PostgreSQL has a synchronous standby streaming (-1: standalone, or not known yet). */
+function replicationGauges(ctx: AppContext): { leading: number; synchronousStandby: number } {
+  const ready = ctx.readiness();
+  const standby = ready.synchronous_standby;
+  return { leading: ready.role === 'leader' && ready.ok ? 1 : 0, synchronousStandby: standby === undefined || standby === null ? -1 : standby ? 1 : 0 };
+}
 
 /**
  * Orders by status: the counts row the group commit keeps in the same
