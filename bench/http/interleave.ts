@@ -31,6 +31,12 @@ export interface Variant {
   commitMs: number[];
   /** Disk KB written per commit (the data directory's device, every process). */
   diskKb: number[];
+  /** Entries (orders) per commit. */
+  perCommit: number[];
+  /** Percent of one core used by every process but the server and the load generator (a PostgreSQL beside the server, for one). */
+  otherCpu: number[];
+  /** Runs before each of this variant's servers starts (e.g. a fresh PostgreSQL database named in `env`). */
+  before?: () => Promise<void>;
 }
 
 export interface MeanSe {
@@ -68,7 +74,7 @@ export function interleaveArgs(values: { rounds: string; runs: string; duration:
 }
 
 export function variant(name: string, entry: string, env: Record<string, string> = {}, args: string[] = []): Variant {
-  return { name, entry, env, args, orders: [], serverOrders: [], p99: [], commitMs: [], diskKb: [] };
+  return { name, entry, env, args, orders: [], serverOrders: [], p99: [], commitMs: [], diskKb: [], perCommit: [], otherCpu: [] };
 }
 
 /** `K=V` pairs from a repeatable command-line option. */
@@ -110,6 +116,7 @@ export async function interleave(variants: Variant[], orderArgs: string[], round
   try {
     for (let round = 1; round <= rounds; round++) {
       for (const v of roundOrder(variants, round)) {
+        await v.before?.();
         const reports = await runServer(v, orderArgs, join(dir, `${v.name}-${round}.json`));
         for (const r of reports) {
           v.orders.push(r.durableOrdersPerS);
@@ -118,6 +125,8 @@ export async function interleave(variants: Variant[], orderArgs: string[], round
           if (ms !== null) v.commitMs.push(ms);
           const kb = diskKbPerCommit(r);
           if (kb !== null) v.diskKb.push(kb);
+          v.perCommit.push(r.batch.perCommit);
+          v.otherCpu.push(r.otherPct);
         }
         if (reports.length > 0) v.serverOrders.push(meanSe(reports.map((r) => r.durableOrdersPerS)).mean);
         log(`round ${round} ${v.name}: ${reports.map((r) => f0(r.durableOrdersPerS)).join(', ')} durable orders/s`);

@@ -3,7 +3,9 @@
  * started on free ports with a known admin token, ready once the admin
  * /healthz answers 200 (the time from spawn to that answer is recorded: the
  * start, or restart, time), the admin API, and a SIGTERM stop that must
- * exit 0.
+ * exit 0. With REPLICATION_URL in the environment the server is a node of
+ * a replicated group, which starts as a follower: it is ready once its
+ * /readyz says it leads.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -90,6 +92,7 @@ export async function startServer(dataDir: string, options: ServerOptions = {}):
     }
     await sleep(10);
   }
+  if (env['REPLICATION_URL'] !== undefined && env['REPLICATION_URL'] !== '') await waitLeading(`http://127.0.0.1:${port}`, deadline, () => gone);
   return {
     child,
     pid: child.pid!,
@@ -100,6 +103,22 @@ export async function startServer(dataDir: string, options: ServerOptions = {}):
     dataDir,
     exited,
   };
+}
+
+/** Waits until the node at `baseUrl` answers /readyz 200 as the leader. */
+async function waitLeading(baseUrl: string, deadline: number, gone: () => boolean): Promise<void> {
+  for (;;) {
+    if (gone()) throw new Error('the server exited before it led its group (see its output above)');
+    try {
+      const response = await fetch(`${baseUrl}/readyz`);
+      await response.arrayBuffer();
+      if (response.status === 200) return;
+    } catch {
+      // Switching from follower to leader: its listeners reopen.
+    }
+    if (Date.now() > deadline) throw new Error('the replicated node did not become the leader in time');
+    await sleep(10);
+  }
 }
 
 export async function admin(server: ServerProcess, method: string, path: string, body?: unknown): Promise<string> {

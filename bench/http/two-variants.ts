@@ -1,5 +1,5 @@
 /**
- * The shape shared by the one-build comparisons (`bench:v2`, `bench:webhooks`):
+ * The shape shared by the one-build comparisons (`bench:v2`, `bench:webhooks`, `bench:replication`):
  * the common options, two variants of the order path alternated on fresh
  * servers (interleave.ts), a table of both and the ratio of the second to
  * the first with its standard error, beside the disk's sync latency.
@@ -24,6 +24,8 @@ export interface Comparison {
   variants: [Variant, Variant];
   /** How the ratio is named, e.g. "v2 ÷ v1". */
   ratioName: string;
+  /** The ratio the comparison aims at (default 0.90). */
+  target?: number;
 }
 
 export async function compareTwo(c: Comparison): Promise<void> {
@@ -53,12 +55,12 @@ export async function compareTwo(c: Comparison): Promise<void> {
   const syncLatency = describeSyncLatency(measureSyncLatency(tmpdir()));
   log(syncLatency);
   await interleave(c.variants, args, rounds);
-  const lines = [`| ${c.what} | runs | durable orders/s, mean ± SE | min – max | p99 ms (mean) | ms per commit (mean) | disk KB per commit (mean) |`, '|---|---:|---:|---:|---:|---:|---:|'];
+  const lines = [`| ${c.what} | runs | durable orders/s, mean ± SE | min – max | p99 ms (mean) | ms per commit (mean) | orders per commit (mean) | disk KB per commit (mean) | other processes' CPU (mean) |`, '|---|---:|---:|---:|---:|---:|---:|---:|---:|'];
   for (const v of c.variants) {
     const o = meanSe(v.orders);
-    lines.push(`| ${v.name} | ${v.orders.length} | ${f0(o.mean)} ± ${f0(o.se)} | ${f0(Math.min(...v.orders))} – ${f0(Math.max(...v.orders))} | ${f2(meanSe(v.p99).mean)} | ${f2(meanSe(v.commitMs).mean)} | ${v.diskKb.length === 0 ? 'n/a' : f1(meanSe(v.diskKb).mean)} |`);
+    lines.push(`| ${v.name} | ${v.orders.length} | ${f0(o.mean)} ± ${f0(o.se)} | ${f0(Math.min(...v.orders))} – ${f0(Math.max(...v.orders))} | ${f2(meanSe(v.p99).mean)} | ${f2(meanSe(v.commitMs).mean)} | ${f1(meanSe(v.perCommit).mean)} | ${v.diskKb.length === 0 ? 'n/a' : f1(meanSe(v.diskKb).mean)} | ${f0(meanSe(v.otherCpu).mean)}% |`);
   }
-  process.stdout.write(`${lines.join('\n')}\n\n${describeRatio(c.ratioName, c.variants[1], c.variants[0])} (target ≥ 0.90)\n${syncLatency}.\n`);
+  process.stdout.write(`${lines.join('\n')}\n\n${describeRatio(c.ratioName, c.variants[1], c.variants[0])} (target ≥ ${(c.target ?? 0.9).toFixed(2)})\n${syncLatency}.\n`);
 }
 
 /** Runs a comparison as a script's main, exiting 1 with the stack on failure. */

@@ -6,27 +6,17 @@
  * free; one left running would slow every later run.
  */
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { startSideTraffic } from '../../bench/http/side-traffic.js';
 import { waitFor } from '../helpers/wait-for.js';
+import { alive } from '../helpers/processes.js';
 
 const SIDE_TRAFFIC_DEADLINE_MS = 20_000;
 
 const until = (check: () => Promise<boolean>, what: string): Promise<void> => waitFor(what, check, SIDE_TRAFFIC_DEADLINE_MS);
-
-/** Running, not gone and not a zombie waiting for whoever adopted it to reap it. */
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
-}
 
 describe('side traffic for the webhooks benchmark', () => {
   it('posts between its own two processes until closed', async () => {
