@@ -34,3 +34,24 @@ export function withRules(schema: TSchema, rules: Rules): TSchema {
   }
   return copy;
 }
+
+/**
+ * Copies of `schemas` in which every object that lists its properties and
+ * says nothing of others takes no others: the document names every field
+ * the server sends, and a field added to an answer without its schema
+ * fails the response check of the tests.
+ */
+export function closed(schemas: Readonly<Record<string, TSchema>>): Record<string, TSchema> {
+  const close = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(close);
+    if (typeof node !== 'object' || node === null) return;
+    const object = node as Record<string, unknown>;
+    if (object['properties'] !== undefined && object['additionalProperties'] === undefined && object['patternProperties'] === undefined) {
+      object['additionalProperties'] = false;
+    }
+    Object.values(object).forEach(close);
+  };
+  const copy = structuredClone(schemas) as Record<string, TSchema>;
+  close(copy);
+  return copy;
+}

@@ -13,7 +13,7 @@ import { ORDER_ID_PATTERN } from '../../ids/index.js';
 import { LifecycleSchemas, OrderBody, Schemas, ServicesList, WebhookAnswer, WebhookList, WebhookSchemas } from '../orders/schemas.js';
 import { BATCH_IDS_MAX } from '../../ledger/index.js';
 import { BODY, COMMON, HEADERS, json, publicAnswer, refusals, ROUTE_RESPONSES, success, type Refusal } from './openapi-responses.js';
-import { ORDER_BODY_RULES, WEBHOOK_BODY_RULES, withRules } from './openapi-rules.js';
+import { closed, ORDER_BODY_RULES, WEBHOOK_BODY_RULES, withRules } from './openapi-rules.js';
 import { webhookNotifications, WebhookMessageSchemas } from './openapi-webhooks.js';
 
 const errors = (...codes: Refusal[]) => refusals([...COMMON, ...codes]);
@@ -204,7 +204,7 @@ export function buildOpenApi(version: string): Record<string, unknown> {
       },
       headers: HEADERS,
       responses: ROUTE_RESPONSES,
-      schemas: {
+      schemas: closed({
         ...Schemas,
         ...LifecycleSchemas,
         OrderBody: withRules(OrderBody, ORDER_BODY_RULES),
@@ -214,7 +214,7 @@ export function buildOpenApi(version: string): Record<string, unknown> {
         WebhookList,
         WebhookAnswer,
         ...WebhookMessageSchemas,
-      },
+      }),
     },
     webhooks: webhookNotifications(),
     paths: {
