@@ -102,6 +102,50 @@ function ajvText(check: ValidateFunction): string {
   return (check.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? ''} ${JSON.stringify(e.params)}`).join('; ');
 }
 
+interface WebhookOperation {
+  post: { parameters: { name: string; required?: boolean; schema: unknown }[]; requestBody: ResponseObject };
+}
+
+let webhookChecker: ((headers: Record<string, string | undefined>, body: string) => string[]) | null = null;
+
+function buildWebhookChecker(): typeof webhookChecker {
+  const doc = JSON.parse(JSON.stringify(buildOpenApi(VERSION))) as Document & { webhooks: Record<string, WebhookOperation> };
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  addFormats(ajv);
+  const compile = (schema: unknown) => ajv.compile({ ...(schema as object), components: { schemas: doc.components.schemas } });
+  const byType = new Map(
+    Object.entries(doc.webhooks).map(([type, op]) => [
+      type,
+      { body: compile(op.post.requestBody.content!['application/json'].schema), headers: op.post.parameters.map((p) => ({ ...p, check: compile(p.schema) })) },
+    ]),
+  );
+  return (headers, body) => {
+    let message: { type?: unknown };
+    try {
+      message = JSON.parse(body) as { type?: unknown };
+    } catch {
+      return [`webhook: the body is not JSON: ${body.slice(0, 200)}`];
+    }
+    const type = String(message.type);
+    const declared = byType.get(type);
+    if (declared === undefined) return [`webhook: the document declares no message of type ${JSON.stringify(message.type)}`];
+    const problems: string[] = [];
+    for (const header of declared.headers) {
+      const value = headers[header.name];
+      if (value === undefined) problems.push(`webhook ${type}: header ${header.name} is missing`);
+      else if (!header.check(value)) problems.push(`webhook ${type}: header ${header.name}: ${JSON.stringify(value)} ${ajvText(header.check)}`);
+    }
+    if (!declared.body(message)) problems.push(`webhook ${type}: the body ${body.slice(0, 300)} ${ajvText(declared.body)}`);
+    return problems;
+  };
+}
+
+/** The ways a webhook message (its headers and body) departs from the document's `webhooks` (none: it matches). */
+export function webhookProblems(headers: Record<string, string | undefined>, body: string): string[] {
+  webhookChecker ??= buildWebhookChecker();
+  return webhookChecker!(headers, body);
+}
+
 /** The ways a v1 response departs from the OpenAPI document (none: it matches). */
 export function openApiProblems(method: string, url: string, status: number, headers: Headers, text: string): string[] {
   checker ??= build();

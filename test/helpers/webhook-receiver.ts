@@ -8,6 +8,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
+import { webhookProblems } from './openapi-check.js';
 
 export type Behaviour = 'ok' | 'fail' | 'hang' | 'redirect';
 
@@ -45,6 +46,7 @@ export interface Receiver {
   failHung(): void;
   /** Waits (real time, bounded) until `check` holds. */
   waitFor(check: (received: Received[]) => boolean, timeoutMs?: number): Promise<void>;
+  /** Closes the receiver; throws when a message it received departs from the OpenAPI document's webhooks. */
   close(): Promise<void>;
 }
 
@@ -75,6 +77,8 @@ export async function startReceiver(): Promise<Receiver> {
   const byBody: { match: (json: Received['json']) => boolean; b: Behaviour }[] = [];
   const queued: Behaviour[] = [];
   let requests = 0;
+  /** How messages departed from the OpenAPI document's webhooks; `close` throws when there is any. */
+  const undocumented: string[] = [];
   const server: Server = createServer((req, res) => {
     requests++;
     const chunks: Buffer[] = [];
@@ -89,6 +93,8 @@ export async function startReceiver(): Promise<Receiver> {
       } catch {
         json = { type: '', timestamp: '', data: {} };
       }
+      const pick = (name: string) => (typeof req.headers[name] === 'string' ? (req.headers[name] as string) : undefined);
+      undocumented.push(...webhookProblems({ 'webhook-id': pick('webhook-id'), 'webhook-timestamp': pick('webhook-timestamp'), 'webhook-signature': pick('webhook-signature') }, body));
       const behaviour = byBody.find((r) => r.match(json))?.b ?? byPath.get(path) ?? queued.shift() ?? standing;
       received.push({
         path,
@@ -154,6 +160,7 @@ export async function startReceiver(): Promise<Receiver> {
       for (const res of hung.splice(0)) res.destroy();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      if (undocumented.length > 0) throw new Error(`The webhook messages do not match docs/openapi.json:\n${undocumented.join('\n')}`);
     },
   };
 }
