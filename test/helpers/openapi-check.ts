@@ -38,8 +38,9 @@ function templateRegex(template: string): RegExp {
   return new RegExp(`^${escaped}$`);
 }
 
-function build(): typeof checker {
-  const doc = JSON.parse(JSON.stringify(buildOpenApi(VERSION))) as Document;
+/** The generated document, and ajv validators of its schemas (each compiled once), whose `$ref`s resolve into its components. */
+function loadDocument<D extends Document>(): { doc: D; validator: (schema: unknown) => ValidateFunction } {
+  const doc = JSON.parse(JSON.stringify(buildOpenApi(VERSION))) as D;
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   addFormats(ajv);
   const validators = new Map<unknown, ValidateFunction>();
@@ -51,6 +52,11 @@ function build(): typeof checker {
     }
     return v;
   };
+  return { doc, validator };
+}
+
+function build(): typeof checker {
+  const { doc, validator } = loadDocument<Document>();
   const paths = Object.entries(doc.paths).map(([template, item]) => ({ template, item, regex: templateRegex(template) }));
   return (method, url, status, headers, text) => {
     const path = url.split('?')[0]!;
@@ -109,10 +115,7 @@ interface WebhookOperation {
 let webhookChecker: ((headers: Record<string, string | undefined>, body: string) => string[]) | null = null;
 
 function buildWebhookChecker(): typeof webhookChecker {
-  const doc = JSON.parse(JSON.stringify(buildOpenApi(VERSION))) as Document & { webhooks: Record<string, WebhookOperation> };
-  const ajv = new Ajv2020({ strict: false, allErrors: true });
-  addFormats(ajv);
-  const compile = (schema: unknown) => ajv.compile({ ...(schema as object), components: { schemas: doc.components.schemas } });
+  const { doc, validator: compile } = loadDocument<Document & { webhooks: Record<string, WebhookOperation> }>();
   const byType = new Map(
     Object.entries(doc.webhooks).map(([type, op]) => [
       type,
@@ -138,6 +141,11 @@ function buildWebhookChecker(): typeof webhookChecker {
     if (!declared.body(message)) problems.push(`webhook ${type}: the body ${body.slice(0, 300)} ${ajvText(declared.body)}`);
     return problems;
   };
+}
+
+/** Builds the webhook check (the document and its compiled schemas) ahead of the first message. */
+export function prepareWebhookCheck(): void {
+  webhookChecker ??= buildWebhookChecker();
 }
 
 /** The ways a webhook message (its headers and body) departs from the document's `webhooks` (none: it matches). */

@@ -80,12 +80,18 @@ function errorSchema(codes: readonly ErrorCode[]): unknown {
   return { allOf: [{ $ref: '#/components/schemas/Error' }, { type: 'object', properties: { error: { enum: [...new Set(codes)] } } }] };
 }
 
+/** Headers an operation adds to some of its refusals: those of the statuses `on` names. */
+export interface RefusalHeaders {
+  headers: readonly HeaderName[];
+  on: readonly Refusal[];
+}
+
 /**
- * The error responses for `refusals`, keyed by status. `also` names headers
- * the operation adds to its refusals (Idempotent-Replayed on a remembered
- * business refusal); 429 and 503 carry Retry-After.
+ * The error responses for `refusals`, keyed by status; 429 and 503 carry
+ * Retry-After, and the statuses of `also.on` carry `also.headers` (an order
+ * replays a remembered business refusal with Idempotent-Replayed).
  */
-export function refusals(refusals: readonly Refusal[], also: readonly HeaderName[] = []): Record<string, unknown> {
+export function refusals(refusals: readonly Refusal[], also: RefusalHeaders = { headers: [], on: [] }): Record<string, unknown> {
   const byStatus = new Map<number, { codes: ErrorCode[]; lines: string[] }>();
   for (const refusal of refusals) {
     const { code, status, meaning } = refusalOf(refusal);
@@ -94,10 +100,12 @@ export function refusals(refusals: readonly Refusal[], also: readonly HeaderName
     entry.lines.push(`${code}: ${meaning}`);
     byStatus.set(status, entry);
   }
+  const alsoOn = new Set(also.on.map((refusal) => refusalOf(refusal).status));
   const out: Record<string, unknown> = {};
   for (const [status, { codes, lines }] of [...byStatus].sort(([a], [b]) => a - b)) {
     const retry: HeaderName[] = status === ERRORS.RATE.status || status === ERRORS.UNAVAILABLE.status ? ['Retry-After'] : [];
-    out[String(status)] = { description: lines.join(' '), headers: headers([...RATE_HEADERS, ...retry, ...also]), ...json(errorSchema(codes)) };
+    const extra = alsoOn.has(status) ? also.headers : [];
+    out[String(status)] = { description: lines.join(' '), headers: headers([...RATE_HEADERS, ...retry, ...extra]), ...json(errorSchema(codes)) };
   }
   return out;
 }

@@ -17,6 +17,8 @@ import { closed, ORDER_BODY_RULES, WEBHOOK_BODY_RULES, withRules } from './opena
 import { webhookNotifications, WebhookMessageSchemas } from './openapi-webhooks.js';
 
 const errors = (...codes: Refusal[]) => refusals([...COMMON, ...codes]);
+/** The refusals of an order that its Idempotency-Key remembers, replayed like a success. */
+const REMEMBERED: readonly Refusal[] = ['BALANCE', 'SERVICE', 'QTY', 'FORCEJOIN'];
 const bodyErrors = (...codes: Refusal[]) => refusals([...COMMON, ...BODY, ...codes]);
 
 /** An Idempotency-Key: 1 to 255 printable ASCII characters, bare or as a structured-field string (quoted, with \" and \\ escapes). */
@@ -72,7 +74,7 @@ function orderPaths(): Record<string, unknown> {
         requestBody: { required: true, ...json({ $ref: '#/components/schemas/OrderBody' }) },
         responses: {
           '201': success('Order placed (durable)', { $ref: '#/components/schemas/OrderPlaced' }, ['Idempotent-Replayed']),
-          ...refusals([...COMMON, ...BODY, 'BALANCE', 'SERVICE', 'QTY', 'FORCEJOIN', 'IDEMPOTENCY'], ['Idempotent-Replayed']),
+          ...refusals([...COMMON, ...BODY, ...REMEMBERED, 'IDEMPOTENCY'], { headers: ['Idempotent-Replayed'], on: REMEMBERED }),
         },
       },
     },
