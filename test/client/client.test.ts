@@ -1,13 +1,16 @@
 /**
  * The typed client (`credit-order-api/client`) against the real server:
- * typed calls, and retries that reuse the order's Idempotency-Key, honour
- * Retry-After on the simulated clock, stop at their bound, and never repeat
- * a request that would not give the same result twice.
+ * typed calls, and retries (of a lost answer, a 429 and a 503) that reuse
+ * the order's Idempotency-Key, honour Retry-After on the simulated clock,
+ * stop at their bound, and never repeat a request that would not give the
+ * same result twice.
  */
 import { describe, expect, it } from 'vitest';
 import { createApiClient, type RetryOptions } from '../../src/client/index.js';
+import { LmdbGroupCommit } from '../../src/wal/index.js';
+import { HeldWal } from '../helpers/held-wal.js';
 import { assertMatchesOpenApi } from '../helpers/openapi-check.js';
-import { useServer, type Creds } from '../helpers/server.js';
+import { order, useServer, type Creds } from '../helpers/server.js';
 
 const TARGET = 'https://instagram.com/p/client';
 
@@ -136,5 +139,42 @@ describe('typed client', () => {
     const api = client(t.accounts.alice, { fetch: recordingFetch(attempts, new Set([1])), sleep: clockSleep([]) });
     await expect(api.POST('/api/v1/cancel', { body: { orders: [placed.data!.order] } })).rejects.toThrow('fetch failed');
     expect(attempts).toHaveLength(1);
+  });
+});
+
+describe('typed client against a full mailbox', () => {
+  let held: HeldWal;
+  const t = useServer({
+    services: { main: { rate: '1' } },
+    accounts: { alice: '100' },
+    config: { mailboxMax: 4 },
+    server: {
+      wal: (store, onFatal) => {
+        held = new HeldWal(new LmdbGroupCommit(store, { onFatal }));
+        return held;
+      },
+    },
+  });
+
+  it('retries a 503 after its Retry-After under the same Idempotency-Key, and the order is placed once', async () => {
+    held.holding = true;
+    const waiting = Array.from({ length: 4 }, () => t.api('POST', '/api/v1/order', t.accounts.alice, order(t.services.main, 1)));
+    while (held.heldCount < 1 || t.server.context.registry.get(t.accounts.alice.id)!.actor.depth < 4) await new Promise((r) => setTimeout(r, 5));
+    const attempts: Attempt[] = [];
+    const waits: number[] = [];
+    // The wait is when the disk catches up: the held syncs are let go.
+    const releaseThenRetry = async (ms: number) => {
+      waits.push(ms);
+      held.holding = false;
+      held.release();
+    };
+    const api = createApiClient({ baseUrl: t.url, key: t.accounts.alice.key, secret: t.accounts.alice.secret, retry: { fetch: recordingFetch(attempts), sleep: releaseThenRetry } });
+    const placed = await api.POST('/api/v1/order', { body: { service: t.services.main, target: TARGET, quantity: 1 } });
+    expect(attempts.map((a) => a.status)).toEqual([503, 201]);
+    expect(attempts[1]!.key).toBe(attempts[0]!.key);
+    expect(waits).toEqual([1_000]);
+    expect(placed.data).toMatchObject({ ok: true, charge: 1 });
+    expect((await Promise.all(waiting)).map((r) => r.status)).toEqual([201, 201, 201, 201]);
+    expect((await t.api('GET', '/api/v1/balance', t.accounts.alice)).body.credits).toBe(95);
   });
 });
