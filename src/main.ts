@@ -5,7 +5,7 @@
  * down cleanly on SIGTERM and SIGINT.
  */
 import { join } from 'node:path';
-import { DEMO_CREDITS, loadConfig, SHUTDOWN_DEADLINE_MS, seedIfEmpty, startServer } from './app/index.js';
+import { DEMO_CREDITS, loadConfig, SHUTDOWN_DEADLINE_MS, seedIfEmpty, startReplicatedNode, startServer } from './app/index.js';
 import { createLogger, lowerThreadPoolPriority, MS_PER_SECOND } from './platform/index.js';
 
 async function main(): Promise<void> {
@@ -20,6 +20,7 @@ async function main(): Promise<void> {
   const log = createLogger(config.logLevel);
   if ('skipped' in priority) log.info({ reason: priority.skipped }, 'thread pool priority left as it is');
   else log.info({ nice: priority.nice, threads: priority.threads }, 'thread pool (LMDB write transactions) runs at a lower priority than the event loop');
+  if (config.replicationUrl !== null) return runReplicated(config, log);
   const server = await startServer(config, { log });
   const base = `http://${config.host}:${server.port}`;
   const admin = `http://${config.adminHost}:${server.adminPort}`;
@@ -49,6 +50,23 @@ async function main(): Promise<void> {
   out.push('', `Customer API: ${base}/api/v1   Admin API: ${admin}   OpenAPI: ${base}/api/v1/openapi.json`, '');
   process.stderr.write(out.join('\n') + '\n');
 
+  stopOnSignals(log, () => server.close());
+}
+
+/**
+ * Replicated mode: this node joins its group as a follower and takes over
+ * when the leader's lease runs out; no demo account is seeded (an operator
+ * creates accounts through the admin API of the leader).
+ */
+async function runReplicated(config: ReturnType<typeof loadConfig>, log: ReturnType<typeof createLogger>): Promise<void> {
+  const node = await startReplicatedNode(config, { log });
+  process.stderr.write(`Node ${config.nodeName} joined its group as a follower. Customer API: http://${config.host}:${config.port}/readyz   Admin API: http://${config.adminHost}:${config.adminPort}\n`);
+  void node.leading.then(() => log.info({ node: config.nodeName }, 'serving as the leader'));
+  stopOnSignals(log, () => node.close());
+}
+
+/** SIGTERM and SIGINT: a clean stop within SHUTDOWN_DEADLINE_MS, else exit 1. */
+function stopOnSignals(log: ReturnType<typeof createLogger>, close: () => Promise<void>): void {
   let stopping = false;
   const stop = (signal: string): void => {
     if (stopping) return;
@@ -58,7 +76,7 @@ async function main(): Promise<void> {
       log.error(`shutdown took longer than ${SHUTDOWN_DEADLINE_MS / MS_PER_SECOND} s; exiting`);
       process.exit(1);
     }, SHUTDOWN_DEADLINE_MS);
-    server.close().then(
+    close().then(
       () => {
         clearTimeout(deadline);
         log.info('stopped cleanly');

@@ -2,24 +2,31 @@
  * The operator's services. Changes are written through the WAL and applied
  * in memory only once durable, so the list customers see is always durable.
  * Writes are serialised so two concurrent updates of one service cannot
- * lose each other's fields.
+ * lose each other's fields. Each service's delivery time (its
+ * `average_time`) is kept beside it (service-times.ts).
  */
-import type { Clock } from '../platform/index.js';
+import { MS_PER_SECOND, type Clock } from '../platform/index.js';
 import { renderServiceList } from '../wire/index.js';
 import type { Store, Wal } from '../wal/index.js';
 import { withServiceDefaults, type ServiceRecord } from '../ledger/index.js';
+import { ServiceTimes } from './service-times.js';
 
 export class Catalog {
   private readonly services = new Map<number, ServiceRecord>();
   private nextId = 1;
-  private listBody = renderServiceList([]);
+  private listBody = '';
+  /** The services' delivery times' version the list body was rendered with (-1: to render). */
+  private listTimes = -1;
   private chain: Promise<unknown> = Promise.resolve();
+  /** The services' delivery times, which the wallet actors add to as orders complete. */
+  readonly times: ServiceTimes;
 
   constructor(
     store: Store,
     private readonly wal: Wal,
     private readonly clock: Clock,
   ) {
+    this.times = new ServiceTimes(store);
     for (const { value } of store.tables.services.getRange()) this.apply(withServiceDefaults(value as ServiceRecord));
   }
 
@@ -31,8 +38,21 @@ export class Catalog {
     return [...this.services.values()];
   }
 
-  /** The customers' `GET /services` body, rendered once per change. */
+  /** The median time from placement to completion of the service's last completed orders, in whole seconds; null before its first. */
+  averageTimeS(id: number): number | null {
+    const ms = this.times.medianMs(id);
+    return ms === null ? null : Math.round(ms / MS_PER_SECOND);
+  }
+
+  /** The customers' `GET /services` body, rendered once per change of a service or of a delivery time. */
   publicListBody(): string {
+    if (this.listTimes !== this.times.version) {
+      this.listTimes = this.times.version;
+      this.listBody = renderServiceList(
+        [...this.services.values()].sort((a, b) => a.id - b.id),
+        (id) => this.averageTimeS(id),
+      );
+    }
     return this.listBody;
   }
 
@@ -66,7 +86,7 @@ export class Catalog {
   private apply(service: ServiceRecord): void {
     this.services.set(service.id, service);
     if (service.id >= this.nextId) this.nextId = service.id + 1;
-    this.listBody = renderServiceList([...this.services.values()].sort((a, b) => a.id - b.id));
+    this.listTimes = -1;
   }
 }
 

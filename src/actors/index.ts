@@ -3,3 +3,4 @@ export { WalletActor, idempotencyTableKey, type ActorContext, type Delivery } fr
 export { Registry, type Account, type AccountView } from './registry.js';
 export { Catalog } from './catalog.js';
 export * from './limits.js';
+export { LeaseSweeper } from './lease-sweeper.js';

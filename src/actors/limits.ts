@@ -25,3 +25,35 @@ export const ACCOUNT_IDLE_EVICT_MS = 5 * MS_PER_MINUTE;
 
 /** How often idle accounts are looked for: a small fraction of ACCOUNT_IDLE_EVICT_MS, so memory is returned soon after. */
 export const ACCOUNT_EVICT_EVERY_MS = MS_PER_MINUTE;
+
+/**
+ * How often the lease sweep looks for claims whose lease has ended: a
+ * second, small beside the shortest lease (LEASE_SECONDS_MIN, ten
+ * seconds), so an order goes back to the claim queue within a second of
+ * its lease's end.
+ */
+export const LEASE_SWEEP_EVERY_MS = 1_000;
+
+/**
+ * The most ended leases one sweep step (one tick, or the start of one
+ * claim) puts back in the queue: each is a command to a wallet actor and a
+ * log event in the next group commit, so a step costs the order path about
+ * what a claim of as many orders does (CLAIM_LIMIT_MAX, 500). A backlog
+ * larger than this (after a long stop) drains over the next ticks.
+ */
+export const LEASE_SWEEP_STEP_MAX = 500;
+
+/**
+ * The most expiries a sweep step sends in one turn of the event loop
+ * before letting other work run: 50 commands take a few milliseconds, so
+ * the orders arriving meanwhile wait no longer than that, while a step
+ * still joins a handful of group commits.
+ */
+export const LEASE_SWEEP_TURN_MAX = 50;
+
+/**
+ * Completed orders per service whose times make its `average_time`: the
+ * recent ones, as panels count (ten), enough for a median that one stuck
+ * order does not move, and a small row rewritten with each completion.
+ */
+export const SERVICE_TIMES_KEPT = 10;

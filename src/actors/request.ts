@@ -15,6 +15,9 @@ interface Gathered {
   order: 'orderId' | 'seq' | 'number' | 'prior';
   'set-status': 'order';
   progress: 'order';
+  'extend-lease': 'order';
+  release: 'order';
+  'expire-lease': 'order';
   cancel: 'order' | 'service';
   refill: 'order' | 'service' | 'refillId';
   'refill-status': 'order' | 'orderId';

@@ -11,11 +11,12 @@
  * `mailboxMax` of this wallet's replies wait is refused (503 UNAVAILABLE).
  */
 import { assert, type Clock } from '../platform/index.js';
-import { idempotencyExpiryKey, orderIndexKey, type StoredOrders, type TablePut, type Wal, type WalEntry } from '../wal/index.js';
-import { checkOrder, checkWallet, type Command, decide, type Decision, type IdempotencyRecord, initialState, type LogEvent, type Now, type OrderRecord, type Outcome, type RefillRecord, type WalletState } from '../ledger/index.js';
+import { idempotencyExpiryKey, leaseKey, orderIndexKey, type StoredOrders, type TablePut, type Wal, type WalEntry } from '../wal/index.js';
+import { checkOrder, checkWallet, type Command, decide, type Decision, type IdempotencyRecord, initialState, type LogEvent, onlyLeaseExtended, type Now, type OrderRecord, type Outcome, type RefillRecord, type WalletState } from '../ledger/index.js';
 import type { NewOrderId, OrderNumbers, RefillIds } from '../ids/index.js';
 import type { Catalog } from './catalog.js';
 import type { Request } from './request.js';
+import type { ServiceTimes } from './service-times.js';
 
 export interface ActorContext {
   wal: Wal;
@@ -48,6 +49,8 @@ export interface ActorContext {
    * wants it). Injected (src/webhooks), absent where there are no webhooks.
    */
   withWebhookMessages?(events: LogEvent[], account: number, order: OrderRecord | null, refill: RefillRecord | null, atMs: number): LogEvent[];
+  /** The services' delivery times, which an order's move to `completed` adds to in the same commit (absent in the simulator). */
+  serviceTimes?: Pick<ServiceTimes, 'rowFor' | 'appended'>;
 }
 
 export interface Delivery {
@@ -149,11 +152,12 @@ export class WalletActor {
       this.apply(decision.state);
       return { decision, durable: this.track(this.lastWrite), remembered: null };
     }
-    const { entry, idem } = this.entryFor(command, decision, now, fresh);
+    const { entry, idem, timesRow } = this.entryFor(command, decision, now, fresh);
     const durable = this.ctx.wal.append(entry);
     // Nothing below throws: memory follows the entry the WAL now holds.
     this.apply(decision.state);
     const order = decision.order;
+    if (timesRow !== null) this.ctx.serviceTimes!.appended(order!.service, timesRow, durable);
     if (order !== null) (this.pendingOrders ??= new Map()).set(order.id, order);
     // A new order's number is taken in the same turn as the peek (entryFor checked it is the next one).
     if (order !== null && command.kind === 'order') this.ctx.orderNumbers.take(command.number);
@@ -189,7 +193,12 @@ export class WalletActor {
    * The WAL entry of a decision with events, every row checked, and the
    * Idempotency-Key record it writes. Changes nothing in memory.
    */
-  private entryFor(command: Command, decision: Decision, now: Now, fresh: NewOrderId | null): { entry: WalEntry; idem: { key: string; record: IdempotencyRecord } | null } {
+  private entryFor(
+    command: Command,
+    decision: Decision,
+    now: Now,
+    fresh: NewOrderId | null,
+  ): { entry: WalEntry; idem: { key: string; record: IdempotencyRecord } | null; timesRow: TablePut | null } {
     const next = decision.state;
     // The row for the WAL must not be the actor's own object, which the
     // next command changes in place (possibly before this entry is encoded).
@@ -201,13 +210,20 @@ export class WalletActor {
       puts.push({ table: 'orders', key: fresh === null ? this.ctx.orders.keyOf(order.id) : fresh.key, value: checkOrder(order) });
       if ('order' in command && command.order !== null) entry.removes = [{ table: 'orderIndex', key: orderIndexKey(command.order) }];
       puts.push({ table: 'orderIndex', key: orderIndexKey(order), value: order.account });
+      this.leaseRows(entry, 'order' in command ? command.order : null, order);
       if (command.kind === 'order') {
         assert(command.number === this.ctx.orderNumbers.peek(), 'a new order gets the number peeked in the same turn', command.number);
         puts.push({ table: 'numbers', key: command.number, value: order.id });
       }
     }
     if (decision.refill !== null) puts.push({ table: 'refills', key: decision.refill.id, value: decision.refill });
-    if ((order !== null || decision.refill !== null) && this.ctx.withWebhookMessages !== undefined) {
+    // A placement never completes an order: the common path skips the look at its events.
+    const completed =
+      order !== null && command.kind !== 'order' && this.ctx.serviceTimes !== undefined && decision.events.some((e) => e.type === 'order.status' && e.to === 'completed');
+    const timesRow = completed ? this.ctx.serviceTimes!.rowFor(order) : null;
+    if (timesRow !== null) puts.push(timesRow);
+    // A lease's new end changes nothing a customer sees: no message.
+    if ((order !== null || decision.refill !== null) && this.ctx.withWebhookMessages !== undefined && !onlyLeaseExtended(decision.events)) {
       // A new array when there are messages: the decision's own is left as it is.
       entry.events = this.ctx.withWebhookMessages(decision.events, this.id, order, decision.refill, now.wallMs);
     }
@@ -217,7 +233,19 @@ export class WalletActor {
       puts.push({ table: 'idempotency', key: tableKey, value: idem.record });
       puts.push({ table: 'idempotencyExpiry', key: idempotencyExpiryKey(idem.record.atMs, tableKey), value: 1 });
     }
-    return { entry, idem };
+    return { entry, idem, timesRow };
+  }
+
+  /**
+   * The lease index follows the order's lease: the entry of the lease it
+   * had goes and the entry of the lease it has is written, in the same
+   * commit as the order's row.
+   */
+  private leaseRows(entry: WalEntry, before: OrderRecord | null, after: OrderRecord): void {
+    const was = before?.leaseExpiresMs;
+    if (was === after.leaseExpiresMs) return;
+    if (was !== undefined) (entry.removes ??= []).push({ table: 'leases', key: leaseKey(before!) });
+    if (after.leaseExpiresMs !== undefined) entry.puts.push({ table: 'leases', key: leaseKey(after), value: after.account });
   }
 
   /** The decision's wallet and bucket, copied into the actor's own objects. */
@@ -245,6 +273,9 @@ export class WalletActor {
       // The same for the lifecycle's commands (an operator's processing system moves orders by the thousand): Object.assign, not a spread.
       case 'set-status':
       case 'progress':
+      case 'extend-lease':
+      case 'release':
+      case 'expire-lease':
         return Object.assign({}, request, { order: this.latestOrder(request.orderId) });
       case 'cancel': {
         const order = this.latestOrder(request.orderId);

@@ -3,12 +3,14 @@
  * flags, checked once at start-up (a bad value stops the process with a
  * sentence naming the variable).
  */
+import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
 import { RATE_LIMIT_MAX } from '../ledger/index.js';
 import { TARGET_CHARS_MAX } from '../http/index.js';
 import { ALLOWED_PER_SECOND_MAX } from '../webhooks/index.js';
 import type { SyncMode } from '../wal/index.js';
 import { forceJoinConfigFromEnv, type ForceJoinConfig } from '../forcejoin/index.js';
+import { LOG_KEEP_RECORDS } from '../replication/index.js';
 
 export interface Config {
   host: string;
@@ -48,6 +50,14 @@ export interface Config {
   webhooksBusyPercent: number;
   webhooksBusyMinPerSecond: number;
   webhooksHeldMax: number;
+  /** PostgreSQL URI of the group's log (several hosts allowed); null: standalone. */
+  replicationUrl: string | null;
+  /** This node's name in its group (and on /readyz). */
+  nodeName: string;
+  /** Base64 of the 16-byte key that turns order storage keys into public ids; null: the one kept in the store. */
+  orderIdKey: string | null;
+  /** Log records kept behind the slowest node (replicated mode). */
+  replicationLogKeep: number;
 }
 
 /** Every setting: its environment variable, its flag and its default. */
@@ -103,7 +113,7 @@ export const SETTINGS = [
     doc: 'Base64 of 32 bytes: the AES-256-GCM key that seals webhook secrets in LMDB; else generated once into DATA_DIR/webhook-secrets.key (mode 0600).',
   },
   { key: 'webhooksRetryHours', env: 'WEBHOOKS_RETRY_HOURS', def: '24', kind: 'int', min: 1, max: 720, doc: 'How long a webhook message is retried, from its first failed attempt, before its endpoint is marked failing.' },
-  { key: 'webhooksConcurrency', env: 'WEBHOOKS_CONCURRENCY', def: '16', kind: 'int', min: 1, max: 1024, doc: 'Most webhook deliveries in flight at once (at most 8 per endpoint).' },
+  { key: 'webhooksConcurrency', env: 'WEBHOOKS_CONCURRENCY', def: '16', kind: 'int', min: 1, max: 1024, doc: 'Most webhook deliveries in flight at once (at most 8 per endpoint, 1 while its last attempt timed out, and three quarters of them per account).' },
   { key: 'webhooksTimeoutMs', env: 'WEBHOOKS_TIMEOUT_MS', def: '10000', kind: 'int', min: 50, max: 60000, doc: "Most milliseconds a delivery waits for the receiver's answer (connect included)." },
   { key: 'webhooksConnectTimeoutMs', env: 'WEBHOOKS_CONNECT_TIMEOUT_MS', def: '5000', kind: 'int', min: 50, max: 60000, doc: 'Most milliseconds a delivery waits to connect (TCP and TLS).' },
   { key: 'webhooksPerAccount', env: 'WEBHOOKS_PER_ACCOUNT', def: '5', kind: 'int', min: 1, max: 100, doc: 'Most webhook endpoints per account.' },
@@ -135,6 +145,22 @@ export const SETTINGS = [
     max: 1_000_000_000,
     doc: 'Most undelivered webhook messages kept for one endpoint that cannot take them; beyond it newer ones are dropped and the endpoint is marked failing.',
   },
+  {
+    key: 'replicationUrl',
+    env: 'REPLICATION_URL',
+    def: '',
+    kind: 'string',
+    doc: 'PostgreSQL connection URI of the group\'s log (replicated mode); several hosts with target_session_attrs=read-write find a promoted standby. Empty: standalone.',
+  },
+  { key: 'nodeName', env: 'NODE_NAME', def: '', kind: 'string', doc: "This node's name in its group, shown on /readyz (required in replicated mode; else the host name)." },
+  {
+    key: 'orderIdKey',
+    env: 'ORDER_ID_KEY',
+    def: '',
+    kind: 'string',
+    doc: 'Base64 of 16 bytes: the key that turns order storage keys into public ids (required in replicated mode, the same on every node); else generated once into the store.',
+  },
+  { key: 'replicationLogKeep', env: 'REPLICATION_LOG_KEEP', def: String(LOG_KEEP_RECORDS), kind: 'int', min: 0, doc: 'Replicated mode: log records kept in PostgreSQL behind the slowest node (a node joining from an empty data directory needs the log from its start).' },
 ] as const;
 
 const LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
@@ -188,5 +214,34 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Config {
   out['adminToken'] = out['adminToken'] === '' ? null : out['adminToken'];
   out['webhooksSecretKey'] = out['webhooksSecretKey'] === '' ? null : out['webhooksSecretKey'];
   out['forceJoin'] = forceJoinConfigFromEnv(env);
+  out['replicationUrl'] = out['replicationUrl'] === '' ? null : out['replicationUrl'];
+  out['orderIdKey'] = out['orderIdKey'] === '' ? null : out['orderIdKey'];
+  checkReplicated(out as unknown as Config, env);
+  out['nodeName'] = out['nodeName'] === '' ? hostname() : out['nodeName'];
   return out as unknown as Config;
+}
+
+/**
+ * Replicated mode: every node of a group must share the admin token, the
+ * webhook sealing key and the order-id key (checked against the group's at
+ * start), so each is given explicitly; the node needs a name; and the log
+ * in PostgreSQL makes a change durable, so no WAL_SYNC_MODE applies.
+ */
+function checkReplicated(config: Config, env: NodeJS.ProcessEnv): void {
+  if (config.orderIdKey !== null && Buffer.from(config.orderIdKey, 'base64').length !== 16) {
+    throw new Error('ORDER_ID_KEY must be the base64 of exactly 16 bytes (openssl rand -base64 16).');
+  }
+  if (config.replicationUrl === null) return;
+  const missing = [
+    config.nodeName === '' ? 'NODE_NAME' : null,
+    config.adminToken === null ? 'ADMIN_TOKEN' : null,
+    config.webhooksSecretKey === null ? 'WEBHOOKS_SECRET_KEY' : null,
+    config.orderIdKey === null ? 'ORDER_ID_KEY' : null,
+  ].filter((name) => name !== null);
+  if (missing.length > 0) {
+    throw new Error(`With REPLICATION_URL set, also set ${missing.join(', ')}: every node of a group uses the same keys, given explicitly (docs/deployment.md).`);
+  }
+  if (env['WAL_SYNC_MODE'] !== undefined && env['WAL_SYNC_MODE'] !== '') {
+    throw new Error('WAL_SYNC_MODE does not apply with REPLICATION_URL set: a change is durable once committed in PostgreSQL; unset it.');
+  }
 }

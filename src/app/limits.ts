@@ -8,3 +8,11 @@ import { MS_PER_SECOND } from '../platform/index.js';
  * acknowledged is durable already, so nothing is lost by exiting.
  */
 export const SHUTDOWN_DEADLINE_MS = 10 * MS_PER_SECOND;
+
+/**
+ * How stale a replicated follower's admin reads may be: its view of the
+ * store (accounts, services, webhook endpoints) is rebuilt at most this
+ * often while the log moves, so a burst of reads does not rebuild it each
+ * time.
+ */
+export const FOLLOWER_VIEW_REFRESH_MS = 250;

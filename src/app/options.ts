@@ -6,6 +6,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../platform/index.js';
 import type { openStore, Wal } from '../wal/index.js';
+import type { ReplicaRole } from './replica-wal.js';
 
 export interface ServerOptions {
   clock?: Clock;
@@ -22,6 +23,12 @@ export interface ServerOptions {
    */
   sweepEveryMs?: number | null;
   /**
+   * How often the lease sweep runs (wall time; LEASE_SWEEP_EVERY_MS). Null:
+   * never by itself (tests on an injected clock call `leases.step()`;
+   * claims still put ended leases back in the queue).
+   */
+  leaseSweepEveryMs?: number | null;
+  /**
    * How often (wall time) the webhook dispatcher looks for retries that are
    * due on the clock (250 ms). New messages are sent as soon as they are
    * durable, whatever this is.
@@ -35,4 +42,6 @@ export interface ServerOptions {
   webhookWindowMax?: number;
   /** Index entries one filtered admin listing examines (default SCAN_ENTRIES_MAX; tests make it small). */
   adminScanEntriesMax?: number;
+  /** Replicated mode: this node's role in its group (set by the replicated node, src/app/replicated-node.ts); absent: standalone. */
+  replica?: ReplicaRole;
 }

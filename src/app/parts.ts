@@ -1,13 +1,13 @@
 /**
  * Wiring the parts: the webhooks, the wallet actors' services, the account
- * registry, the catalogue, the Idempotency-Key sweeper, force-join, and the
+ * registry, the catalogue, the Idempotency-Key and lease sweeps, force-join, and the
  * one context that hands them to the HTTP handlers. Nothing here runs per
  * request: each service is an object of the part it belongs to.
  */
 import type { Logger } from 'pino';
-import { Catalog, Registry, type Account, type ActorContext } from '../actors/index.js';
+import { Catalog, LeaseSweeper, Registry, type Account, type ActorContext } from '../actors/index.js';
 import { ForceJoinVerifier } from '../forcejoin/index.js';
-import { AbuseLog, type AppContext, AuthFailureLimiter, buildOpenApi, type HttpLimits, renderAnswer, SCAN_ENTRIES_MAX } from '../http/index.js';
+import { AbuseLog, type AppContext, AuthFailureLimiter, buildOpenApi, type HttpLimits, type Readiness, renderAnswer, SCAN_ENTRIES_MAX } from '../http/index.js';
 import { OrderIds, OrderNumbers, RefillIds } from '../ids/index.js';
 import type { ForceJoinVerdict, IdempotencyRecord } from '../ledger/index.js';
 import { type Metrics, OperatorJobs } from '../ops/index.js';
@@ -23,6 +23,7 @@ export interface Parts {
   context: AppContext;
   registry: Registry;
   sweeper: IdempotencySweeper;
+  leases: LeaseSweeper;
   webhooks: Webhooks;
   /** Set when shutdown begins: new requests are refused with 503. */
   startDraining(): void;
@@ -77,6 +78,13 @@ function forceJoin(config: Config, clock: Clock, log: Logger): Pick<AppContext, 
   return { forceJoinVerdict: verdict, forceJoinChanged: (id) => verifier.invalidate(id) };
 }
 
+/** Whether this node serves: standalone always; replicated, the leader while its lease is current (src/app/replica-wal.ts). */
+export interface Availability {
+  /** The 503 sentence while this node does not take requests that change state; null when it does. */
+  unavailable(): string | null;
+  readiness(): Readiness;
+}
+
 function httpLimits(config: Config, options: ServerOptions): HttpLimits {
   return {
     bodyBytesMax: config.bodyBytesMax,
@@ -86,7 +94,7 @@ function httpLimits(config: Config, options: ServerOptions): HttpLimits {
   };
 }
 
-export function buildParts(config: Config, options: ServerOptions, storage: Storage, clock: Clock, log: Logger, metrics: Metrics, adminToken: string, onFatal: (error: unknown) => void): Parts {
+export function buildParts(config: Config, options: ServerOptions, storage: Storage, clock: Clock, log: Logger, metrics: Metrics, adminToken: string, availability: Availability, onFatal: (error: unknown) => void): Parts {
   const { store, wal } = storage;
   const webhooks = newWebhooks(config, options, storage, clock, log, onFatal);
   const orders = new StoredOrders(store, new OrderIds(storage.orderIdSecret));
@@ -103,9 +111,12 @@ export function buildParts(config: Config, options: ServerOptions, storage: Stor
     orderNumbers: new OrderNumbers(lastOrderNumber(store)),
     renderAnswer,
     withWebhookMessages: (events, account, order, refill, atMs) => webhooks.outbox.withMessages(events, account, order, refill, atMs),
+    serviceTimes: catalog.times,
   };
   const registry = new Registry(store, wal, clock, actorContext, config.defaultRateLimitPerMinute);
   const sweeper = new IdempotencySweeper(store, wal, clock, actorContext.idempotencyRetentionMs, (tableKey) => registry.idempotencyKeyPending(tableKey));
+  // A standalone server is the only node of its group, so always its leader.
+  const leases = new LeaseSweeper(store, registry, clock, () => true);
   let draining = false;
   const context: AppContext = {
     ...actorContext,
@@ -124,7 +135,10 @@ export function buildParts(config: Config, options: ServerOptions, storage: Stor
     currency: config.currency,
     ...forceJoin(config, clock, log),
     draining: () => draining,
+    unavailable: () => (draining ? 'The server is shutting down; retry shortly.' : availability.unavailable()),
+    readiness: () => (draining ? { ...availability.readiness(), ok: false, role: 'stopping' } : availability.readiness()),
     idempotencyStats: () => sweeper.stats(),
+    leases,
     webhooks,
     onFatal,
   };
@@ -132,6 +146,7 @@ export function buildParts(config: Config, options: ServerOptions, storage: Stor
     context,
     registry,
     sweeper,
+    leases,
     webhooks,
     startDraining: () => {
       draining = true;

@@ -9,13 +9,14 @@ import type { Logger } from 'pino';
 import { type AppContext, closeListenSocket, createApp, type ListenSocket, localPort, mountAdmin, mountCustomerApi, type TemplatedApp } from '../http/index.js';
 import { Metrics } from '../ops/index.js';
 import { createLogger, InvariantError, makePrivateDirectory, reportFault, systemClock } from '../platform/index.js';
-import { ACCOUNT_EVICT_EVERY_MS } from '../actors/index.js';
+import { ACCOUNT_EVICT_EVERY_MS, LEASE_SWEEP_EVERY_MS, type LeaseSweeper } from '../actors/index.js';
 import { type IdempotencySweeper, removeCommitLog, SWEEP_EVERY_MS } from '../wal/index.js';
 import { POLL_EVERY_MS, type Webhooks } from '../webhooks/index.js';
 import { adminToken } from './admin-token.js';
 import type { Config } from './config.js';
 import type { ServerOptions } from './options.js';
-import { buildParts, type Parts } from './parts.js';
+import { type Availability, buildParts, type Parts } from './parts.js';
+import { FOLLOWER_VIEW_REFRESH_MS } from './limits.js';
 import { openStorage, type Storage } from './storage.js';
 
 export type { ServerOptions } from './options.js';
@@ -27,8 +28,46 @@ export interface Server {
   adminTokenGenerated: boolean;
   context: AppContext;
   sweeper: IdempotencySweeper;
+  leases: LeaseSweeper;
   webhooks: Webhooks;
+  /** The highest log position this node's LMDB has flushed (replicated mode; 0 standalone). */
+  flushedTo(): number;
   close(): Promise<void>;
+}
+
+const FOLLOWING = 'This node follows the leader and does not take requests; send them to the leader (the load balancer does). Retry shortly.';
+const LEASE_LAPSED = 'This node cannot confirm its leadership with PostgreSQL right now; retry shortly.';
+
+/** Standalone: always serving. Replicated: the leader while its lease is current; a follower never. */
+function availability(config: Config, options: ServerOptions): Availability {
+  const node = config.nodeName;
+  const replica = options.replica;
+  if (replica === undefined) return { unavailable: () => null, readiness: () => ({ ok: true, role: 'standalone', node }) };
+  if (replica.kind === 'follower') return { unavailable: () => FOLLOWING, readiness: () => ({ ok: false, role: 'follower', node }) };
+  const { leadership } = replica;
+  return {
+    unavailable: () => (leadership.valid() ? null : LEASE_LAPSED),
+    readiness: () => ({ ok: leadership.valid(), role: 'leader', node, synchronous_standby: replica.synchronousStandby() }),
+  };
+}
+
+/**
+ * A follower's admin reads: its parts rebuilt on the store as the log
+ * moves (at most every FOLLOWER_VIEW_REFRESH_MS), since the accounts,
+ * services and webhook endpoints a server keeps in memory change only
+ * through its own wallets otherwise.
+ */
+function followerView(build: () => Parts, first: Parts): () => AppContext {
+  let parts = first;
+  let builtMs = performance.now();
+  return () => {
+    if (performance.now() - builtMs >= FOLLOWER_VIEW_REFRESH_MS) {
+      parts.context.ops.close();
+      parts = build();
+      builtMs = performance.now();
+    }
+    return parts.context;
+  };
 }
 
 function listen(app: TemplatedApp, host: string, port: number): Promise<ListenSocket> {
@@ -40,13 +79,15 @@ function listen(app: TemplatedApp, host: string, port: number): Promise<ListenSo
   });
 }
 
-/** The background work: idle-account eviction and the Idempotency-Key sweep. */
+/** The background work: idle-account eviction, the Idempotency-Key sweep and the lease sweep. */
 function startBackgroundWork(parts: Parts, options: ServerOptions, log: Logger, onFatal: (error: unknown) => void): void {
   parts.registry.startEviction(ACCOUNT_EVICT_EVERY_MS);
   // Every minute: each sweep removes what expired since the last one, in
   // steps of 1,000 (about 50,000 records a second beside a keyed load), so it keeps up with any keyed order rate the server takes.
   const sweepEveryMs = options.sweepEveryMs === undefined ? SWEEP_EVERY_MS : options.sweepEveryMs;
   if (sweepEveryMs !== null) parts.sweeper.start(sweepEveryMs, (error) => void reportFault({ log, onFatal }, error, 'idempotency sweep failed'));
+  const leaseSweepEveryMs = options.leaseSweepEveryMs === undefined ? LEASE_SWEEP_EVERY_MS : options.leaseSweepEveryMs;
+  if (leaseSweepEveryMs !== null) parts.leases.start(leaseSweepEveryMs, (error) => void reportFault({ log, onFatal }, error, 'lease sweep failed'));
   parts.webhooks.start(options.webhookPollMs ?? POLL_EVERY_MS);
 }
 
@@ -58,11 +99,11 @@ interface Listeners {
   adminSocket: ListenSocket;
 }
 
-async function startListeners(config: Config, context: AppContext): Promise<Listeners> {
+async function startListeners(config: Config, context: AppContext, adminView: AppContext | (() => AppContext)): Promise<Listeners> {
   const api = createApp();
   mountCustomerApi(api, context);
   const admin = createApp();
-  mountAdmin(admin, context);
+  mountAdmin(admin, adminView);
   const apiSocket = await listen(api, config.host, config.port);
   const adminSocket = await listen(admin, config.adminHost, config.adminPort);
   return { api, admin, apiSocket, adminSocket };
@@ -76,9 +117,11 @@ async function shutDown(storage: Storage, parts: Parts, listeners: Listeners): P
   parts.startDraining();
   parts.context.ops.close();
   await parts.sweeper.stop();
+  await parts.leases.stop();
   parts.registry.stopEviction();
   // Attempts in flight finish (or time out) and their results are committed; held messages wait for the next start.
   await parts.webhooks.stop();
+  await storage.replica?.follower?.stop();
   closeListenSocket(listeners.apiSocket);
   closeListenSocket(listeners.adminSocket);
   await storage.wal.close();
@@ -108,9 +151,13 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   const token = adminToken(config);
   const metrics = new Metrics({ routes: ['/api/v1/balance', '/api/v1/services', '/api/v1/order', '/api/v1/status'] });
   const storage = await openStorage(config, options, log, metrics, onFatal);
-  const parts = buildParts(config, options, storage, clock, log, metrics, token.token, onFatal);
-  startBackgroundWork(parts, options, log, onFatal);
-  const listeners = await startListeners(config, parts.context);
+  const serving = availability(config, options);
+  const build = (): Parts => buildParts(config, options, storage, clock, log, metrics, token.token, serving, onFatal);
+  const parts = build();
+  // The leader's work (sweeps, webhook deliveries, eviction of idle wallets) runs where the wallets are.
+  const following = options.replica?.kind === 'follower';
+  if (!following) startBackgroundWork(parts, options, log, onFatal);
+  const listeners = await startListeners(config, parts.context, following ? followerView(build, parts) : parts.context);
   log.info(
     { host: config.host, port: localPort(listeners.apiSocket), adminPort: localPort(listeners.adminSocket), accounts: parts.registry.size },
     'listening',
@@ -123,7 +170,9 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     adminTokenGenerated: token.generated,
     context: parts.context,
     sweeper: parts.sweeper,
+    leases: parts.leases,
     webhooks: parts.webhooks,
+    flushedTo: () => storage.replica?.flushedTo() ?? 0,
     close() {
       closed ??= shutDown(storage, parts, listeners);
       return closed;

@@ -10,6 +10,7 @@ import { BYTES_PER_MIB, MS_PER_SECOND } from '../platform/index.js';
 import { CommitLog, commitLogPresent, FileReserve, LmdbGroupCommit, LogFirstWal, openStore, recoverCommitLog, type Store, type Wal } from '../wal/index.js';
 import type { Config } from './config.js';
 import type { ServerOptions } from './options.js';
+import { openReplicaWal, type ReplicaWal } from './replica-wal.js';
 
 /** Storage and its commit path: the store, the zero-filled reserve, the commit log (sync mode 'log') and the WAL. */
 export interface Storage {
@@ -19,16 +20,24 @@ export interface Storage {
   wal: Wal;
   /** The order-id secret kept in the store (see orderIdSecret). */
   orderIdSecret: Buffer;
+  /** Replicated mode: how this node follows or writes the group's log; null standalone. */
+  replica: ReplicaWal | null;
 }
 
 /**
  * The secret that turns order storage keys into public ids. Created once,
  * synced before first use, and kept in the store so snapshots carry it.
  */
-async function orderIdSecret(store: Store): Promise<Buffer> {
+async function orderIdSecret(store: Store, configured: string | null): Promise<Buffer> {
   const existing = store.tables.meta.get('orderIdSecret') as Buffer | Uint8Array | undefined;
-  if (existing !== undefined) return Buffer.from(existing);
-  const secret = OrderIds.newSecret();
+  const given = configured === null ? null : Buffer.from(configured, 'base64');
+  if (existing !== undefined) {
+    if (given !== null && !given.equals(Buffer.from(existing))) {
+      throw new Error('ORDER_ID_KEY is not the order-id key this data directory was made with: its orders\' public ids would change. Set ORDER_ID_KEY to the group\'s key.');
+    }
+    return Buffer.from(existing);
+  }
+  const secret = given ?? OrderIds.newSecret();
   store.tables.meta.putSync('orderIdSecret', secret);
   // With lmdb-js overlapping sync (sync modes other than 'commit') putSync
   // commits without syncing: wait for the flush before any id is given out.
@@ -61,7 +70,9 @@ export async function openStorage(config: Config, options: ServerOptions, log: L
       `${config.dataDir} holds a commit log: it was last run with WAL_SYNC_MODE=log and did not stop cleanly. Start it with WAL_SYNC_MODE=log (which applies the log and, on a clean stop, removes it), then with any mode.`,
     );
   }
-  const store = openStore(config.dataDir, { syncMode: config.syncMode });
+  // Replicated, a change is durable once PostgreSQL has committed it: LMDB
+  // runs as behind the commit log (sync mode 'log'), flushed after the commit.
+  const store = openStore(config.dataDir, { syncMode: options.replica === undefined ? config.syncMode : 'log' });
   const reserve =
     config.walPreallocateMb === 0
       ? null
@@ -70,6 +81,11 @@ export async function openStorage(config: Config, options: ServerOptions, log: L
           onError: (error) => log.warn({ err: error }, 'could not keep zero-filled space ahead of the data file; commits go on without it'),
         });
   reserve?.fill();
+  const secret = await orderIdSecret(store, config.orderIdKey);
+  if (options.replica !== undefined) {
+    const replica = await openReplicaWal(options.replica, store, reserve, log, metrics, onFatal);
+    return { store, reserve, commitLog: null, wal: replica.wal, orderIdSecret: secret, replica };
+  }
   const { wal, commitLog } = options.wal === undefined ? await openWal(config, store, reserve, log, metrics, onFatal) : { wal: options.wal(store, onFatal), commitLog: null };
-  return { store, reserve, commitLog, wal, orderIdSecret: await orderIdSecret(store) };
+  return { store, reserve, commitLog, wal, orderIdSecret: secret, replica: null };
 }

@@ -4,7 +4,8 @@ import { pagedListCommand } from './paged-list.js';
 import { formatCell, formatFields, formatTable, type Column } from './table.js';
 
 /**
- * The processing workflow's commands: claim pending orders, record progress,
+ * The processing workflow's commands: claim pending orders for a lease,
+ * extend or release it, record progress,
  * list cancel requests, and list and move refills. One entry per command;
  * see command.ts for the fields.
  */
@@ -17,6 +18,7 @@ const QUEUE_COLUMNS: readonly Column<JsonObject>[] = [
   { header: 'QUANTITY', value: (o) => o.quantity, align: 'right' },
   { header: 'RUNS', value: (o) => o.runs, align: 'right' },
   { header: 'STATUS', value: (o) => o.status },
+  { header: 'LEASE ENDS', value: (o) => o.lease_expires_at },
   { header: 'TARGET', value: (o) => o.target },
 ];
 
@@ -36,13 +38,46 @@ function queueTable(body: JsonObject, empty: string): string {
 export const LIFECYCLE_COMMANDS: readonly Command[] = [
   {
     words: ['order', 'claim'],
-    summary: 'move up to --limit of the oldest pending orders to processing for a worker (each order is claimed once)',
+    summary: 'move up to --limit of the oldest pending orders to processing for a worker, held for a lease (back in the queue when it ends)',
     options: {
       limit: { kind: 'integer', placeholder: 'N', required: true, help: 'how many orders to take (1 to 500)' },
       worker: { kind: 'text', placeholder: 'NAME', required: true, help: 'who takes them, recorded on each order' },
+      'lease-seconds': { kind: 'integer', placeholder: 'S', help: 'how long the worker holds them, in seconds (default: five minutes)' },
     },
-    request: (input) => ({ method: 'POST', path: adminPath('orders', 'claim'), body: { limit: input.number('limit'), worker: input.text('worker') } }),
+    request: (input) => ({
+      method: 'POST',
+      path: adminPath('orders', 'claim'),
+      body: { limit: input.number('limit'), worker: input.text('worker'), lease_seconds: input.number('lease-seconds') },
+    }),
     render: (body) => queueTable(body, 'No pending orders to claim.\n'),
+  },
+  {
+    words: ['order', 'extend'],
+    summary: "extend a worker's lease on a processing order it claimed: it then ends --lease-seconds from now",
+    args: ['ID'],
+    options: {
+      worker: { kind: 'text', placeholder: 'NAME', required: true, help: 'the worker holding the order' },
+      'lease-seconds': { kind: 'integer', placeholder: 'S', help: 'the new lease, in seconds from now (default: five minutes)' },
+    },
+    request: (input) => ({
+      method: 'POST',
+      path: adminPath('orders', input.arg('ID'), 'extend'),
+      body: { worker: input.text('worker'), lease_seconds: input.number('lease-seconds') },
+    }),
+    render: (body) => {
+      const order = objectAt(body, 'order');
+      return `${formatCell(order.worker)} holds order ${formatCell(order.id)} until ${formatCell(order.lease_expires_at)}.\n`;
+    },
+  },
+  {
+    words: ['order', 'release'],
+    summary: 'give a processing order a worker claimed back to the claim queue (pending; no money moves)',
+    args: ['ID'],
+    options: {
+      worker: { kind: 'text', placeholder: 'NAME', required: true, help: 'the worker holding the order' },
+    },
+    request: (input) => ({ method: 'POST', path: adminPath('orders', input.arg('ID'), 'release'), body: { worker: input.text('worker') } }),
+    render: (body, input) => `Order ${formatCell(objectAt(body, 'order').id)} is pending again, back in the claim queue (released by ${formatCell(input.text('worker'))}).\n`,
   },
   {
     words: ['order', 'progress'],
@@ -51,11 +86,12 @@ export const LIFECYCLE_COMMANDS: readonly Command[] = [
     options: {
       'start-count': { kind: 'integer', placeholder: 'N', help: 'the count on the target when delivery started' },
       remains: { kind: 'integer', placeholder: 'N', help: 'units still to deliver' },
+      worker: { kind: 'text', placeholder: 'NAME', help: 'the worker recording it, which must hold the order' },
     },
     request: (input) => ({
       method: 'POST',
       path: adminPath('orders', input.arg('ID'), 'progress'),
-      body: { start_count: input.number('start-count'), remains: input.number('remains') },
+      body: { start_count: input.number('start-count'), remains: input.number('remains'), worker: input.text('worker') },
     }),
     render: (body) => {
       const order = objectAt(body, 'order');

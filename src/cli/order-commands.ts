@@ -51,11 +51,12 @@ export const ORDER_COMMANDS: readonly Command[] = [
       status: { kind: 'text', placeholder: 'STATUS', required: true, help: `the new status: one of ${STATUSES}` },
       remains: { kind: 'integer', placeholder: 'N', help: 'units not delivered; only with --status partial' },
       reason: { kind: 'text', placeholder: 'TEXT', help: 'why, recorded with the change' },
+      worker: { kind: 'text', placeholder: 'NAME', help: 'the worker making the move, which must hold the order' },
     },
     request: (input) => ({
       method: 'POST',
       path: adminPath('orders', input.arg('ID'), 'status'),
-      body: { status: input.text('status'), remains: input.number('remains'), reason: input.text('reason') },
+      body: { status: input.text('status'), remains: input.number('remains'), reason: input.text('reason'), worker: input.text('worker') },
     }),
     render: (body, input) => {
       const order = objectAt(body, 'order');

@@ -3,6 +3,7 @@ import type { OptionSpecs } from './args.js';
 import { UsageError } from './errors.js';
 import { listAt, objectAt } from './response-shape.js';
 import { formatFields, formatTable, type Column } from './table.js';
+import { durationInWords, MS_PER_SECOND } from '../platform/units.js';
 
 /** `service ...` commands: one entry per command; see command.ts for the fields. */
 
@@ -18,6 +19,8 @@ const SERVICE_COLUMNS: readonly Column<JsonObject>[] = [
   { header: 'REFILL', value: (s) => (s.refill === true ? `${String(s.refill_days)}d` : 'no') },
   { header: 'CANCEL', value: (s) => s.cancel },
   { header: 'DRIPFEED', value: (s) => s.dripfeed },
+  // The median time from placement to completion of its recent completed orders, as customers see it.
+  { header: 'AVG TIME', value: (s) => (typeof s.average_time === 'number' ? durationInWords(s.average_time * MS_PER_SECOND) : '-') },
 ];
 
 function serviceFields(body: JsonObject): string {

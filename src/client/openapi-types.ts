@@ -276,7 +276,7 @@ export interface components {
             /** @description Grouping shown to clients. */
             category: string;
             /** @description Order type: which inputs an order of this service takes. */
-            type: "Default" | "Package" | "Custom Comments" | "Custom Comments Package" | "Mentions Custom List" | "Poll";
+            type: "Default" | "Package" | "Custom Comments" | "Custom Comments Package" | "Mentions Custom List" | "Poll" | "Comment Likes" | "Mentions with Hashtags" | "Mentions Hashtag" | "Mentions User Followers" | "Mentions Media Likers" | "SEO" | "Invites from Groups";
             /** @description Whether completed or partial orders may ask for a refill. */
             refill: boolean;
             /** @description Days after completion during which a refill may be asked for. */
@@ -286,6 +286,8 @@ export interface components {
             /** @description Whether orders may be drip-fed (runs, interval). */
             dripfeed: boolean;
             description: string;
+            /** @description Median time from placement to completion of its last 10 completed orders, in whole seconds; null before its first. */
+            average_time: number | null;
         };
         OrderPlaced: {
             /** @constant */
@@ -413,7 +415,7 @@ export interface components {
             service: number;
             /** @description http(s) URL of the item to promote. */
             target: string;
-            /** @description Units to order; must lie within the service's min..max. Required by Default and Poll orders; the other types derive it. */
+            /** @description Units to order; must lie within the service's min..max. Required by the types that take it as sent; Custom Comments and Mentions Custom List orders derive it from their lines (a quantity sent must equal it), packages are one unit (a quantity sent must be 1). */
             quantity?: number;
             /** @description Custom Comments orders: one comment per line (at most 1000 lines of 500 characters). */
             comments?: string;
@@ -421,6 +423,18 @@ export interface components {
             usernames?: string;
             /** @description Poll orders: the answer to vote for, 1 to 100. */
             answer_number?: number;
+            /** @description Comment Likes orders: the comment owner's username; Mentions User Followers orders: the account whose followers are mentioned (one word of at most 64 characters). */
+            username?: string;
+            /** @description Mentions with Hashtags orders: one hashtag per line (at most 1000 lines of 100 characters). */
+            hashtags?: string;
+            /** @description Mentions Hashtag orders: the hashtag whose posters are mentioned (one word of at most 100 characters). */
+            hashtag?: string;
+            /** @description Mentions Media Likers orders: http(s) URL of the post whose likers are mentioned. */
+            media?: string;
+            /** @description SEO orders: one search keyword per line (at most 1000 lines of 200 characters). */
+            keywords?: string;
+            /** @description Invites from Groups orders: one group (its link or name) per line (at most 1000 lines of 300 characters). */
+            groups?: string;
             /** @description Drip-feed: number of runs, 2 to 1000; the charge is quantity × runs × rate. */
             runs?: number;
             /** @description Drip-feed: minutes between runs, 1 to 43200. */
@@ -440,7 +454,7 @@ export interface components {
                 /** @description Grouping shown to clients. */
                 category: string;
                 /** @description Order type: which inputs an order of this service takes. */
-                type: "Default" | "Package" | "Custom Comments" | "Custom Comments Package" | "Mentions Custom List" | "Poll";
+                type: "Default" | "Package" | "Custom Comments" | "Custom Comments Package" | "Mentions Custom List" | "Poll" | "Comment Likes" | "Mentions with Hashtags" | "Mentions Hashtag" | "Mentions User Followers" | "Mentions Media Likers" | "SEO" | "Invites from Groups";
                 /** @description Whether completed or partial orders may ask for a refill. */
                 refill: boolean;
                 /** @description Days after completion during which a refill may be asked for. */
@@ -450,6 +464,8 @@ export interface components {
                 /** @description Whether orders may be drip-fed (runs, interval). */
                 dripfeed: boolean;
                 description: string;
+                /** @description Median time from placement to completion of its last 10 completed orders, in whole seconds; null before its first. */
+                average_time: number | null;
             }[];
         };
         WebhookBody: {

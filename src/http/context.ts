@@ -6,13 +6,22 @@
  * declared once, in ActorContext.
  */
 import type { Logger } from 'pino';
-import type { Account, ActorContext, Catalog, Registry } from '../actors/index.js';
+import type { Account, ActorContext, Catalog, LeaseSweeper, Registry } from '../actors/index.js';
 import type { ForceJoinVerdict } from '../ledger/index.js';
 import type { IdempotencyTableStats, Store, StoredOrders } from '../wal/index.js';
 import type { Metrics, OperatorJobs } from '../ops/index.js';
 import type { AuthFailureLimiter } from './guards/auth-failures.js';
 import type { AbuseLog } from './guards/abuse-log.js';
 import type { Webhooks } from '../webhooks/index.js';
+
+/** The body of GET /readyz (200 when `ok`, else 503). */
+export interface Readiness {
+  ok: boolean;
+  role: 'standalone' | 'leader' | 'follower' | 'starting' | 'stopping';
+  node: string;
+  /** Replicated leader: whether PostgreSQL has a synchronous standby streaming (null: not known yet). */
+  synchronous_standby?: boolean | null;
+}
 
 export interface HttpLimits {
   bodyBytesMax: number;
@@ -52,8 +61,18 @@ export interface AppContext extends ActorContext {
   forceJoinChanged: (accountId: number) => void;
   /** True while the server is shutting down: new requests get 503. */
   draining: () => boolean;
+  /**
+   * Why this node does not take requests that change state or read a
+   * wallet now (shutting down, a follower, a leader whose lease is not
+   * current), as the 503's sentence; null when it does.
+   */
+  unavailable: () => string | null;
+  /** What GET /readyz answers: whether this node serves, its role and its name. */
+  readiness: () => Readiness;
   /** Idempotency-Key records kept and the oldest one's age (metrics). */
   idempotencyStats: () => IdempotencyTableStats;
+  /** Puts claimed orders whose lease has ended back in the claim queue (claims run a step first). */
+  leases: Pick<LeaseSweeper, 'step'>;
   /** Webhook endpoints, the outbox and its dispatcher. */
   webhooks: Webhooks;
   /**

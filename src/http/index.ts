@@ -1,7 +1,7 @@
 export { AbuseLog } from './guards/abuse-log.js';
 export { AuthFailureLimiter } from './guards/auth-failures.js';
 export { mountAdmin } from './admin/index.js';
-export type { AppContext, HttpLimits } from './context.js';
+export type { AppContext, HttpLimits, Readiness } from './context.js';
 export { mountCustomerApi } from './mount.js';
 export { buildOpenApi } from './v1/openapi.js';
 export { renderAnswer } from './transport/answer.js';

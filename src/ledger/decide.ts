@@ -23,6 +23,7 @@ import {
   refillRefusal,
   refillRefusalMessage,
 } from './lifecycle.js';
+import { holdRefusal, holdRefusalMessage, leaseEnded, leaseRefusal } from './lease.js';
 import { PLAN_MONTHS_MAX } from './limits.js';
 import { isRanged, readOrderInputs, type OrderExtras, type OrderPayload } from './order-types.js';
 import type { Channel, IdempotencyRecord, LogEvent, OrderRecord, OrderStatus, RefillRecord, RefillStatus, ServiceRecord, WalletRecord } from './records.js';
@@ -107,10 +108,21 @@ export type Command = Readonly<
       /** Gathered: the record stored under the request's Idempotency-Key (within retention), or null. */
       prior: IdempotencyRecord | null;
     }
-  /** The operator moves an order. A claim names its worker. `order` is gathered (null when unknown). */
-  | { kind: 'set-status'; orderId: string; order: OrderRecord | null; to: OrderStatus; remains: number | null; reason?: string; worker?: string }
-  /** The operator records progress of an in_progress order; an absent field is left as it is. */
-  | { kind: 'progress'; orderId: string; order: OrderRecord | null; startCount?: number | null; remains?: number | null }
+  /**
+   * The operator moves an order. A claim names the worker it moves the
+   * order to processing for and when its lease ends; a move by a worker
+   * names the worker, which must hold the order (see holdRefusal). `order`
+   * is gathered (null when unknown).
+   */
+  | { kind: 'set-status'; orderId: string; order: OrderRecord | null; to: OrderStatus; remains: number | null; reason?: string; claim?: Claim; worker?: string }
+  /** The operator (or the worker holding the order) records progress of an in_progress order; an absent field is left as it is. */
+  | { kind: 'progress'; orderId: string; order: OrderRecord | null; startCount?: number | null; remains?: number | null; worker?: string }
+  /** The worker holding a processing order moves its lease's end; `order` is gathered. */
+  | { kind: 'extend-lease'; orderId: string; order: OrderRecord | null; worker: string; leaseExpiresMs: number }
+  /** The worker holding a processing order gives it back to the claim queue; `order` is gathered. */
+  | { kind: 'release'; orderId: string; order: OrderRecord | null; worker: string }
+  /** The sweep (or a claim) puts an order whose lease has ended back in the claim queue; `order` is gathered. */
+  | { kind: 'expire-lease'; orderId: string; order: OrderRecord | null }
   /**
    * One order of a customer's cancel or refill request. The request's rate
    * limit and ban checks ran once, as a `touch`, before these. `order`,
@@ -124,6 +136,12 @@ export type Command = Readonly<
   | { kind: 'credit'; amount: number; reason: string }
   | { kind: 'update'; banned?: boolean; rateLimitPerMinute?: number; reason?: string }
 >;
+
+/** A claim: the worker a pending order moves to processing for, and when its lease ends. */
+export interface Claim {
+  worker: string;
+  leaseExpiresMs: number;
+}
 
 /**
  * The force-join answer for this order. `transient` marks "Telegram could not
@@ -201,6 +219,10 @@ export function decide(state: WalletState, command: Command, now: Now): Decision
       return decideRefillStatus(state, command, now);
     case 'grant-plan':
       return decideGrant(state, command, now);
+    case 'extend-lease':
+    case 'release':
+    case 'expire-lease':
+      return decideLease(state, command, now);
     case 'order':
       // Orders the operator places through the panel skip the API-access
       // checks (ban, rate limit) but go through every business check.
@@ -467,6 +489,8 @@ function decideStatus(state: WalletState, command: Extract<Command, { kind: 'set
     return refused(state, errorOutcome('NOT_FOUND', `No order with id ${command.orderId}.`));
   }
   const { to } = command;
+  const notHeld = command.worker === undefined ? null : holdRefusal(order, command.worker, now.wallMs);
+  if (notHeld !== null) return refused(state, errorOutcome('CONFLICT', holdRefusalMessage(notHeld, order, command.worker!)));
   const moveRefusal = statusMoveRefusal(order.status, to);
   if (moveRefusal === 'final') {
     return refused(state, errorOutcome('CONFLICT', `Order ${order.id} is already ${order.status}, a final state; it cannot move again.`));
@@ -483,11 +507,11 @@ function decideStatus(state: WalletState, command: Extract<Command, { kind: 'set
   if (remainsProblem === 'remains-only-on-partial') {
     return refused(state, errorOutcome('VALIDATION', 'remains is only accepted when the status is partial.'));
   }
-  return moveOrder(state, order, to, command.remains, now, command.reason, command.worker);
+  return moveOrder(state, order, to, command.remains, now, command.reason, command.claim);
 }
 
 /** The accepted move of `order` to `to`, with its refund in the same event (see refundFor). */
-function moveOrder(state: WalletState, order: OrderRecord, to: OrderStatus, remains: number | null, now: Now, reason?: string, worker?: string): Decision {
+function moveOrder(state: WalletState, order: OrderRecord, to: OrderStatus, remains: number | null, now: Now, reason?: string, claim?: Claim): Decision {
   const refund = refundFor(order, to, remains);
   const credits = addMicro(state.wallet.credits, refund);
   assert(credits !== null && refund <= order.debit, "a refund must fit in the wallet and not exceed the order's debit", order);
@@ -498,7 +522,13 @@ function moveOrder(state: WalletState, order: OrderRecord, to: OrderStatus, rema
     // A move to a final state resolves an open cancel request, whichever it is.
     delete updated.cancelRequested;
   }
-  if (worker !== undefined) updated.worker = worker;
+  // A claim starts a lease; any other move of a processing order ends it.
+  if (claim !== undefined) {
+    updated.worker = claim.worker;
+    updated.leaseExpiresMs = claim.leaseExpiresMs;
+  } else if (updated.leaseExpiresMs !== undefined) {
+    delete updated.leaseExpiresMs;
+  }
   return changed(
     { wallet, bucket: state.bucket },
     {
@@ -512,7 +542,7 @@ function moveOrder(state: WalletState, order: OrderRecord, to: OrderStatus, rema
       refund,
       balance: credits,
       ...(reason === undefined ? {} : { reason }),
-      ...(worker === undefined ? {} : { worker }),
+      ...(claim === undefined ? {} : { worker: claim.worker, leaseExpiresMs: claim.leaseExpiresMs }),
     },
     { kind: 'moved', order: updated, refund, balance: credits },
     updated,
@@ -529,6 +559,8 @@ function decideProgress(state: WalletState, command: Extract<Command, { kind: 'p
   const missing = orderNotFound(state, command.order, command.orderId);
   if (missing !== null) return missing;
   const order = command.order!;
+  const notHeld = command.worker === undefined ? null : holdRefusal(order, command.worker, now.wallMs);
+  if (notHeld !== null) return refused(state, errorOutcome('CONFLICT', holdRefusalMessage(notHeld, order, command.worker!)));
   const refusal = progressRefusal(order, command.startCount, command.remains);
   if (refusal === 'nothing') return refused(state, errorOutcome('VALIDATION', 'Send at least one of start_count, remains.'));
   if (refusal === 'not-in-progress') {
@@ -540,6 +572,41 @@ function decideProgress(state: WalletState, command: Extract<Command, { kind: 'p
   const remains = command.remains === undefined ? (order.progressRemains ?? null) : command.remains;
   const updated: OrderRecord = orderWith(order, { startCount, progressRemains: remains });
   return changed(state, { type: 'order.progress', atMs: now.wallMs, account: state.wallet.id, order: order.id, startCount, remains }, undefined, updated);
+}
+
+/**
+ * A lease's end moved by the worker holding the order, the order released
+ * by it, or put back in the claim queue once its lease has ended. Releasing
+ * and expiring move the order back to pending (no money moves): it leaves
+ * the worker, and the claim queue hands it out again in its place by age.
+ */
+function decideLease(state: WalletState, command: Extract<Command, { kind: 'extend-lease' | 'release' | 'expire-lease' }>, now: Now): Decision {
+  const missing = orderNotFound(state, command.order, command.orderId);
+  if (missing !== null) return missing;
+  const order = command.order!;
+  if (command.kind === 'expire-lease') {
+    if (!leaseEnded(order, now.wallMs)) return refused(state, errorOutcome('CONFLICT', `Order ${order.id} holds no lease that has ended.`));
+    assert(order.worker !== undefined, 'an order under a lease names the worker holding it', order);
+    return released(state, order, order.worker, 'expired', now);
+  }
+  const refusal = leaseRefusal(order, command.worker, now.wallMs);
+  if (refusal !== null) return refused(state, errorOutcome('CONFLICT', holdRefusalMessage(refusal, order, command.worker)));
+  if (command.kind === 'release') return released(state, order, command.worker, 'released', now);
+  const { leaseExpiresMs } = command;
+  return changed(
+    state,
+    { type: 'order.lease_extended', atMs: now.wallMs, account: state.wallet.id, order: order.id, worker: command.worker, leaseExpiresMs },
+    undefined,
+    orderWith(order, { leaseExpiresMs }),
+  );
+}
+
+/** The order back in the claim queue: pending, held by no worker. */
+function released(state: WalletState, order: OrderRecord, worker: string, cause: 'released' | 'expired', now: Now): Decision {
+  const updated = orderWith(order, { status: 'pending' });
+  delete updated.worker;
+  delete updated.leaseExpiresMs;
+  return changed(state, { type: 'order.released', atMs: now.wallMs, account: state.wallet.id, order: order.id, worker, cause }, undefined, updated);
 }
 
 /** One order of a customer's cancel: at once with a full refund, as a request, or refused (see cancelVerdict). */

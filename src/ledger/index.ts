@@ -11,3 +11,4 @@ export * from './lifecycle.js';
 export * from './token-bucket.js';
 export * from './decide.js';
 export * from './limits.js';
+export * from './lease.js';

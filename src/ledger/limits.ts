@@ -44,6 +44,18 @@ export const COMMENT_CHARS_MAX = 500;
 export const USERNAME_LINES_MAX = 1_000;
 /** Longer than any handle the supported platforms allow. */
 export const USERNAME_CHARS_MAX = 64;
+/** Mentions with Hashtags: hashtags per order, and the longest one (Mentions Hashtag's too). */
+export const HASHTAG_LINES_MAX = 1_000;
+export const HASHTAG_CHARS_MAX = 100;
+/** SEO: search keywords per order; a keyword is a phrase, longer than a handle. */
+export const KEYWORD_LINES_MAX = 1_000;
+export const KEYWORD_CHARS_MAX = 200;
+/**
+ * Invites from Groups: groups per order. A group is named by its link or its
+ * name; 300 characters hold the links the supported platforms give groups.
+ */
+export const GROUP_LINES_MAX = 1_000;
+export const GROUP_CHARS_MAX = 300;
 /** Polls have far fewer answers than this. */
 export const ANSWER_NUMBER_MAX = 100;
 /** A drip-feed order's runs: its charge is quantity × runs × rate, debited at once. */
@@ -57,3 +69,18 @@ export const INTERVAL_MINUTES_MAX = 30 * 24 * 60;
  * stays a safe timestamp.
  */
 export const PLAN_MONTHS_MAX = 120;
+
+/**
+ * A claim's lease: how long a worker holds the orders it claimed before
+ * they go back to the claim queue, unless it extends or releases them first.
+ * The shortest is ten seconds: a lease must outlast a worker's round trip
+ * to the admin API and a commit under load, or a working worker loses its
+ * orders. The longest is a day: a lease exists to bound how long a lost
+ * claim (a worker that crashed, a reply that never arrived) stalls an
+ * order, and a longer one would let a customer's order wait for days.
+ * The default, five minutes, is time for a worker to hand an order to its
+ * supplier and move it to in_progress, and what a crashed worker costs.
+ */
+export const LEASE_SECONDS_MIN = 10;
+export const LEASE_SECONDS_MAX = 86_400;
+export const LEASE_SECONDS_DEFAULT = 300;

@@ -9,15 +9,23 @@
 import { createHash } from 'node:crypto';
 import { ORDER_INPUT_FIELDS, type OrderPayload } from './order-types.js';
 
+/** The fields the fingerprint covers by position, and those it names when present. */
+const POSITIONAL_COUNT = 6;
+const POSITIONAL = ORDER_INPUT_FIELDS.slice(0, POSITIONAL_COUNT);
+const NAMED = ORDER_INPUT_FIELDS.slice(POSITIONAL_COUNT);
+
 /**
- * The payload as sent: service, target and every order-input field in a
- * fixed order, an absent field as null (API v2 sends an empty field as
- * absent, and its integers as numbers, so a v1 and a v2 request of the same
- * order have one fingerprint). JSON keeps the fields apart whatever they
- * hold.
+ * The payload as sent: service, target and the first six order-input
+ * fields in a fixed order, an absent field as null (API v2 sends an empty
+ * field as absent, and its integers as numbers, so a v1 and a v2 request of
+ * the same order have one fingerprint), then every later field that is
+ * present, by name. A payload without the later fields keeps the
+ * fingerprint it has always had, so a key stored by an earlier release still
+ * replays its order. JSON keeps the fields apart whatever they hold.
  */
 export function orderFingerprint(payload: OrderPayload): string {
-  const fields = [payload.serviceId, payload.target, ...ORDER_INPUT_FIELDS.map((field) => payload[field] ?? null)];
+  const fields: unknown[] = [payload.serviceId, payload.target, ...POSITIONAL.map((field) => payload[field] ?? null)];
+  for (const field of NAMED) if (payload[field] !== undefined) fields.push([field, payload[field]]);
   return sha256(JSON.stringify(fields));
 }
 

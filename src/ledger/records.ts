@@ -95,8 +95,10 @@ export interface OrderRecord {
   progressRemains?: number | null;
   /** The customer asked to cancel while the order was being processed; the operator resolves it. */
   cancelRequested?: boolean;
-  /** The worker that claimed the order from the processing queue. */
+  /** The worker that claimed the order from the processing queue (absent once the order is back in the queue). */
   worker?: string;
+  /** While a claimed order is processing: when its claim's lease ends (Unix ms; see lease.ts). */
+  leaseExpiresMs?: number;
   /** When the order reached a final state (the refill window counts from here). */
   finishedAtMs?: number;
   /** The order's latest refill (at most one is open at a time). */
@@ -200,7 +202,17 @@ export type LogEvent =
       reason?: string;
       /** The worker that claimed the order (a move to processing from the claim queue). */
       worker?: string;
+      /** On a claim: when its lease ends (see lease.ts). */
+      leaseExpiresMs?: number;
     }
+  /** The worker holding a processing order moved its lease's end (see lease.ts). Moves no money. */
+  | { type: 'order.lease_extended'; atMs: number; account: number; order: string; worker: string; leaseExpiresMs: number }
+  /**
+   * A processing order went back to the claim queue (pending): its worker
+   * released it, or its lease ended (`expired`, logged by the sweep or the
+   * next claim). Moves no money.
+   */
+  | { type: 'order.released'; atMs: number; account: number; order: string; worker: string; cause: 'released' | 'expired' }
   | { type: 'order.progress'; atMs: number; account: number; order: string; startCount: number | null; remains: number | null }
   | { type: 'order.cancel_requested'; atMs: number; account: number; order: string }
   | { type: 'refill.requested'; atMs: number; account: number; order: string; refill: number }

@@ -64,6 +64,21 @@ export function refundFor(order: Pick<OrderRecord, 'debit' | 'rate'>, to: OrderS
 }
 
 /**
+ * What an order costs for what was delivered, which API v2's status shows
+ * as its `charge` (panels show it net of the refund; docs/DECISIONS.md):
+ * nothing once canceled, the charge less remains × rate once partial, the
+ * charge otherwise. It reads the charge, not the debit, so an order billed
+ * under the unlimited plan shows the same figure as one that was debited.
+ */
+export function chargeDelivered(order: Pick<OrderRecord, 'status' | 'charge' | 'rate' | 'remains'>): number {
+  if (order.status === 'canceled') return 0;
+  if (order.status !== 'partial') return order.charge;
+  const undelivered = multiplyMicro(order.remains!, order.rate);
+  assert(undelivered !== null && undelivered <= order.charge, 'a partial order\'s remains × rate must not exceed its charge', order.remains);
+  return order.charge - undelivered;
+}
+
+/**
  * charge = quantity × rate exactly (× runs for a drip-feed order, debited
  * once at placement), or null when it would leave the exact range.
  */

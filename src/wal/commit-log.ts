@@ -20,6 +20,7 @@
 import { closeSync, constants, existsSync, fdatasync, fstatSync, fsyncSync, openSync, readSync, rmSync, write, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { assert, makeFilesPrivate, PRIVATE_FILE_MODE } from '../platform/index.js';
+import type { DurableLog } from './durable-log.js';
 import { decodeRecordAt, type DecodedRecord } from './log-record.js';
 import { COMMIT_LOG_FILE_BYTES, ZERO_FILL_CHUNK_BYTES } from './limits.js';
 
@@ -61,7 +62,7 @@ interface LogFile {
   lastPosition: number;
 }
 
-export class CommitLog {
+export class CommitLog implements DurableLog {
   readonly fileBytes: number;
   private readonly files: LogFile[];
   private current = 0;

@@ -6,7 +6,7 @@
 import type { LogEvent, OrderRecord } from '../ledger/index.js';
 
 /** Every LMDB table, declared once: the store opens these, the simulation WAL mirrors them. */
-export const TABLE_NAMES = ['profiles', 'wallets', 'keys', 'services', 'orders', 'orderIndex', 'idempotency', 'idempotencyExpiry', 'meta', 'refills', 'numbers', 'v2keys', 'webhooks', 'webhookOutbox', 'webhookLog'] as const;
+export const TABLE_NAMES = ['profiles', 'wallets', 'keys', 'services', 'orders', 'orderIndex', 'idempotency', 'idempotencyExpiry', 'meta', 'refills', 'numbers', 'v2keys', 'webhooks', 'webhookOutbox', 'webhookLog', 'leases'] as const;
 
 export type TableName = (typeof TABLE_NAMES)[number];
 
@@ -17,6 +17,15 @@ export type TableName = (typeof TABLE_NAMES)[number];
  */
 export function idempotencyExpiryKey(atMs: number, tableKey: string): [number, string] {
   return [atMs, tableKey];
+}
+
+/**
+ * Key of a claimed order in the lease index (`leases`, written in the same
+ * commit as the order's lease): the sweep reads the leases that end first,
+ * whatever their orders.
+ */
+export function leaseKey(order: Pick<OrderRecord, 'leaseExpiresMs' | 'id'>): [number, string] {
+  return [order.leaseExpiresMs!, order.id];
 }
 
 export interface TablePut {

@@ -11,6 +11,7 @@ export { countEvent, countIndex, isOrderCounts, loadOrderCounts, noOrders, ORDER
 export { StoredOrders } from './stored-orders.js';
 export { storeLedgerSource, imageLedgerSource, compareOrderKeys } from './ledger-source.js';
 export { CommitLog, COMMIT_LOG_FILES, commitLogPresent, removeCommitLog, type CommitLogOptions } from './commit-log.js';
-export { LogFirstWal, recoverCommitLog, appliedPosition, LOG_APPLIED_KEY, type LogFirstOptions } from './log-first.js';
+export { LogFirstWal, recoverCommitLog, appliedPosition, appliedEntry, LOG_APPLIED_KEY, type LogFirstOptions } from './log-first.js';
+export type { DurableLog } from './durable-log.js';
 export { encodeRecord, decodeRecordAt, decodeEntries, RECORD_HEADER_BYTES } from './log-record.js';
 export * from './limits.js';

@@ -35,6 +35,7 @@ export function storeLedgerSource(store: Store, txn: Transaction): LedgerSource 
     orderRow: (key) => store.tables.orders.get(key, { transaction: txn }),
     compareOrderKeys,
     idempotency: () => range('idempotency'),
+    leases: () => range('leases'),
     indexCounts: () => countIndex(store, txn),
     countsRow: () => store.tables.meta.get(ORDER_COUNTS_KEY, { transaction: txn }) as unknown,
   };
@@ -55,6 +56,7 @@ export function imageLedgerSource(image: DurableImage): LedgerSource {
     orderRow: (key) => image.tables.orders.get(JSON.stringify(key)),
     compareOrderKeys,
     idempotency: () => rows('idempotency'),
+    leases: () => rows('leases'),
     indexCounts: () => {
       const counts = Object.fromEntries(ORDER_STATUSES.map((s) => [s, 0])) as StatusCounts;
       for (const key of image.tables.orderIndex.keys()) counts[(JSON.parse(key) as [keyof StatusCounts])[0]]++;

@@ -27,7 +27,7 @@
  */
 import { assert, InvariantError } from '../platform/index.js';
 import { TurnBatches, type Batch } from './batch.js';
-import type { CommitLog } from './commit-log.js';
+import type { DurableLog } from './durable-log.js';
 import type { WalEntry } from './entry.js';
 import { keysFit, type LmdbGroupCommit } from './group-commit.js';
 import { decodeEntries, encodeRecord } from './log-record.js';
@@ -53,7 +53,8 @@ export function appliedPosition(store: Pick<Store, 'tables'>): number {
   return typeof value === 'number' ? value : 0;
 }
 
-function appliedEntry(position: number): WalEntry {
+/** The entry that records, in the same LMDB transaction as a record's entries, the position they bring LMDB to. */
+export function appliedEntry(position: number): WalEntry {
   return { events: [], puts: [{ table: 'meta', key: LOG_APPLIED_KEY, value: position }] };
 }
 
@@ -64,7 +65,7 @@ function appliedEntry(position: number): WalEntry {
  * each other without a gap; the first gap ends the log (what follows it
  * was never acknowledged, or is left over from the file's earlier use).
  */
-export async function recoverCommitLog(store: Store, log: CommitLog, lmdb: LmdbGroupCommit): Promise<{ position: number; replayed: number }> {
+export async function recoverCommitLog(store: Store, log: { records(): { position: number; payload: Buffer }[] }, lmdb: LmdbGroupCommit): Promise<{ position: number; replayed: number }> {
   const applied = appliedPosition(store);
   const records = log
     .records()
@@ -119,7 +120,7 @@ export class LogFirstWal implements Wal {
   private readonly counters = { batches: 0, commits: 0, entries: 0, events: 0, lastBatchEntries: 0, lastSyncMs: 0 };
 
   constructor(
-    private readonly log: CommitLog,
+    private readonly log: DurableLog,
     private readonly lmdb: LmdbGroupCommit,
     position: number,
     private readonly options: LogFirstOptions,
@@ -129,6 +130,11 @@ export class LogFirstWal implements Wal {
     this.batches = new TurnBatches(this.recordEntriesMax, () => this.writeNext());
     this.position = position;
     this.flushedPosition = position;
+  }
+
+  /** The highest position LMDB has flushed (what a replicated node reports, so the log is trimmed only behind it). */
+  get flushedTo(): number {
+    return this.flushedPosition;
   }
 
   /** Resolves once LMDB has flushed every record up to `position` (the commit log's reuse waits for it). */

@@ -15,7 +15,7 @@ export function noOrders(): OrderCounts {
   return { pending: 0, processing: 0, in_progress: 0, completed: 0, partial: 0, canceled: 0 };
 }
 
-/** Adds an event's effect to the counts; false when it has none. (A new order is always pending.) */
+/** Adds an event's effect to the counts; false when it has none. (A new order is always pending; a released one goes from processing back to pending.) */
 export function countEvent(counts: OrderCounts, event: LogEvent): boolean {
   if (event.type === 'order.placed') {
     counts.pending++;
@@ -24,6 +24,11 @@ export function countEvent(counts: OrderCounts, event: LogEvent): boolean {
   if (event.type === 'order.status') {
     counts[event.from]--;
     counts[event.to]++;
+    return true;
+  }
+  if (event.type === 'order.released') {
+    counts.processing--;
+    counts.pending++;
     return true;
   }
   return false;

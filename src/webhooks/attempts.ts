@@ -5,7 +5,8 @@
  * - Send: the body and the signed headers (message.ts), posted only once
  *   the change it reports is on disk (`readBarrier`). A message keeps its
  *   webhook-id on every attempt. An endpoint has at most `perEndpointMax`
- *   attempts in flight, so a slow receiver cannot take every slot.
+ *   attempts in flight, and one while its last attempt timed out (`hasRoom`),
+ *   so a slow or hanging receiver cannot take every slot.
  * - Record: every attempt is a row of the endpoint's delivery log
  *   (`webhookLog`, keyed `[endpoint, n]`); the oldest beyond `logKeep` goes
  *   in the same commit.
@@ -16,7 +17,9 @@
  *   resets it.
  * - Failing: a message that has failed for the retry window (`retryMs`,
  *   counted from its own first failure) marks its endpoint failing: it is
- *   skipped, and its messages kept, until the operator replays it.
+ *   skipped, and its messages kept, until the operator replays it. An
+ *   attempt refused by the address guard marks it failing at once: retrying
+ *   cannot change the answer.
  */
 import { assert, MS_PER_HOUR, type Clock } from '../platform/index.js';
 import type { Store, WalEntry, Wal } from '../wal/index.js';
@@ -48,11 +51,15 @@ export interface EndpointAttempts {
   tries: Map<string, { count: number; failingSinceMs: number | null }>;
   /** The key of its next delivery log row. */
   nextLogSeq: number;
+  /** Its last attempt to end timed out (no answer): one attempt at a time until it answers (`hasRoom`). */
+  timedOut: boolean;
 }
 
 /** An attempt that has its result. */
 export interface Outcome {
   endpoint: number;
+  /** The endpoint's account (its share of the slots is given back with the result). */
+  account: number;
   /** The log number the message keeps. */
   seq: number;
   message: OutboxMessage;
@@ -96,7 +103,7 @@ export class Attempts {
   load(endpoint: number): EndpointAttempts {
     let nextLogSeq = 1;
     for (const key of this.store.tables.webhookLog.getKeys({ start: [endpoint + 1], end: [endpoint], reverse: true, limit: 1 })) nextLogSeq = (key as [number, number])[1] + 1;
-    return { failures: 0, nextAttemptAtMs: 0, inFlight: new Map(), tries: new Map(), nextLogSeq };
+    return { failures: 0, nextAttemptAtMs: 0, inFlight: new Map(), tries: new Map(), nextLogSeq, timedOut: false };
   }
 
   /** Whether the endpoint waits out its backoff at `nowMs` (wall ms, injected clock). */
@@ -104,9 +111,17 @@ export class Attempts {
     return nowMs < state.nextAttemptAtMs;
   }
 
-  /** Whether the endpoint has fewer than `perEndpointMax` attempts in flight. */
+  /**
+   * Whether the endpoint may start another attempt: fewer than
+   * `perEndpointMax` in flight, or fewer than one while its last attempt
+   * timed out. A receiver that hangs thus holds one slot, not
+   * `perEndpointMax`, from its first timeout until it answers again (an
+   * answer of any status ends it: a receiver that answers at once, even
+   * with an error, holds no slot for long, and its other messages go out
+   * beside a refused one).
+   */
   hasRoom(state: EndpointAttempts): boolean {
-    return state.inFlight.size < this.settings.perEndpointMax;
+    return state.inFlight.size < (state.timedOut ? 1 : this.settings.perEndpointMax);
   }
 
   /** Posts one message; resolves (never rejects) with its outcome. */
@@ -115,7 +130,7 @@ export class Attempts {
     const attempt = (state.tries.get(message.id)?.count ?? 0) + 1;
     const round = state.failures;
     const startedMs = performance.now();
-    const outcome = (result: AttemptResult, durationMs: number): Outcome => ({ endpoint: endpoint.id, seq, message, attempt, round, result, durationMs });
+    const outcome = (result: AttemptResult, durationMs: number): Outcome => ({ endpoint: endpoint.id, account: endpoint.account, seq, message, attempt, round, result, durationMs });
     return this.post(endpoint, message).then(
       (result) => outcome(result, Math.round(performance.now() - startedMs)),
       (error: unknown) => outcome({ outcome: 'failed', status: null, error: String(error) }, 0),
@@ -180,6 +195,7 @@ export class Attempts {
   delivered(state: EndpointAttempts, message: OutboxMessage): void {
     state.failures = 0;
     state.nextAttemptAtMs = 0;
+    state.timedOut = false;
     state.tries.delete(message.id);
   }
 
@@ -196,12 +212,16 @@ export class Attempts {
     // receiver always refuses must still mark its endpoint failing, as it holds its order's later changes).
     const failingSinceMs = state.tries.get(message.id)?.failingSinceMs ?? now;
     state.tries.set(message.id, { count: outcome.attempt, failingSinceMs });
+    state.timedOut = result.outcome === 'timeout';
     // One step per round of retries: an attempt started before another's failure was counted is part of that
     // step (a success since then, which reset the count, makes it the first step of a new run of failures).
     if (outcome.round >= state.failures) {
       state.failures++;
       state.nextAttemptAtMs = now + retryDelayMs(state.failures, this.settings.random());
     }
+    // A refused address stays refused (the URL, or the operator's WEBHOOKS_ALLOW_PRIVATE, must change first): no
+    // retries for the whole window, the endpoint is failing at once and its messages are kept for the replay.
+    if (result.outcome === 'forbidden') return `its address is refused: ${result.error ?? 'a loopback, private or link-local address'}`;
     if (now - failingSinceMs < this.settings.retryMs) return null;
     const hours = Math.floor((now - failingSinceMs) / MS_PER_HOUR);
     return `message ${message.id} has failed for ${hours} hours (last: ${result.error ?? result.outcome})`;

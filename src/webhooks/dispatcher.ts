@@ -2,7 +2,8 @@
  * The outbox's delivering side. New messages are in the log, in the order
  * they were written (outbox.ts); the dispatcher reads them into a bounded
  * window (read-window.ts) and posts from it with bounded concurrency
- * (pacing.ts, and per endpoint attempts.ts). A message whose endpoint
+ * (pacing.ts; per account, a share of the slots, account-shares.ts; and per
+ * endpoint, attempts.ts). A message whose endpoint
  * cannot take it now (failing, backing off after a failure, disabled, or so
  * slow that its messages fill the window) is moved to that endpoint's held
  * rows (held-rows.ts), and so is every later message for that endpoint
@@ -31,6 +32,7 @@
  */
 import type { Clock } from '../platform/index.js';
 import type { Store, Wal } from '../wal/index.js';
+import { AccountShares } from './account-shares.js';
 import { Attempts, type AttemptSettings, type EndpointAttempts, type Outcome, type Poster } from './attempts.js';
 import type { WebhookDirectory } from './directory.js';
 import { purgeEndpointRows } from './endpoint-purge.js';
@@ -81,6 +83,7 @@ export class Dispatcher {
   private readonly window: ReadWindow;
   private readonly heldRows: HeldRows;
   private readonly pacing: Pacing;
+  private readonly shares: AccountShares;
   private readonly attempts: Attempts;
   private readonly commits: ResultCommits;
   private dropped = 0;
@@ -105,6 +108,7 @@ export class Dispatcher {
     this.window = new ReadWindow(store, options.windowMax);
     this.heldRows = new HeldRows(store, options.heldMax, options.pageSize);
     this.pacing = new Pacing(options);
+    this.shares = new AccountShares(options.concurrency);
     this.attempts = new Attempts(store, wal, clock, directory, poster, options, track);
     this.commits = new ResultCommits(wal, () => this.window.cursorPut(), track, () => this.pass());
     for (const endpoint of this.heldRows.holdingEndpoints()) {
@@ -314,7 +318,7 @@ export class Dispatcher {
         this.moveToHeld(w, state);
         continue;
       }
-      if (blocked.has(order) || !this.attempts.hasRoom(state.attempts)) {
+      if (blocked.has(order) || !this.hasRoom(endpoint, state)) {
         blocked.add(order);
         stuck++;
         continue;
@@ -333,10 +337,11 @@ export class Dispatcher {
    */
   private unblockWindow(): void {
     for (const w of this.window.values()) {
+      const endpoint = this.directory.get(w.message.endpoint);
       // A deleted endpoint's messages get no held rows: the next pass settles them.
-      if (w.state !== 'waiting' || this.directory.get(w.message.endpoint) === undefined) continue;
-      const state = this.state(w.message.endpoint);
-      if (!this.attempts.hasRoom(state.attempts)) this.moveToHeld(w, state);
+      if (w.state !== 'waiting' || endpoint === undefined) continue;
+      const state = this.state(endpoint.id);
+      if (!this.hasRoom(endpoint, state)) this.moveToHeld(w, state);
     }
   }
 
@@ -376,7 +381,7 @@ export class Dispatcher {
       return;
     }
     const state = this.state(id);
-    if (this.attempts.backingOff(state.attempts, this.clock.wallMs()) || !this.attempts.hasRoom(state.attempts)) return;
+    if (this.attempts.backingOff(state.attempts, this.clock.wallMs()) || !this.hasRoom(endpoint, state)) return;
     const blocked = new Set(state.attempts.inFlight.values());
     // Messages of this endpoint still in the window (being moved here, or in flight) come first.
     for (const w of this.window.ofEndpoint(id)) blocked.add(w.message.subject);
@@ -388,7 +393,7 @@ export class Dispatcher {
       const waits = blocked.has(message.subject) || state.attempts.inFlight.has(seq);
       blocked.add(message.subject);
       if (waits) continue;
-      if (!this.attempts.hasRoom(state.attempts) || !this.pacing.canStart()) return;
+      if (!this.hasRoom(endpoint, state) || !this.pacing.canStart()) return;
       this.attempt(endpoint, state, seq, message, null);
     }
     if (seen === 0 && state.attempts.inFlight.size === 0 && state.held.moving === 0) {
@@ -398,15 +403,22 @@ export class Dispatcher {
     }
   }
 
+  /** Whether the endpoint may start another attempt: it is under its own limit (attempts.ts), and its account under its share (account-shares.ts). */
+  private hasRoom(endpoint: WebhookEndpoint, state: EndpointState): boolean {
+    return this.attempts.hasRoom(state.attempts) && this.shares.hasRoom(endpoint.account);
+  }
+
   /** Posts one message; `w` is its window slot when it came from the window, null when from the held rows. */
   private attempt(endpoint: WebhookEndpoint, state: EndpointState, seq: number, message: OutboxMessage, w: Windowed | null): void {
     this.pacing.begin();
+    this.shares.begin(endpoint.account);
     this.track(this.attempts.send(endpoint, state.attempts, seq, message).then((outcome) => this.settle(outcome, state, w)));
   }
 
   /** An attempt's result: its log row, and the message delivered, or moved to (or kept among) the held rows. */
   private settle(outcome: Outcome, state: EndpointState, w: Windowed | null): void {
     this.pacing.end();
+    this.shares.end(outcome.account);
     this.attempts.count(outcome.result.outcome);
     const landed = (): void => void state.attempts.inFlight.delete(outcome.seq);
     if (this.directory.get(outcome.endpoint) === undefined) {

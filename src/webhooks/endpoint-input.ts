@@ -2,8 +2,7 @@
  * What a customer or the operator may register: checked here once for both
  * APIs, each refusal a sentence saying what to send instead.
  */
-import { isIP } from 'node:net';
-import { isForbiddenAddress } from './address-guard.js';
+import { guardedHost, isForbiddenHost } from './address-guard.js';
 import { isWebhookEvent, WEBHOOK_EVENTS, type WebhookEvent } from './records.js';
 import { URL_CHARS_MAX } from '../ledger/index.js';
 
@@ -46,9 +45,8 @@ function checkUrl(value: unknown, rules: EndpointRules): string | { ok: false; m
   }
   if (url.username !== '' || url.password !== '') return refuse("Field 'url' must not carry a user name or password.");
   if (url.hash !== '') return refuse("Field 'url' must not have a #fragment.");
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (host === '') return refuse("Field 'url' must name a host.");
-  if (!rules.allowPrivate && ((isIP(host) !== 0 && isForbiddenAddress(host)) || host === 'localhost' || host.endsWith('.localhost'))) {
+  if (guardedHost(url.hostname) === '') return refuse("Field 'url' must name a host.");
+  if (!rules.allowPrivate && isForbiddenHost(url.hostname)) {
     return refuse("Field 'url' points at a loopback, private or link-local address; notifications go only to public addresses.");
   }
   return url.toString();

@@ -11,6 +11,16 @@ import { BYTES_PER_KIB, MS_PER_HOUR, MS_PER_SECOND } from '../platform/index.js'
 export const PER_ENDPOINT_IN_FLIGHT_MAX = 8;
 
 /**
+ * The share of the delivery slots (WEBHOOKS_CONCURRENCY) no one account may
+ * take, so that another account's notifications always find slots free
+ * while one account's receivers hang (account-shares.ts). A quarter: the
+ * other accounts' receivers, when they answer, free their slots in
+ * milliseconds, so a few slots carry them; and an account keeps room for
+ * one hanging endpoint (PER_ENDPOINT_IN_FLIGHT_MAX) beside its healthy ones.
+ */
+export const OTHER_ACCOUNTS_SLOTS_PERCENT = 25;
+
+/**
  * Log messages the dispatcher reads ahead into memory at most (about 300
  * bytes each): its whole memory for messages not yet delivered, however far
  * behind the receivers are; the rest stays in the log or the held rows.

@@ -7,8 +7,7 @@
  */
 import http from 'node:http';
 import https from 'node:https';
-import { isIP } from 'node:net';
-import { guardedLookup, isForbiddenAddress } from './address-guard.js';
+import { guardedHost, guardedLookup, isForbiddenHost } from './address-guard.js';
 import type { AttemptOutcome } from './records.js';
 import { RESPONSE_BYTES_MAX } from './limits.js';
 
@@ -47,8 +46,8 @@ export class Sender {
     } catch {
       return Promise.resolve({ outcome: 'failed', status: null, error: 'the URL cannot be parsed' });
     }
-    const host = url.hostname.replace(/^\[|\]$/g, '');
-    if (!this.options.allowPrivate && isIP(host) !== 0 && isForbiddenAddress(host)) {
+    if (!this.options.allowPrivate && isForbiddenHost(url.hostname)) {
+      const host = guardedHost(url.hostname);
       return Promise.resolve({ outcome: 'forbidden', status: null, error: `${host} is a loopback, private or link-local address; set WEBHOOKS_ALLOW_PRIVATE=true to allow it` });
     }
     const secure = url.protocol === 'https:';

@@ -49,17 +49,22 @@ export function renderRefill(refill: RefillRecord): string {
   );
 }
 
-/** A service as customers see it (no `enabled`: they only ever see enabled ones). */
-export function renderPublicService(s: ServiceRecord): string {
+/**
+ * A service as customers see it (no `enabled`: they only ever see enabled
+ * ones). `average_time` is the median time from placement to completion of
+ * its recent completed orders, in whole seconds, null before its first.
+ */
+export function renderPublicService(s: ServiceRecord, averageTimeS: number | null): string {
   return (
     `{"id":${s.id},"platform":${JSON.stringify(s.platform)},"name":${JSON.stringify(s.name)},"rate":${formatMicro(s.rate)},"min":${s.min},"max":${s.max},` +
     `"category":${JSON.stringify(s.category)},"type":${JSON.stringify(s.type)},"refill":${s.refill},"refill_days":${s.refillDays},` +
-    `"cancel":${s.cancel},"dripfeed":${s.dripfeed},"description":${JSON.stringify(s.description)}}`
+    `"cancel":${s.cancel},"dripfeed":${s.dripfeed},"description":${JSON.stringify(s.description)},` +
+    `"average_time":${averageTimeS}}`
   );
 }
 
-export function renderServiceList(services: Iterable<ServiceRecord>): string {
+export function renderServiceList(services: Iterable<ServiceRecord>, averageTimeS: (service: number) => number | null): string {
   const parts: string[] = [];
-  for (const s of services) if (s.enabled) parts.push(renderPublicService(s));
+  for (const s of services) if (s.enabled) parts.push(renderPublicService(s, averageTimeS(s.id)));
   return `{"ok":true,"services":[${parts.join(',')}]}`;
 }

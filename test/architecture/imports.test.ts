@@ -39,7 +39,9 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
   cli: ['ops', 'money', 'ids', 'platform'],
   // The typed client for customers: openapi-fetch over the generated types; it imports no part of the server.
   client: [],
-  app: ['actors', 'forcejoin', 'http', 'ids', 'ledger', 'money', 'ops', 'platform', 'wal', 'webhooks', 'wire', 'errors'],
+  // Replicated mode: the group's log, lease and follower in PostgreSQL; the WAL's seam (DurableLog, the LMDB group commit) is all it knows of storage.
+  replication: ['wal', 'platform'],
+  app: ['actors', 'forcejoin', 'http', 'ids', 'ledger', 'money', 'ops', 'platform', 'replication', 'wal', 'webhooks', 'wire', 'errors'],
 };
 
 const ROOT_FILES: Readonly<Record<string, readonly string[]>> = { main: ['app', 'platform'] };

@@ -287,7 +287,7 @@ describe('service commands', () => {
     const r = await cli(['service', 'list']);
     expect(r.code).toBe(0);
     const lines = r.out.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^\s*ID\s+PLATFORM\s+NAME\s+RATE\s+MIN\s+MAX\s+ENABLED\s+TYPE\s+REFILL\s+CANCEL\s+DRIPFEED$/);
+    expect(lines[0]).toMatch(/^\s*ID\s+PLATFORM\s+NAME\s+RATE\s+MIN\s+MAX\s+ENABLED\s+TYPE\s+REFILL\s+CANCEL\s+DRIPFEED\s+AVG TIME$/);
     expect(lines[2]).toMatch(/Views\s+0\.001\s+100\s+100000\s+no\b/);
   });
 });

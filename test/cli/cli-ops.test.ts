@@ -591,7 +591,7 @@ describe('help for the new commands', () => {
   it('the order group lists its commands', async () => {
     const r = await cli('orders');
     expect(r.code).toBe(2);
-    expect(r.err).toContain('error: order needs a command: list, show, set-status, place, claim, progress, cancel-requests.');
+    expect(r.err).toContain('error: order needs a command: list, show, set-status, place, claim, extend, release, progress, cancel-requests.');
   });
 });
 

@@ -9,7 +9,7 @@ import { expect } from 'vitest';
 import { replayLedger, type BrokenInvariant, type OrderRecord, type VerifyReport } from '../../src/ledger/index.js';
 import { Broken } from '../../src/ledger/replay/finding.js';
 import { newReplayState, type ReplayState } from '../../src/ledger/replay/replay-state.js';
-import { imageLedgerSource, ORDER_COUNTS_KEY, orderIndexKey } from '../../src/wal/index.js';
+import { imageLedgerSource, leaseKey, ORDER_COUNTS_KEY, orderIndexKey } from '../../src/wal/index.js';
 import { emptyImage, tableKeyString, type DurableImage } from '../../src/wal/memory-wal.js';
 import type { Ledger } from './ledger.js';
 
@@ -22,6 +22,7 @@ export function imageOf(ledger: Ledger): DurableImage {
   }
   for (const order of ledger.rows.orders.values() as Iterable<OrderRecord>) {
     if (!ledger.unindexed.has(order.id)) out.tables.orderIndex.set(tableKeyString(orderIndexKey(order)), order.account);
+    if (order.leaseExpiresMs !== undefined && !ledger.unleased.has(order.id)) out.tables.leases.set(tableKeyString(leaseKey(order)), order.account);
   }
   if (ledger.countsRow !== undefined) out.tables.meta.set(tableKeyString(ORDER_COUNTS_KEY), structuredClone(ledger.countsRow));
   return out;

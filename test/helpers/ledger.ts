@@ -4,8 +4,8 @@
  * Tests tamper with `events` or `rows` before `write()` to break exactly one
  * invariant.
  */
-import { chargeFor, FINAL_STATUSES, isUnlimited, planExpiryAfter, planPriceInr, refundFor, withServiceDefaults, type IdempotencyRecord, type LogEvent, type OrderRecord, type OrderExtras, type OrderStatus, type ServiceRecord, type WalletRecord } from '../../src/ledger/index.js';
-import { orderIndexKey, type TableName } from '../../src/wal/index.js';
+import { chargeFor, FINAL_STATUSES, isUnlimited, planExpiryAfter, planPriceInr, refundFor, withServiceDefaults, type IdempotencyRecord, type LogEvent, type OrderRecord, type OrderExtras, type OrderStatus, type OrderType, type ServiceRecord, type WalletRecord } from '../../src/ledger/index.js';
+import { leaseKey, orderIndexKey, type TableName } from '../../src/wal/index.js';
 import { openStore, type Store } from '../../src/wal/store.js';
 import { ORDER_COUNTS_KEY } from '../../src/wal/order-counts.js';
 import { rmSync } from 'node:fs';
@@ -20,6 +20,8 @@ export class Ledger {
   /** Table rows by table, keyed like the server keys them. */
   /** Orders left out of the status index (to break it). */
   unindexed = new Set<string>();
+  /** Orders under a lease left out of the lease index (to break it). */
+  unleased = new Set<string>();
   /** A counts row to write (the group commit keeps one; hand-made ledgers have none unless set). */
   countsRow: unknown = undefined;
   rows: Record<'wallets' | 'orders' | 'idempotency', Map<string | number, any>> = {
@@ -73,8 +75,8 @@ export class Ledger {
     return this;
   }
 
-  /** An order as the actor places it; `extras` (e.g. drip-feed runs) go on both the event and the row. */
-  place(id: number, orderId: string, quantity: number, rate: number, options: { idempotencyKey?: string; extras?: OrderExtras } = {}): this {
+  /** An order as the actor places it; `type` and `extras` (e.g. drip-feed runs) go on both the event and the row. */
+  place(id: number, orderId: string, quantity: number, rate: number, options: { idempotencyKey?: string; extras?: OrderExtras; type?: OrderType } = {}): this {
     const w = this.wallet(id);
     const at = this.now();
     const unlimited = isUnlimited(w, at);
@@ -95,6 +97,7 @@ export class Ledger {
       balance: w.credits,
       channel: 'api',
       idempotencyKey: options.idempotencyKey ?? null,
+      ...(options.type === undefined ? {} : { orderType: options.type }),
       ...(extras === undefined ? {} : { extras }),
     });
     const row: OrderRecord = {
@@ -112,6 +115,7 @@ export class Ledger {
       unlimited,
       createdAtMs: at,
       seq: ++this.orderSeq,
+      ...(options.type === undefined ? {} : { type: options.type }),
       ...(extras === undefined ? {} : { extras: { ...extras } }),
     };
     this.rows.orders.set(orderId, row);
@@ -127,6 +131,37 @@ export class Ledger {
     return this;
   }
 
+  /** A claim as the actor makes it: pending to processing for `worker`, with a lease of `leaseSeconds` from its time. */
+  claim(orderId: string, worker: string, leaseSeconds = 60): this {
+    const o = this.order(orderId);
+    const at = this.now();
+    const leaseExpiresMs = at + leaseSeconds * 1000;
+    const balance = this.wallet(o.account).credits;
+    this.events.push({ type: 'order.status', atMs: at, account: o.account, order: orderId, from: o.status, to: 'processing', remains: null, refund: 0, balance, worker, leaseExpiresMs });
+    Object.assign(o, { status: 'processing', worker, leaseExpiresMs });
+    return this;
+  }
+
+  /** The holder extends its lease: it ends `leaseSeconds` from the event's time. */
+  extend(orderId: string, leaseSeconds = 60): this {
+    const o = this.order(orderId);
+    const at = this.now();
+    o.leaseExpiresMs = at + leaseSeconds * 1000;
+    this.events.push({ type: 'order.lease_extended', atMs: at, account: o.account, order: orderId, worker: o.worker!, leaseExpiresMs: o.leaseExpiresMs });
+    return this;
+  }
+
+  /** The order back in the claim queue: released by its holder, or (expired) once its lease has ended, the time moved there. */
+  release(orderId: string, cause: 'released' | 'expired'): this {
+    const o = this.order(orderId);
+    if (cause === 'expired') this.atMs = Math.max(this.atMs, o.leaseExpiresMs! - 1000);
+    this.events.push({ type: 'order.released', atMs: this.now(), account: o.account, order: orderId, worker: o.worker!, cause });
+    o.status = 'pending';
+    delete o.worker;
+    delete o.leaseExpiresMs;
+    return this;
+  }
+
   move(orderId: string, to: OrderStatus, remains: number | null = null): this {
     const o = this.order(orderId);
     const w = this.wallet(o.account);
@@ -136,6 +171,8 @@ export class Ledger {
     this.events.push({ type: 'order.status', atMs: at, account: o.account, order: orderId, from: o.status, to, remains, refund, balance: w.credits });
     o.status = to;
     o.remains = to === 'partial' ? remains : null;
+    // As the actor's move: moving on ends a lease.
+    delete o.leaseExpiresMs;
     // As the actor's move: a final state starts the refill window.
     if (FINAL_STATUSES.has(to)) o.finishedAtMs = at;
     return this;
@@ -164,6 +201,7 @@ export class Ledger {
       // The status index, as the wallet actor keeps it (tests may drop rows from it).
       for (const order of this.rows.orders.values() as Iterable<OrderRecord>) {
         if (!this.unindexed.has(order.id)) store.tables.orderIndex.put(orderIndexKey(order), order.account);
+        if (order.leaseExpiresMs !== undefined && !this.unleased.has(order.id)) store.tables.leases.put(leaseKey(order), order.account);
       }
       if (this.countsRow !== undefined) store.tables.meta.put(ORDER_COUNTS_KEY, this.countsRow);
     });

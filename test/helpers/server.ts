@@ -130,8 +130,8 @@ export function testServer(options: StartOptions | (() => StartOptions) = {}): S
     return running;
   };
   const start = async (o: StartOptions, dir: string, clock: ManualClock, overrides: Partial<Config> = {}) => ({
-    // The sweep runs when a test says so: its timer is wall time, the clock is not.
-    server: await startServer(testConfig(dir, { ...o.config, ...overrides }), { clock, log: createLogger('silent'), onFatal: () => {}, sweepEveryMs: null, ...o.server }),
+    // The sweeps run when a test says so: their timers are wall time, the clock is not.
+    server: await startServer(testConfig(dir, { ...o.config, ...overrides }), { clock, log: createLogger('silent'), onFatal: () => {}, sweepEveryMs: null, leaseSweepEveryMs: null, ...o.server }),
     dir,
     clock,
     options: o,

@@ -23,6 +23,8 @@ export interface Received {
   verified: boolean;
   /** What this receiver answered. */
   answered: Behaviour;
+  /** performance.now() when the request's body had arrived (latency tests compare it with when they placed the order). */
+  atMs: number;
 }
 
 export interface Receiver {
@@ -110,6 +112,7 @@ export async function startReceiver(): Promise<Receiver> {
         json,
         verified: secret !== undefined && verify(secret, req, body),
         answered: behaviour,
+        atMs: performance.now(),
       });
       switch (behaviour) {
         case 'ok':

@@ -31,6 +31,7 @@ describe('customer endpoints over HTTP', () => {
       cancel: false,
       dripfeed: false,
       description: '',
+      average_time: null,
     });
     expect(r.body.services.map((s: { id: number }) => s.id)).not.toContain(disabled);
   });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { useServer, type Creds } from '../helpers/server.js';
+import { EXAMPLE_MAX, EXAMPLE_MIN, EXAMPLE_RATE, TYPE_EXAMPLES, type ExampleFields } from './order-type-examples.js';
 
 /** Order types and drip-feed over HTTP: each type's inputs, checks, charge, and what the order keeps. */
 describe('order types', () => {
@@ -29,9 +30,13 @@ describe('order types', () => {
     expect(r.status).toBe(201);
     expect(r.body.charge).toBe(0.5);
     expect(await adminOrder(r.body.order)).toMatchObject({ type: 'Package', quantity: 1, charge: 0.5 });
+    // A quantity of 1, what clients that send quantity with every order send, is the package itself.
+    const one = await t.api('POST', '/api/v1/order', creds, { service: service['Package'], target, quantity: 1 });
+    expect(one.status).toBe(201);
+    expect(one.body.charge).toBe(0.5);
     const withQty = await t.api('POST', '/api/v1/order', creds, { service: service['Package'], target, quantity: 5 });
     expect(withQty.status).toBe(400);
-    expect(withQty.body.message).toMatch(/'quantity' is not taken by Package orders/);
+    expect(withQty.body.message).toBe("A Package order is one unit: send 'quantity' 1 or leave it out (it was 5).");
   });
 
   it('Custom Comments: quantity is the number of non-empty lines; the order keeps them and the queue shows them', async () => {
@@ -87,7 +92,7 @@ describe('order types', () => {
     const empty = await t.api('POST', '/api/v1/order', creds, { service: service['Custom Comments'], target, comments: '\n \n' });
     expect(empty.body.message).toMatch(/at least one non-empty line/);
     const wrong = await t.api('POST', '/api/v1/order', creds, { service: service['Default'], target, quantity: 5, comments: 'x' });
-    expect(wrong.body.message).toMatch(/'comments' is not taken by Default orders/);
+    expect(wrong.body.message).toBe("Field 'comments' is not taken by Default orders; they take 'target', 'quantity', 'runs', 'interval'.");
     // Nothing was charged for any refused order.
     expect((await t.api('GET', '/api/v1/balance', creds)).body.credits).toBe(before);
   });
@@ -167,5 +172,81 @@ describe('drip-feed', () => {
     const tooMuch = await t.api('POST', '/api/v1/order', creds, { service: drip, target, quantity: 1000, runs: 20, interval: 5 });
     expect(tooMuch.status).toBe(402);
     expect(tooMuch.body.message).toMatch(/costs 2000 credits/);
+  });
+});
+
+/** The list fields as JSON arrays of lines, as a JSON client of API v2 may send them. */
+function withArrays(fields: ExampleFields): Record<string, unknown> {
+  const lists = ['comments', 'usernames', 'hashtags', 'keywords', 'groups'];
+  return Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, lists.includes(k) ? String(v).split('\n') : v]));
+}
+
+describe('every order type of the dialect, through v1 and API v2', () => {
+  let creds: Creds;
+  let key: string;
+  const services: Record<string, number> = {};
+  const target = 'https://instagram.com/p/abc';
+
+  const t = useServer({}, async (t) => {
+    creds = await t.createAccount('every-type', '1000');
+    key = await t.issueV2Key(creds.id);
+    for (const { type } of TYPE_EXAMPLES) {
+      services[type] = await t.createService({ name: type, rate: EXAMPLE_RATE, min: EXAMPLE_MIN, max: EXAMPLE_MAX, type });
+    }
+  });
+
+  const balance = async (): Promise<number> => (await t.api('GET', '/api/v1/balance', creds)).body.credits;
+  const v2Json = async (fields: Record<string, unknown>): Promise<any> =>
+    (await fetch(`${t.url}/api/v2`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(fields) })).json();
+
+  it('v2 lists every type in services', async () => {
+    const listed = await t.v2({ key, action: 'services' });
+    expect(listed.body.map((s: { type: string }) => s.type)).toEqual(TYPE_EXAMPLES.map((e) => e.type));
+  });
+
+  it.each(TYPE_EXAMPLES)('$type: the example is placed through v1, v2 form and v2 JSON alike, charged its units × rate, its inputs shown to the operator', async (example) => {
+    const before = await balance();
+    const service = services[example.type]!;
+    const v1 = await t.api('POST', '/api/v1/order', creds, { service, target, ...example.fields });
+    expect(v1.status).toBe(201);
+    expect(v1.body.charge).toBe(example.quantity * 0.5);
+    const form = await t.v2({ key, action: 'add', service, link: target, ...example.fields });
+    expect(form.body).toEqual({ order: v1.body.number + 1 });
+    const json = await v2Json({ key, action: 'add', service, link: target, ...withArrays(example.fields) });
+    expect(json).toEqual({ order: v1.body.number + 2 });
+    for (const number of [v1.body.number, form.body.order, json.order]) {
+      const order = (await t.admin('GET', `/admin/v1/orders/${number}`)).body.order;
+      expect(order).toMatchObject({ type: example.type, quantity: example.quantity, target, ...example.shown });
+    }
+    expect(await balance()).toBe(before - 3 * example.quantity * 0.5);
+  });
+
+  it.each(TYPE_EXAMPLES)('$type: every malformed variant is refused with a sentence naming the field, on v1 and v2, and nothing is charged', async (example) => {
+    const before = await balance();
+    const service = services[example.type]!;
+    for (const [fields, sentence] of example.malformed) {
+      const v1 = await t.api('POST', '/api/v1/order', creds, { service, target, ...fields });
+      expect({ fields, status: v1.status, error: v1.body.error }).toEqual({ fields, status: 400, error: 'VALIDATION' });
+      expect(v1.body.message).toMatch(sentence);
+      const v2 = await t.v2({ key, action: 'add', service, link: target, ...fields });
+      expect(Object.keys(v2.body)).toEqual(['error']);
+      expect(v2.body.error).toMatch(sentence);
+      expect(v2.body.error).not.toMatch(/'target'/);
+    }
+    expect(await balance()).toBe(before);
+  });
+
+  it('a field of another type is refused by name on v1 and v2, the v2 sentence naming its fields; nothing is charged', async () => {
+    const before = await balance();
+    const foreign: ExampleFields = { username: 'someone', usernames: 'a\nb', comments: 'hi', hashtags: '#a', hashtag: '#a', keywords: 'k', groups: 'g', answer_number: 1, media: 'https://x.test/m' };
+    for (const [field, value] of Object.entries(foreign)) {
+      const v1 = await t.api('POST', '/api/v1/order', creds, { service: services['Default'], target, quantity: 10, [field]: value });
+      expect(v1.body.message).toBe(`Field '${field}' is not taken by Default orders; they take 'target', 'quantity', 'runs', 'interval'.`);
+      const v2 = await t.v2({ key, action: 'add', service: services['Default']!, link: target, quantity: 10, [field]: value });
+      expect(v2.body).toEqual({ error: `Field '${field}' is not taken by Default orders; they take 'link', 'quantity', 'runs', 'interval'.` });
+    }
+    const pkg = await t.v2({ key, action: 'add', service: services['Package']!, link: target, comments: 'a' });
+    expect(pkg.body).toEqual({ error: "Field 'comments' is not taken by Package orders; they take 'link', 'quantity'." });
+    expect(await balance()).toBe(before);
   });
 });

@@ -40,6 +40,7 @@ describe('services carry what clients choose by', () => {
       cancel: true,
       dripfeed: true,
       description: 'Real-looking comments, one per line.',
+      average_time: null,
     });
   });
 

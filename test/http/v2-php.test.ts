@@ -9,6 +9,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { useServer } from '../helpers/server.js';
+import { EXAMPLE_MAX, EXAMPLE_MIN, EXAMPLE_RATE, TYPE_EXAMPLES } from './order-type-examples.js';
 
 function phpMissing(): string | null {
   const probe = spawnSync('php', ['-r', "exit(function_exists('curl_init') ? 0 : 3);"], { encoding: 'utf8' });
@@ -22,11 +23,13 @@ const missing = phpMissing();
 if (missing !== null) process.stderr.write(`SKIPPED API v2 test with PHP's curl: ${missing}\n`);
 
 const SCRIPT = fileURLToPath(new URL('./php/reseller.php', import.meta.url));
+const ORDER_TYPES_SCRIPT = fileURLToPath(new URL('./php/order-types.php', import.meta.url));
 
-/** Runs the script without blocking the event loop (the server under test shares it). */
-function php(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+/** Runs a script without blocking the event loop (the server under test shares it); `input` goes to its stdin. */
+function php(args: string[], script = SCRIPT, input = ''): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn('php', [SCRIPT, ...args]);
+    const child = spawn('php', [script, ...args]);
+    child.stdin.end(input);
     let out = '';
     let err = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
@@ -85,6 +88,38 @@ describe.skipIf(missing !== null)("API v2 through PHP's curl and the usual clien
 
     // 50 − 0.2 − 0.8 (refunded by the cancel) − 2 × 60 × 0.05.
     expect((await t.api('GET', '/api/v1/balance', creds)).body.credits).toBe(43.8);
+    expect((await t.admin('GET', '/admin/v1/verify')).body.ok).toBe(true);
+  });
+
+  it('every order type: its example payload is placed through the class, each malformed one refused with its sentence, nothing charged for those', async () => {
+    const creds = await t.createAccount('php-types', '1000');
+    const key = await t.issueV2Key(creds.id);
+    const link = 'https://instagram.com/p/php-types';
+    const cases: { service: number; link: string; fields: Record<string, string | number> }[] = [];
+    const expected: unknown[] = [];
+    let spent = 0;
+    for (const example of TYPE_EXAMPLES) {
+      const service = await t.createService({ name: example.type, rate: EXAMPLE_RATE, min: EXAMPLE_MIN, max: EXAMPLE_MAX, type: example.type });
+      cases.push({ service, link, fields: example.fields });
+      expected.push({ order: expect.any(Number) });
+      spent += example.quantity * 0.5;
+      for (const [fields, sentence] of example.malformed) {
+        cases.push({ service, link, fields });
+        expected.push({ error: expect.stringMatching(sentence) });
+      }
+    }
+    const run = await php([`${t.url}/api/v2`, key], ORDER_TYPES_SCRIPT, JSON.stringify(cases));
+    expect(run.err).toBe('');
+    expect(run.code).toBe(0);
+    const answers = JSON.parse(run.out);
+    expect(answers).toEqual(expected);
+    let i = 0;
+    for (const example of TYPE_EXAMPLES) {
+      const order = (await t.admin('GET', `/admin/v1/orders/${answers[i].order}`)).body.order;
+      expect(order).toMatchObject({ type: example.type, quantity: example.quantity, target: link, ...example.shown });
+      i += 1 + example.malformed.length;
+    }
+    expect((await t.api('GET', '/api/v1/balance', creds)).body.credits).toBe(1000 - spent);
     expect((await t.admin('GET', '/admin/v1/verify')).body.ok).toBe(true);
   });
 });

@@ -70,7 +70,7 @@ describe('API v2', () => {
     expect((await json({ key, action: 'balance' })).body).toEqual({ balance: '100', currency: 'INR' });
     const s = await form({ key, action: 'services' });
     expect(s.body).toEqual([
-      { service, name: 'Followers', type: 'Default', category: 'Instagram Followers', rate: '12.5', min: '10', max: '5000', refill: true, cancel: true, dripfeed: false },
+      { service, name: 'Followers', type: 'Default', category: 'Instagram Followers', rate: '12.5', min: '10', max: '5000', refill: true, cancel: true, dripfeed: false, average_time: 'Not enough data' },
     ]);
   });
 
@@ -192,6 +192,91 @@ describe('API v2', () => {
     const added = await form({ key, action: 'add', service, link: 'https://x.test/u', quantity: 5000 });
     expect(added.body.order).toBeGreaterThan(0);
     expect(await credits()).toBe('100');
+  });
+
+  /** A body exactly as PHP's provider classes build it: name=urlencode(value) joined by &, in the order given. */
+  async function phpForm(pairs: [string, string | number][]): Promise<V2Reply> {
+    const phpUrlencode = (v: string): string => encodeURIComponent(v).replace(/[!'()*~]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`).replaceAll('%20', '+');
+    const body = pairs.map(([k, v]) => `${k}=${phpUrlencode(String(v))}`).join('&');
+    return reply(await fetch(`${t.url}/api/v2`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body }));
+  }
+
+  it("the requests panels' provider code sends are placed as sent: SmartPanel's per-type fields, and quantity with every add from clients that always send it", async () => {
+    const comments = await t.createService({ name: 'Comments', rate: '0.01', min: 1, max: 100, type: 'Custom Comments' });
+    const pkg = await t.createService({ name: 'Package', rate: '2', min: 1, max: 1, type: 'Package' });
+    const likes = await t.createService({ name: 'Comment Likes', rate: '0.01', min: 10, max: 1000, type: 'Comment Likes' });
+    const hashtags = await t.createService({ name: 'Mentions with Hashtags', rate: '0.01', min: 10, max: 1000, type: 'Mentions with Hashtags' });
+    // SmartPanel's cron builds [action, service, then the type's fields] and its provider class puts key first.
+    const smart = await phpForm([['key', key], ['action', 'add'], ['service', comments], ['link', 'https://instagram.com/p/x'], ['comments', 'nice post\ngreat shot']]);
+    const smartLikes = await phpForm([['key', key], ['action', 'add'], ['service', likes], ['link', 'https://instagram.com/p/x'], ['quantity', 100], ['username', 'owner.name']]);
+    const smartHashtags = await phpForm([['key', key], ['action', 'add'], ['service', hashtags], ['link', 'https://instagram.com/p/x'], ['quantity', 100], ['usernames', 'ann\nbob'], ['hashtags', '#a\n#b']]);
+    for (const r of [smart, smartLikes, smartHashtags]) expect(r.body).toEqual({ order: expect.any(Number) });
+    expect((await t.admin('GET', `/admin/v1/orders/${smartLikes.body.order}`)).body.order).toMatchObject({ type: 'Comment Likes', quantity: 100, username: 'owner.name' });
+    // Clients that send quantity with every add, and empty drip-feed fields.
+    const agreeing = await form({ key, action: 'add', service: comments, link: 'https://instagram.com/p/x', quantity: 2, comments: 'a\nb', runs: '', interval: '' });
+    expect(agreeing.body).toEqual({ order: expect.any(Number) });
+    const packageOne = await form({ key, action: 'add', service: pkg, link: 'https://instagram.com/p/x', quantity: 1 });
+    const packageEmpty = await form({ key, action: 'add', service: pkg, link: 'https://instagram.com/p/x', quantity: '' });
+    expect([packageOne.body, packageEmpty.body]).toEqual([{ order: expect.any(Number) }, { order: expect.any(Number) }]);
+    // 100 − 0.02 (smart) − 1 − 1 (likes, hashtags) − 0.02 (agreeing) − 2 − 2 (packages).
+    expect(await credits()).toBe('93.96');
+    const before = await credits();
+    const disagreeing = await form({ key, action: 'add', service: comments, link: 'https://instagram.com/p/x', quantity: 3, comments: 'a\nb' });
+    expect(disagreeing.body).toEqual({ error: "Field 'quantity' is 3 but 'comments' holds 2 lines; send 2 or leave quantity out." });
+    const packageMany = await form({ key, action: 'add', service: pkg, link: 'https://instagram.com/p/x', quantity: 5 });
+    expect(packageMany.body).toEqual({ error: "A Package order is one unit: send 'quantity' 1 or leave it out (it was 5)." });
+    expect(await credits()).toBe(before);
+  });
+
+  it('nothing sent is dropped: a field of another type, or of no type, is refused by name, before the missing link is', async () => {
+    const before = await credits();
+    const likes = await t.createService({ name: 'Comment Likes', rate: '0.01', min: 10, max: 1000, type: 'Comment Likes' });
+    // A Comment Likes order sent to a plain service.
+    const plain = await form({ key, action: 'add', service, link: 'https://instagram.com/p/x', quantity: 100, username: 'owner' });
+    expect(plain.body).toEqual({ error: "Field 'username' is not taken by Default orders; they take 'link', 'quantity', 'runs', 'interval'." });
+    // A Subscriptions order (no link) to services that do not take its fields.
+    const sub = { key, action: 'add', username: 'natgeo', min: 100, max: 200, posts: 5, old_posts: 0, delay: 30, expiry: '31/12/2026' };
+    expect((await form({ ...sub, service })).body).toEqual({ error: "Field 'min' is not taken by Default orders; they take 'link', 'quantity', 'runs', 'interval'." });
+    expect((await form({ ...sub, service: likes })).body).toEqual({ error: "Field 'min' is not taken by Comment Likes orders; they take 'link', 'quantity', 'username'." });
+    expect((await form({ key, action: 'add', service, username: 'natgeo' })).body).toEqual({ error: "Field 'username' is not taken by Default orders; they take 'link', 'quantity', 'runs', 'interval'." });
+    expect((await form({ key, action: 'add', service, link: 'https://x.test', quantity: 100, colour: 'red' })).body).toEqual({
+      error: "Field 'colour' is not taken by Default orders; they take 'link', 'quantity', 'runs', 'interval'.",
+    });
+    expect((await form({ key, action: 'add', service: 999, link: 'https://x.test', quantity: 100, colour: 'red' })).body).toEqual({ error: "Field 'colour' is not a field of add." });
+    expect(await credits()).toBe(before);
+    expect((await t.admin('GET', `/admin/v1/orders?account=${creds.id}`)).body.orders ?? []).toEqual([]);
+  });
+
+  it('JSON arrays only where the dialect has lists: lines of a list, ids of orders and refills; anywhere else refused by name', async () => {
+    const comments = await t.createService({ name: 'Comments', rate: '0.01', min: 1, max: 100, type: 'Custom Comments' });
+    const three = await json({ key, action: 'add', service: comments, link: 'https://x.test/c', comments: ['a', 'b', 'c'] });
+    expect(three.body).toEqual({ order: expect.any(Number) });
+    expect((await t.admin('GET', `/admin/v1/orders/${three.body.order}`)).body.order).toMatchObject({ quantity: 3, comments: 'a\nb\nc', charge: 0.03 });
+    const before = await credits();
+    const refusals: [Record<string, unknown>, string][] = [
+      [{ link: ['https://x.test/1', 'https://x.test/2'], service, quantity: 100 }, "Field 'link' must be a string or a number; only orders, refills, comments, usernames, hashtags, keywords, groups take a list."],
+      [{ link: 'https://x.test', service, quantity: [100, 200] }, "Field 'quantity' must be a string or a number; only orders, refills, comments, usernames, hashtags, keywords, groups take a list."],
+      [{ link: 'https://x.test', service: comments, comments: ['a', 'b\nc'] }, "Item 2 of 'comments' holds a line break; send one line per item."],
+      [{ link: 'https://x.test', service: comments, comments: ['a', { b: 1 }] }, "Field 'comments' must be a list of strings or numbers."],
+      [{ link: { href: 'https://x.test' }, service, quantity: 100 }, "Field 'link' must be a string or a number."],
+    ];
+    for (const [fields, sentence] of refusals) expect({ fields, body: (await json({ key, action: 'add', ...fields })).body }).toEqual({ fields, body: { error: sentence } });
+    expect(await credits()).toBe(before);
+    const statuses = await json({ key, action: 'status', orders: [three.body.order, 999999] });
+    expect(Object.keys(statuses.body)).toEqual([String(three.body.order), '999999']);
+  });
+
+  it("status shows the charge net of a partial or cancel refund, as panels do; v1's status keeps the charge placed", async () => {
+    const partial = (await form({ key, action: 'add', service, link: 'https://x.test/p', quantity: 1000 })).body.order;
+    const canceled = (await form({ key, action: 'add', service, link: 'https://x.test/c', quantity: 400 })).body.order;
+    const idOf = async (n: number): Promise<string> => (await t.admin('GET', `/admin/v1/orders/${n}`)).body.order.id;
+    await t.admin('POST', `/admin/v1/orders/${await idOf(partial)}/status`, { status: 'partial', remains: 400 });
+    await t.admin('POST', `/admin/v1/orders/${await idOf(canceled)}/status`, { status: 'canceled' });
+    // 1000 × 0.0125 = 12.5, of which 400 × 0.0125 = 5 came back; 400 × 0.0125 = 5, all of which came back.
+    expect((await form({ key, action: 'status', order: partial })).body).toEqual({ charge: '7.5', start_count: '0', status: 'Partial', remains: '400', currency: 'INR' });
+    expect((await form({ key, action: 'status', orders: `${partial},${canceled}` })).body[canceled]).toEqual({ charge: '0', start_count: '0', status: 'Canceled', remains: '400', currency: 'INR' });
+    expect(await credits()).toBe('92.5');
+    expect((await t.api('GET', `/api/v1/status?order=${await idOf(partial)}`, creds)).body.charge).toBe(12.5);
   });
 
   it('Idempotency-Key on add: a retry answers the same number and places nothing', async () => {

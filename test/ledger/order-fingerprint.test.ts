@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { orderFingerprint, ORDER_INPUT_FIELDS, type OrderPayload } from '../../src/ledger/index.js';
@@ -29,7 +30,23 @@ describe('orderFingerprint (the payload as sent)', () => {
   });
 
   it('changing or dropping exactly one order-input field always changes the fingerprint (property)', () => {
-    const full: OrderPayload = { serviceId: 7, target: 'https://x.test/p/1', quantity: 5, comments: 'c', usernames: 'u', answer_number: 2, runs: 3, interval: 10 };
+    const full: OrderPayload = {
+      serviceId: 7,
+      target: 'https://x.test/p/1',
+      quantity: 5,
+      comments: 'c',
+      usernames: 'u',
+      answer_number: 2,
+      runs: 3,
+      interval: 10,
+      username: 'owner',
+      hashtags: 'h',
+      hashtag: 'tag',
+      media: 'https://x.test/p/2',
+      keywords: 'k',
+      groups: 'g',
+    };
+    expect(Object.keys(full).length).toBe(ORDER_INPUT_FIELDS.length + 2);
     fc.assert(
       fc.property(fc.constantFrom(...ORDER_INPUT_FIELDS), fc.boolean(), (field, drop) => {
         const changed: OrderPayload = { ...full };
@@ -50,6 +67,15 @@ describe('orderFingerprint (the payload as sent)', () => {
       }),
       { numRuns: 500 },
     );
+  });
+
+  it('keeps the fingerprint a key was stored with before the later fields existed, so such a key still replays', () => {
+    const legacy = (fields: unknown[]): string => createHash('sha256').update(JSON.stringify(fields)).digest('base64url');
+    const target = 'https://x.test/p/1';
+    expect(orderFingerprint({ serviceId: 7, target, quantity: 100 })).toBe(legacy([7, target, 100, null, null, null, null, null]));
+    expect(orderFingerprint({ serviceId: 7, target, comments: 'a\nb' })).toBe(legacy([7, target, null, 'a\nb', null, null, null, null]));
+    // A later field, when sent, is covered by name.
+    expect(orderFingerprint({ serviceId: 7, target, quantity: 100, username: 'x' })).not.toBe(orderFingerprint({ serviceId: 7, target, quantity: 100, hashtag: 'x' }));
   });
 
   it('is a compact printable string suitable for storage', () => {

@@ -192,6 +192,36 @@ describe('(c) order charges', () => {
     expectBroken(verify(type), 'order-charge', 4, 1, 'o2', /orders row has type Package but order.placed says none/);
   });
 
+  it("an order's inputs follow its type's rules, which replay reads again: each type's example verifies", () => {
+    const ledger = new Ledger()
+      .account(1)
+      .credit(1, 100 * CREDIT)
+      .place(1, 'o1', 2, 100_000, { type: 'Custom Comments', extras: { comments: 'a\nb' } })
+      .place(1, 'o2', 1, 100_000, { type: 'Custom Comments Package', extras: { comments: 'a\nb\nc' } })
+      .place(1, 'o3', 10, 100_000, { type: 'Comment Likes', extras: { username: 'owner' } })
+      .place(1, 'o4', 10, 100_000, { type: 'Mentions with Hashtags', extras: { usernames: 'a\nb', hashtags: '#x' } })
+      .place(1, 'o5', 10, 100_000, { type: 'Mentions Hashtag', extras: { hashtag: '#x' } })
+      .place(1, 'o6', 10, 100_000, { type: 'Mentions User Followers', extras: { username: 'natgeo' } })
+      .place(1, 'o7', 10, 100_000, { type: 'Mentions Media Likers', extras: { media: 'https://x.test/p/1' } })
+      .place(1, 'o8', 10, 100_000, { type: 'SEO', extras: { keywords: 'shoes\nboots' } })
+      .place(1, 'o9', 10, 100_000, { type: 'Invites from Groups', extras: { groups: 'g1\ng2' } })
+      .place(1, 'o10', 10, 100_000, { type: 'Poll', extras: { answerNumber: 2 } });
+    expect(verify(ledger).ok).toBe(true);
+  });
+
+  it('an order whose quantity is not what its list derives, or whose inputs break its type, or of an unknown type, is named at its placement', () => {
+    const lines = new Ledger().account(1).credit(1, 100 * CREDIT).place(1, 'o1', 3, 100_000, { type: 'Custom Comments', extras: { comments: 'a\nb' } });
+    expectBroken(verify(lines), 'order-charge', 3, 1, 'o1', /a Custom Comments order of these inputs is 2 units, not 3/);
+    const pkg = new Ledger().account(1).credit(1, 100 * CREDIT).place(1, 'o1', 5, 100_000, { type: 'Package' });
+    expectBroken(verify(pkg), 'order-charge', 3, 1, 'o1', /a Package order of these inputs is 1 unit, not 5/);
+    const missing = new Ledger().account(1).credit(1, 100 * CREDIT).place(1, 'o1', 10, 100_000, { type: 'Comment Likes' });
+    expectBroken(verify(missing), 'order-charge', 3, 1, 'o1', /inputs break the Comment Likes type's rules: Field 'username' is required/);
+    const foreign = new Ledger().account(1).credit(1, 100 * CREDIT).place(1, 'o1', 10, 100_000, { extras: { keywords: 'k' } });
+    expectBroken(verify(foreign), 'order-charge', 3, 1, 'o1', /Field 'keywords' is not taken by Default orders/);
+    const unknown = new Ledger().account(1).credit(1, 100 * CREDIT).place(1, 'o1', 10, 100_000, { type: 'Likes' as never });
+    expectBroken(verify(unknown), 'order-charge', 3, 1, 'o1', /unknown order type "Likes"|unknown order type Likes/);
+  });
+
   it('a row with more drip-feed runs than its order.placed is named at the placement, not a crash at a later refund', () => {
     // o1 is 10 units × 5 runs at 0.1: 5 credits. Its row claims 50 runs.
     const ledger = new Ledger().account(1).credit(1, 100 * CREDIT).place(1, 'o1', 10, 100_000, { extras: { runs: 5, interval: 30 } });

@@ -48,10 +48,12 @@ describe.skipIf(ONLY_SEED !== undefined)('simulation: wallet actors over the fau
   it('no fault: pipelined commands and group commits leave memory and disk equal', async () => {
     const reports = await expectAllSeedsPass({ steps: STEPS, crashes: false, commitFailures: false }, 10_001, 40);
     expect(sum(reports, 'ordersAcknowledged')).toBeGreaterThan(0);
-    // The lifecycle commands ran to acknowledgement: refunding cancels, cancel requests, refills.
+    // The lifecycle commands ran to acknowledgement: refunding cancels, cancel requests, refills, claims with a lease and their ends.
     expect(sum(reports, 'cancelsRefunded')).toBeGreaterThan(0);
     expect(sum(reports, 'cancelRequests')).toBeGreaterThan(0);
     expect(sum(reports, 'refillsOpened')).toBeGreaterThan(0);
+    expect(sum(reports, 'leasesTaken')).toBeGreaterThan(0);
+    expect(sum(reports, 'leasesEnded')).toBeGreaterThan(0);
     // Typed and drip-feed orders ran too, with partial refunds over more than one run.
     expect(sum(reports, 'typedOrdersAcknowledged')).toBeGreaterThan(0);
     expect(sum(reports, 'partialsOverRuns')).toBeGreaterThan(0);

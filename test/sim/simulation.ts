@@ -20,7 +20,7 @@ import { type Clock, ManualClock } from '../../src/platform/clock.js';
 import { formatMicro } from '../../src/money/index.js';
 import { WalletActor, idempotencyTableKey, type ActorContext, type Delivery } from '../../src/actors/wallet-actor.js';
 import type { Request as Command } from '../../src/actors/index.js';
-import { chargeFor, FINAL_STATUSES, type IdempotencyRecord, isOpenRefill, ORDER_STATUSES, type OrderRecord, type OrderStatus, readOrderPayload, REFILL_STATUSES, refillMoveRefusal, type RefillRecord, type RefillStatus, remainsShown, replayLedger, RUNS_MAX, type ServiceRecord, STATUS_RANK, unitsOrdered, type WalletRecord, type WalletState, withServiceDefaults } from '../../src/ledger/index.js';
+import { chargeFor, FINAL_STATUSES, type IdempotencyRecord, isOpenRefill, ORDER_STATUSES, type OrderRecord, type OrderStatus, readOrderPayload, REFILL_STATUSES, refillMoveRefusal, type RefillRecord, type RefillStatus, remainsShown, replayLedger, RUNS_MAX, LEASE_SECONDS_MIN, type ServiceRecord, STATUS_RANK, unitsOrdered, type WalletRecord, type WalletState, withServiceDefaults } from '../../src/ledger/index.js';
 import { renderAnswer } from '../../src/http/transport/answer.js';
 import { checkOrderInput } from '../../src/http/orders/order-input.js';
 import { orderRequest, refusedOrder } from '../../src/http/orders/order-submit.js';
@@ -95,6 +95,9 @@ export interface SimulationReport {
   cancelsRefunded: number;
   cancelRequests: number;
   refillsOpened: number;
+  /** Acknowledged claims with a lease, and acknowledged releases and expiries of one. */
+  leasesTaken: number;
+  leasesEnded: number;
   syncs: number;
   crashes: number;
   commitFailures: number;
@@ -218,6 +221,8 @@ class Simulation {
   /** Reasons of acknowledged credits, status moves and plan grants: each must be in the durable log. */
   private readonly ackedReasons = new Set<string>();
   private readonly ackedStatus = new Map<string, OrderStatus>();
+  /** Orders claimed with a lease (decided, maybe not durable), with the worker that claimed them. */
+  private readonly claimed: { order: { id: string; wallet: number; units: number }; worker: string }[] = [];
   // What the clients know exists (accepted in memory, acknowledged or not).
   /** `units` counts every run of a drip-feed order (see unitsOrdered): what remains may name. */
   private readonly knownOrders: { id: string; wallet: number; units: number }[] = [];
@@ -248,6 +253,8 @@ class Simulation {
       cancelsRefunded: 0,
       cancelRequests: 0,
       refillsOpened: 0,
+      leasesTaken: 0,
+      leasesEnded: 0,
       syncs: 0,
       crashes: 0,
       commitFailures: 0,
@@ -397,7 +404,7 @@ class Simulation {
    * A request body as a client sends it: mostly one its service takes, and
    * about one in ten that it refuses (a quantity out of range, drip-feed runs
    * out of range or on a service without drip-feed, a comment list too long
-   * or empty, a quantity sent with a package).
+   * or empty, a quantity other than 1 sent with a package).
    */
   private randomBody(): OrderBody {
     const r = this.rng.float();
@@ -406,7 +413,7 @@ class Simulation {
     const body: OrderBody = { service: serviceId, target: `https://example.com/p/${this.rng.int(1, 5)}` };
     const refused = this.rng.chance(0.1);
     if (service?.type === 'Package') {
-      if (refused) body.quantity = 1;
+      if (refused) body.quantity = 2;
     } else if (service?.type === 'Custom Comments') {
       const lines = refused ? this.rng.pick([0, service.max + 1]) : this.rng.int(service.min, service.max);
       body.comments = Array.from({ length: lines }, (_, i) => `comment ${i + 1}`).join('\n');
@@ -584,6 +591,42 @@ class Simulation {
     this.note(`w${wallet} ${command.kind} ${target.id}: ${this.outcomeText(delivery)}`);
   }
 
+  /**
+   * The claim queue's commands on one order: a claim with a lease, its
+   * holder (or another worker) extending or releasing it, and the sweep's
+   * expiry, on the simulated clock, so leases end as the clock moves.
+   */
+  private lease(): void {
+    if (this.knownOrders.length === 0) return;
+    const r = this.rng.float();
+    // Claims take any order; the other commands mostly name one claimed before, by its worker.
+    const claimed = r >= 0.4 && this.claimed.length > 0 && this.rng.chance(0.9) ? this.rng.pick(this.claimed) : null;
+    const target = claimed?.order ?? this.rng.pick(this.knownOrders);
+    const worker = claimed !== null && this.rng.chance(0.8) ? claimed.worker : this.rng.pick(['w1', 'w2']);
+    const leaseExpiresMs = this.clock.wallMs() + this.rng.int(LEASE_SECONDS_MIN, 2 * LEASE_SECONDS_MIN) * 1000;
+    let command: Command;
+    if (r < 0.4) command = { kind: 'set-status', orderId: target.id, to: 'processing', remains: null, claim: { worker, leaseExpiresMs } };
+    else if (r < 0.6) command = { kind: 'extend-lease', orderId: target.id, worker, leaseExpiresMs };
+    else if (r < 0.75) command = { kind: 'release', orderId: target.id, worker };
+    else command = { kind: 'expire-lease', orderId: target.id };
+    const delivery = this.send(target.wallet, command, (d) => {
+      if (d.decision.outcome.kind === 'error') return;
+      for (const e of d.decision.events) {
+        if (e.type === 'order.status') {
+          this.report.leasesTaken++;
+          this.ackedStatus.set(e.order, e.to);
+        }
+        if (e.type === 'order.released') {
+          this.report.leasesEnded++;
+          this.ackedStatus.set(e.order, 'pending');
+        }
+      }
+    });
+    if (delivery === null) return;
+    if (command.kind === 'set-status' && delivery.decision.outcome.kind === 'moved') this.claimed.push({ order: target, worker });
+    this.note(`w${target.wallet} ${command.kind} ${target.id} by ${worker}: ${this.outcomeText(delivery)}`);
+  }
+
   private grantPlan(): void {
     const wallet = this.rng.pick(this.walletIds);
     const months = this.rng.int(1, 2);
@@ -616,7 +659,10 @@ class Simulation {
       if (r < 0.36) this.placeOrder();
       else if (r < 0.46) this.credit();
       else if (r < 0.53) this.setStatus();
-      else if (r < 0.6) this.lifecycle();
+      else if (r < 0.6) {
+        if (this.rng.chance(0.25)) this.lease();
+        else this.lifecycle();
+      }
       else if (r < 0.63) this.grantPlan();
       else if (r < 0.66) {
         if (this.options.balanceReads) this.readBalance();
@@ -759,9 +805,13 @@ class Simulation {
       );
     }
     for (const reason of this.ackedReasons) this.check(reasons.has(reason), () => at(`acknowledged change "${reason}" is not durable`));
+    // A claim's lease may end, or its worker release it, durably: that order may be back in pending.
+    const released = new Set<string>();
+    for (const e of image.events) if (e.type === 'order.released') released.add(e.order);
     for (const [id, to] of this.ackedStatus) {
       const row = tables.orders.get(tableKeyString(id)) as OrderRecord | undefined;
-      this.check(row !== undefined && RANK.get(row.status)! >= RANK.get(to)!, () => at(`order ${id} was acknowledged as ${to} but is ${row?.status} on disk`));
+      const back = row?.status === 'pending' && to === 'processing' && released.has(id);
+      this.check(row !== undefined && (back || RANK.get(row.status)! >= RANK.get(to)!), () => at(`order ${id} was acknowledged as ${to} but is ${row?.status} on disk`));
       if (FINAL_STATUSES.has(to)) this.check(row!.status === to, () => at(`order ${id} was acknowledged as final ${to} but is ${row!.status} on disk`));
     }
     // Refills: every row was requested in the log, and every acknowledged

@@ -68,14 +68,28 @@ describe('webhook endpoints', () => {
     expect((t.server.context.store.log.getStats() as { entryCount: number }).entryCount).toBe(logBefore.entryCount);
   });
 
-  it('without WEBHOOKS_ALLOW_PRIVATE, refuses loopback, private and link-local URLs at registration', async () => {
+  it('without WEBHOOKS_ALLOW_PRIVATE, refuses loopback, private and link-local URLs at registration, in every spelling', async () => {
     await t.restart({ webhooksAllowPrivate: false });
-    for (const url of ['https://127.0.0.1/x', 'https://10.1.2.3/x', 'https://169.254.169.254/latest', 'https://[::1]/x', 'https://localhost/x', 'https://192.168.1.1/x']) {
+    const spellings = [
+      ...['https://127.0.0.1/x', 'https://10.1.2.3/x', 'https://169.254.169.254/latest', 'https://[::1]/x', 'https://localhost/x', 'https://192.168.1.1/x'],
+      // Trailing dots: the fully qualified names of the same hosts.
+      ...['https://localhost./x', 'https://LOCALHOST../x', 'https://api.localhost./x', 'https://127.0.0.1./x'],
+      // IPv6 forms that carry 127.0.0.1, 10.0.0.1 or 169.254.169.254: compatible, mapped, translated, 6to4, NAT64, Teredo, ISATAP.
+      ...['https://[::7f00:1]/x', 'https://[::127.0.0.1]/x', 'https://[::ffff:7f00:1]/x', 'https://[::ffff:0:7f00:1]/x', 'https://[2002:7f00:1::]/x'],
+      ...['https://[2002:a00:1::5]/x', 'https://[64:ff9b::7f00:1]/x', 'https://[64:ff9b::169.254.169.254]/x', 'https://[64:ff9b:1::a00:1]/x', 'https://[64:ff9b:1:7f00:0:100::]/x'],
+      ...['https://[2001:0:4136:e378:8000:63bf:80ff:fffe]/x', 'https://[fe80::1]/x', 'https://[2600::5efe:7f00:1]/x', 'https://[fd00::5efe:808:808]/x'],
+    ];
+    for (const url of spellings) {
       const r = await t.api('POST', '/api/v1/webhooks', creds, { url });
       expect(r.status, url).toBe(400);
       expect(r.body.message).toMatch(/loopback, private or link-local/);
     }
     expect((await t.api('GET', '/api/v1/webhooks', creds)).body.webhooks).toEqual([]);
+    // The same forms around a public IPv4 address are public: they are accepted.
+    for (const url of ['https://[::ffff:808:808]/x', 'https://[2002:808:808::1]/x', 'https://[64:ff9b::8.8.8.8]/x', 'https://hooks.example.com./x']) {
+      const r = await t.api('POST', '/api/v1/webhooks', creds, { url });
+      expect(r.status, `${url}: ${r.text}`).toBe(201);
+    }
   });
 
   it('shows the secret once, lists without it, keeps to the per-account limit, and hides other accounts\u2019 endpoints', async () => {

@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { Sender } from '../../src/webhooks/index.js';
+import { ForbiddenAddressError, guardedLookup, Sender } from '../../src/webhooks/index.js';
 import { order } from '../helpers/server.js';
 import { useWebhookTest } from '../helpers/webhook-setup.js';
 
@@ -15,30 +15,43 @@ const w = useWebhookTest({ random: 0 });
 const { t } = w;
 
 describe('webhook safety', () => {
-  it('never sends to a loopback address when WEBHOOKS_ALLOW_PRIVATE is not set: the attempt is logged as forbidden', async () => {
+  it('never sends to a loopback address when WEBHOOKS_ALLOW_PRIVATE is not set: the attempt is logged as forbidden and the endpoint is failing at once', async () => {
     const id = await w.register();
     // The endpoint was allowed when registered; the operator then turns private addresses off.
     await t.restart({ webhooksAllowPrivate: false });
     await t.api('POST', '/api/v1/order', w.creds, order(w.service, 2));
     await t.server.webhooks.dispatcher.idle();
+    await t.server.context.wal.flushed();
     const log = await t.admin('GET', `/admin/v1/webhooks/${id}/deliveries`);
+    expect(log.body.deliveries).toHaveLength(1);
     expect(log.body.deliveries[0]).toMatchObject({ outcome: 'forbidden', status: null, error: expect.stringMatching(/WEBHOOKS_ALLOW_PRIVATE/) });
-    w.clock.advance(10_000);
-    t.server.webhooks.dispatcher.pass();
-    await t.server.webhooks.dispatcher.idle();
+    // Not retried for a day: failing after its first refusal, shown to the operator with why.
+    const failing = (await t.admin('GET', '/admin/v1/webhooks?failing=true')).body.webhooks;
+    expect(failing).toHaveLength(1);
+    expect(failing[0]).toMatchObject({ id, failing: true, held: 1 });
+    for (const step of [1_000, 60_000, 3_600_000]) {
+      w.clock.advance(step);
+      t.server.webhooks.dispatcher.pass();
+      await t.server.webhooks.dispatcher.idle();
+    }
+    expect((await t.admin('GET', `/admin/v1/webhooks/${id}/deliveries`)).body.deliveries).toHaveLength(1);
     expect(w.receiver.connections()).toBe(0);
-    // The message is kept, not lost: allowed again, it is delivered.
+    // The message is kept, not lost: allowed again and replayed, it is delivered.
     await t.restart({ webhooksAllowPrivate: true });
+    expect((await t.admin('POST', `/admin/v1/webhooks/${id}/replay`)).body.webhook).toMatchObject({ failing: false });
     await w.receiver.waitFor((r) => r.length === 1);
     expect(w.receiver.received[0]!.verified).toBe(true);
   });
 
-  it('refuses a name that resolves to loopback after the DNS look-up, before connecting', async () => {
+  it('refuses at delivery the hosts refused at registration, in every spelling, before connecting', async () => {
     const sender = new Sender({ allowPrivate: false, connectTimeoutMs: 1000, timeoutMs: 2000, socketsMax: 2 });
     try {
-      const result = await sender.post(`http://localhost:${w.receiver.port}/hook`, { 'content-type': 'application/json' }, '{}');
-      expect(result.outcome).toBe('forbidden');
-      expect(result.error).toMatch(/resolves to (127\.0\.0\.1|::1)/);
+      const hosts = ['localhost', 'localhost.', '127.0.0.1.', '[::7f00:1]', '[::ffff:7f00:1]', '[::ffff:0:7f00:1]', '[2002:7f00:1::]', '[64:ff9b::7f00:1]', '[64:ff9b:1::7f00:1]'];
+      for (const host of hosts) {
+        const result = await sender.post(`http://${host}:${w.receiver.port}/hook`, { 'content-type': 'application/json' }, '{}');
+        expect(result.outcome, host).toBe('forbidden');
+        expect(result.error, host).toMatch(/loopback, private or link-local.*WEBHOOKS_ALLOW_PRIVATE/);
+      }
       expect(w.receiver.connections()).toBe(0);
       const allowed = new Sender({ allowPrivate: true, connectTimeoutMs: 1000, timeoutMs: 2000, socketsMax: 2 });
       expect((await allowed.post(`http://localhost:${w.receiver.port}/hook`, {}, '{}')).outcome).toBe('delivered');
@@ -47,6 +60,15 @@ describe('webhook safety', () => {
     } finally {
       sender.close();
     }
+  });
+
+  it('refuses a name that resolves to loopback after the DNS look-up, before connecting', async () => {
+    const lookup = guardedLookup(false);
+    const refused = await new Promise<Error | null>((resolve) => lookup('localhost', {}, (error) => resolve(error)));
+    expect(refused).toBeInstanceOf(ForbiddenAddressError);
+    expect(refused!.message).toMatch(/resolves to (127\.0\.0\.1|::1)/);
+    const allowed = await new Promise<unknown>((resolve) => guardedLookup(true)('localhost', {}, (error, address) => resolve(error ?? address)));
+    expect(allowed).toMatch(/^(127\.0\.0\.1|::1)$/);
   });
 
   it('does not follow a redirect: the attempt fails and the message is retried to the same URL', async () => {

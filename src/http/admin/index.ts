@@ -4,7 +4,7 @@
  * table is checked against) and the one convention every route follows —
  * the token before the route, then NOT_FOUND / METHOD, a JSON-object body
  * for POST and PATCH, and any failure of a handler answered INTERNAL (a
- * broken invariant instead stops the process). The handlers live one file per resource (accounts, services, orders, refills,
+ * broken invariant instead stops the process). The handlers live one file per resource (accounts, services, orders, claims, refills,
  * ops); every change of a wallet goes through that wallet's actor (see
  * `applied` in common.ts), so it is serialised with the customer's orders
  * and logged as an event.
@@ -13,6 +13,7 @@ import { timingSafeEqual, createHash } from 'node:crypto';
 import { errorOutcome } from '../../errors/index.js';
 import { newRequestId } from '../../ids/index.js';
 import { readBody } from '../transport/body.js';
+import { unavailable } from '../transport/deliver.js';
 import {
   adjustCredits,
   createAccount,
@@ -26,7 +27,8 @@ import {
   showAccount,
 } from './accounts.js';
 import { invalid, type AdminHandler } from './common.js';
-import { claimOrders, listOrders, ORDER_PARAM, placePanelOrder, recordProgress, setOrderStatus, showOrder } from './orders.js';
+import { claimOrders, extendLease, releaseOrder } from './claims.js';
+import { listOrders, ORDER_PARAM, placePanelOrder, recordProgress, setOrderStatus, showOrder } from './orders.js';
 import { metrics, snapshot, stats, verify } from './ops.js';
 import { listRefills, setRefillStatus } from './refills.js';
 import { createService, listServices, patchService } from './services.js';
@@ -68,6 +70,8 @@ export const ADMIN_ROUTES: readonly Route[] = [
   route('get', '/admin/v1/orders', listOrders),
   route('post', '/admin/v1/orders/claim', claimOrders),
   route('post', '/admin/v1/orders/:order/progress', recordProgress),
+  route('post', '/admin/v1/orders/:order/extend', extendLease),
+  route('post', '/admin/v1/orders/:order/release', releaseOrder),
   route('get', '/admin/v1/refills', listRefills),
   route('post', '/admin/v1/refills/:id/status', setRefillStatus),
   route('get', '/admin/v1/orders/:order', showOrder),
@@ -88,9 +92,16 @@ export const ADMIN_ROUTES: readonly Route[] = [
   route('get', '/metrics', metrics),
 ];
 
-export function mountAdmin(app: TemplatedApp, ctx: AppContext): void {
-  const tokenHash = sha256(`Bearer ${ctx.adminToken}`);
+/**
+ * The admin listener. `view` is the context each request is served with:
+ * a server's own, or (a replicated follower) a function that gives a view
+ * of the store refreshed as the log is applied.
+ */
+export function mountAdmin(app: TemplatedApp, view: AppContext | (() => AppContext)): void {
+  const current = typeof view === 'function' ? view : () => view;
+  const tokenHash = sha256(`Bearer ${current().adminToken}`);
   app.any('/*', (res: HttpResponse, req: HttpRequest) => {
+    const ctx = current();
     const ex = newExchange(res, newRequestId(), ctx.metrics);
     // Listings and reads look at the store after waiting for the WAL; a commit
     // visible there may still be unsynced (overlapping sync): every admin reply
@@ -119,6 +130,11 @@ function handleAdmin(ctx: AppContext, ex: Exchange, res: HttpResponse, req: Http
     return sendError(ex, errorOutcome('METHOD', `${url} accepts only ${allow}.`), ['Allow', allow]);
   }
   ex.route = match.path;
+  // Reads are served by every live node; what changes state only where the
+  // wallets are (a replicated follower, a leader whose lease is not current,
+  // a server shutting down answer 503).
+  const why = method === 'get' ? null : ctx.unavailable();
+  if (why !== null) return unavailable(ex, why);
   const params = match.pattern.exec(url)!.slice(1);
   const query = new URLSearchParams(req.getQuery() ?? '');
   const run = (body: unknown): void => {

@@ -2,12 +2,13 @@
  * Admin endpoints for orders, the processing system's side: list and show
  * them (by id or number), move them (refunds happen in the wallet actor, in
  * the same commit), place an order for a customer through the panel, and
- * the processing queue: workers claim pending orders, record progress, and
- * find the orders whose customer asked to cancel. Every change goes through
+ * the processing side: record progress, and find the orders whose customer
+ * asked to cancel (the claim queue and its leases are claims.ts's). A move
+ * or progress that names a `worker` is that worker's, which must hold the
+ * order (409 CONFLICT otherwise). Every change goes through
  * the order's wallet actor, so it is serialised with the customer's cancel
  * and every other move of that order.
  */
-import type { Delivery } from '../../actors/index.js';
 import { errorOutcome } from '../../errors/index.js';
 import { ORDER_STATUSES, type OrderRecord, type OrderStatus } from '../../ledger/index.js';
 import { formatMicro } from '../../money/index.js';
@@ -19,7 +20,7 @@ import { checkOrderInput } from '../orders/order-input.js';
 import { send, sendError } from '../transport/reply.js';
 import { applied, findAccount, invalid, orderAccount, optionalReason, pageLimit, unknownField, type AdminHandler } from './common.js';
 import { scanPage } from './scan.js';
-import { CLAIM_LIMIT_MAX, WORKER_CHARS_MAX } from '../limits.js';
+import { optionalWorker } from './claims.js';
 
 /** Any path segment: a malformed id is answered "no such order", not "no such endpoint". */
 export const ORDER_PARAM = '([^/]{1,200})';
@@ -94,13 +95,15 @@ export const showOrder: AdminHandler = async (ex, ctx, [id]) => {
   send(ex, 200, `{"ok":true,"order":${renderAdminOrder(order)}}`);
 };
 
-/** POST /admin/v1/orders/{id}/status {status, remains?} */
+/** POST /admin/v1/orders/{id}/status {status, remains?, reason?, worker?} */
 export const setOrderStatus: AdminHandler = async (ex, ctx, [id], body) => {
   const b = body as Record<string, unknown>;
-  const bad = unknownField(b, ['status', 'remains', 'reason']);
+  const bad = unknownField(b, ['status', 'remains', 'reason', 'worker']);
   if (bad !== null) return sendError(ex, bad);
   const reason = optionalReason(b);
   if (!reason.ok) return sendError(ex, reason.error);
+  const worker = optionalWorker(b);
+  if (!worker.ok) return sendError(ex, worker.error);
   const to = b['status'] as OrderStatus;
   if (!ORDER_STATUSES.includes(to)) return sendError(ex, invalid(`status must be one of ${ORDER_STATUSES.join(', ')}.`));
   const remains = b['remains'] ?? null;
@@ -109,7 +112,14 @@ export const setOrderStatus: AdminHandler = async (ex, ctx, [id], body) => {
   if (account === null) return;
   const decision = await applied(
     ex,
-    account.actor.send({ kind: 'set-status', orderId: id!, to, remains: remains as number | null, ...(reason.reason === undefined ? {} : { reason: reason.reason }) }),
+    account.actor.send({
+      kind: 'set-status',
+      orderId: id!,
+      to,
+      remains: remains as number | null,
+      ...(reason.reason === undefined ? {} : { reason: reason.reason }),
+      ...(worker.worker === undefined ? {} : { worker: worker.worker }),
+    }),
   );
   if (decision === null) return;
   const refund = decision.outcome.kind === 'moved' ? decision.outcome.refund : 0;
@@ -132,60 +142,13 @@ export const placePanelOrder: AdminHandler = async (ex, ctx, [id], body) => {
   deliver(ex, ctx, account, delivery);
 };
 
-/**
- * Claims run one at a time: each scans the durable pending orders oldest
- * first and waits until its moves are durable before the next one starts,
- * so concurrent workers get disjoint sets instead of racing for the same
- * oldest orders. Exactly-once does not rest on this alone: the actor
- * refuses a second move to processing (a move must go forward).
- */
-const claimChains = new WeakMap<AppContext, Promise<unknown>>();
-
-/** POST /admin/v1/orders/claim {limit, worker} */
-export const claimOrders: AdminHandler = async (ex, ctx, _params, body) => {
-  const b = body as Record<string, unknown>;
-  const bad = unknownField(b, ['limit', 'worker']);
-  if (bad !== null) return sendError(ex, bad);
-  const limit = b['limit'];
-  if (!Number.isSafeInteger(limit) || (limit as number) < 1 || (limit as number) > CLAIM_LIMIT_MAX) {
-    return sendError(ex, invalid(`limit must be an integer from 1 to ${CLAIM_LIMIT_MAX}.`));
-  }
-  const worker = b['worker'];
-  if (typeof worker !== 'string' || worker.trim() === '' || worker.length > WORKER_CHARS_MAX) {
-    return sendError(ex, invalid(`worker must be a non-empty string of at most ${WORKER_CHARS_MAX} characters naming the worker.`));
-  }
-  const run = (): Promise<OrderRecord[]> => claim(ctx, limit as number, worker.trim());
-  const previous = claimChains.get(ctx) ?? Promise.resolve();
-  const claimed = previous.then(run, run);
-  claimChains.set(ctx, claimed.catch(() => {}));
-  const orders = await claimed;
-  send(ex, 200, `{"ok":true,"worker":${JSON.stringify(worker.trim())},"orders":[${orders.map(renderAdminOrder).join(',')}]}`);
-};
-
-async function claim(ctx: AppContext, limit: number, worker: string): Promise<OrderRecord[]> {
-  await ctx.wal.flushed();
-  const moves: Delivery[] = [];
-  for (const { key } of ctx.store.tables.orderIndex.getRange({ start: ['pending'], end: ['pending', Infinity] })) {
-    if (moves.length === limit) break;
-    const id = (key as (string | number)[])[3] as string;
-    const order = ctx.orders.read(id);
-    const account = order === undefined ? undefined : ctx.registry.get(order.account);
-    if (account === undefined) continue;
-    const delivery = account.actor.send({ kind: 'set-status', orderId: id, to: 'processing', remains: null, reason: `claimed by ${worker}`, worker });
-    // A full mailbox ends this claim early; the worker asks again.
-    if (delivery === null) break;
-    // An order the operator (or the customer) moved meanwhile is refused by the actor and not claimed.
-    if (delivery.decision.outcome.kind === 'moved') moves.push(delivery);
-  }
-  await Promise.all(moves.map((m) => m.durable));
-  return moves.map((m) => m.decision.order!);
-}
-
-/** POST /admin/v1/orders/{id}/progress {start_count?, remains?} */
+/** POST /admin/v1/orders/{id}/progress {start_count?, remains?, worker?} */
 export const recordProgress: AdminHandler = async (ex, ctx, [id], body) => {
   const b = body as Record<string, unknown>;
-  const bad = unknownField(b, ['start_count', 'remains']);
+  const bad = unknownField(b, ['start_count', 'remains', 'worker']);
   if (bad !== null) return sendError(ex, bad);
+  const worker = optionalWorker(b);
+  if (!worker.ok) return sendError(ex, worker.error);
   for (const field of ['start_count', 'remains']) {
     const value = b[field];
     if (value !== undefined && value !== null && !Number.isSafeInteger(value)) return sendError(ex, invalid(`${field} must be an integer or null.`));
@@ -199,6 +162,7 @@ export const recordProgress: AdminHandler = async (ex, ctx, [id], body) => {
       orderId: id!,
       ...(b['start_count'] === undefined ? {} : { startCount: b['start_count'] as number | null }),
       ...(b['remains'] === undefined ? {} : { remains: b['remains'] as number | null }),
+      ...(worker.worker === undefined ? {} : { worker: worker.worker }),
     }),
   );
   if (decision === null) return;

@@ -12,13 +12,15 @@ export function renderOrderInputs(order: Pick<OrderRecord, 'type' | 'extras'>): 
   return (
     `"type":${JSON.stringify(order.type ?? 'Default')},"comments":${JSON.stringify(e?.comments ?? null)},` +
     `"usernames":${JSON.stringify(e?.usernames ?? null)},"answer_number":${e?.answerNumber ?? null},` +
-    `"runs":${e?.runs ?? null},"interval":${e?.interval ?? null}`
+    `"runs":${e?.runs ?? null},"interval":${e?.interval ?? null},"username":${JSON.stringify(e?.username ?? null)},` +
+    `"hashtags":${JSON.stringify(e?.hashtags ?? null)},"hashtag":${JSON.stringify(e?.hashtag ?? null)},"media":${JSON.stringify(e?.media ?? null)},` +
+    `"keywords":${JSON.stringify(e?.keywords ?? null)},"groups":${JSON.stringify(e?.groups ?? null)}`
   );
 }
 
-/** A service as the operator sees it. */
-export function renderAdminService(s: ServiceRecord): string {
-  return renderPublicService(s).slice(0, -1) + `,"enabled":${s.enabled}}`;
+/** A service as the operator sees it, with its `average_time` (seconds, or null) as customers see it. */
+export function renderAdminService(s: ServiceRecord, averageTimeS: number | null): string {
+  return renderPublicService(s, averageTimeS).slice(0, -1) + `,"enabled":${s.enabled}}`;
 }
 
 /** An account as the admin API shows it: the loaded actor's wallet (see renderAccountView). */
@@ -38,7 +40,7 @@ export function renderAccountView(profile: AccountProfile, w: WalletRecord, wall
   );
 }
 
-/** An order as the admin API shows it: with its number, rate, debit, channel, plan flag and processing fields. */
+/** An order as the admin API shows it: with its number, rate, debit, channel, plan flag and processing fields (its worker, and its lease's end while claimed). */
 export function renderAdminOrder(o: OrderRecord): string {
   return (
     `{"id":"${o.id}","number":${o.number ?? null},"account":${o.account},"service":${o.service},"target":${JSON.stringify(o.target)},` +
@@ -46,6 +48,6 @@ export function renderAdminOrder(o: OrderRecord): string {
     `"status":"${o.status}","remains":${o.remains ?? null},"channel":"${o.channel}","unlimited":${o.unlimited},` +
     `"created_at":"${new Date(o.createdAtMs).toISOString()}",${renderOrderInputs(o)},` +
     `"start_count":${o.startCount ?? null},"progress_remains":${o.progressRemains ?? null},"remains_shown":${remainsShown(o)},"cancel_requested":${o.cancelRequested === true},` +
-    `"worker":${JSON.stringify(o.worker ?? null)},"refill":${o.refill === undefined ? null : `{"id":${o.refill.id},"status":"${o.refill.status}"}`}}`
+    `"worker":${JSON.stringify(o.worker ?? null)},"lease_expires_at":${o.leaseExpiresMs === undefined ? null : `"${new Date(o.leaseExpiresMs).toISOString()}"`},"refill":${o.refill === undefined ? null : `{"id":${o.refill.id},"status":"${o.refill.status}"}`}}`
   );
 }

@@ -14,7 +14,7 @@ import { DESCRIPTION_CHARS_MAX, NAME_CHARS_MAX, REFILL_DAYS_MAX } from '../limit
 
 export const listServices: AdminHandler = (ex, ctx) => {
   const services = ctx.catalog.all().sort((a, b) => a.id - b.id);
-  send(ex, 200, `{"ok":true,"services":[${services.map(renderAdminService).join(',')}]}`);
+  send(ex, 200, `{"ok":true,"services":[${services.map((s) => renderAdminService(s, ctx.catalog.averageTimeS(s.id))).join(',')}]}`);
 };
 
 const SERVICE_FIELDS = ['platform', 'name', 'rate', 'min', 'max', 'enabled', 'category', 'type', 'refill', 'refill_days', 'cancel', 'dripfeed', 'description', 'reason'];
@@ -84,7 +84,7 @@ async function saveService(ex: Exchange, ctx: AppContext, id: number | null, bod
   const saved = await ctx.catalog.save<ErrorOutcome>(id, (current, nextId) => buildService(b, current, nextId), reason.reason);
   if (saved === null) return sendError(ex, errorOutcome('NOT_FOUND', `No service with id ${id}.`));
   if ('code' in saved) return sendError(ex, saved);
-  send(ex, id === null ? 201 : 200, `{"ok":true,"service":${renderAdminService(saved)}}`);
+  send(ex, id === null ? 201 : 200, `{"ok":true,"service":${renderAdminService(saved, ctx.catalog.averageTimeS(saved.id))}}`);
 }
 
 export const createService: AdminHandler = (ex, ctx, _params, body) => saveService(ex, ctx, null, body);

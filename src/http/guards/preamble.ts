@@ -16,8 +16,9 @@ const TWO_LENGTHS = errorOutcome('VALIDATION', 'Send exactly one Content-Length 
 
 /** The request's header counts, or null after sending the refusal. */
 export function preamble(ex: Exchange, ctx: AppContext, req: HttpRequest): HeaderCounts | null {
-  if (ctx.draining()) {
-    unavailable(ex, 'The server is shutting down; retry shortly.', true);
+  const why = ctx.unavailable();
+  if (why !== null) {
+    unavailable(ex, why, true);
     return null;
   }
   const seen = countHeaders(req);

@@ -12,7 +12,13 @@ import {
   REFILL_STATUSES,
   COMMENT_CHARS_MAX,
   COMMENT_LINES_MAX,
+  GROUP_CHARS_MAX,
+  GROUP_LINES_MAX,
+  HASHTAG_CHARS_MAX,
+  HASHTAG_LINES_MAX,
   INTERVAL_MINUTES_MAX,
+  KEYWORD_CHARS_MAX,
+  KEYWORD_LINES_MAX,
   ORDER_TYPE_NAMES,
   RUNS_MAX,
   URL_CHARS_MAX,
@@ -20,6 +26,7 @@ import {
   USERNAME_LINES_MAX,
 } from '../../ledger/index.js';
 import { TARGET_CHARS_MAX } from '../limits.js';
+import { SERVICE_TIMES_KEPT } from '../../actors/limits.js';
 
 const SAFE = Number.MAX_SAFE_INTEGER;
 
@@ -31,7 +38,7 @@ export const OrderBody = Type.Object(
       Type.Integer({
         minimum: -SAFE,
         maximum: SAFE,
-        description: "Units to order; must lie within the service's min..max. Required by Default and Poll orders; the other types derive it.",
+        description: "Units to order; must lie within the service's min..max. Required by the types that take it as sent; Custom Comments and Mentions Custom List orders derive it from their lines (a quantity sent must equal it), packages are one unit (a quantity sent must be 1).",
       }),
     ),
     comments: Type.Optional(
@@ -41,6 +48,20 @@ export const OrderBody = Type.Object(
       Type.String({ maxLength: USERNAME_LINES_MAX * (USERNAME_CHARS_MAX + 2), description: `Mentions Custom List orders: one username per line (at most ${USERNAME_LINES_MAX} lines of ${USERNAME_CHARS_MAX} characters).` }),
     ),
     answer_number: Type.Optional(Type.Integer({ minimum: -SAFE, maximum: SAFE, description: `Poll orders: the answer to vote for, 1 to ${ANSWER_NUMBER_MAX}.` })),
+    username: Type.Optional(
+      Type.String({ maxLength: USERNAME_CHARS_MAX + 2, description: `Comment Likes orders: the comment owner's username; Mentions User Followers orders: the account whose followers are mentioned (one word of at most ${USERNAME_CHARS_MAX} characters).` }),
+    ),
+    hashtags: Type.Optional(
+      Type.String({ maxLength: HASHTAG_LINES_MAX * (HASHTAG_CHARS_MAX + 2), description: `Mentions with Hashtags orders: one hashtag per line (at most ${HASHTAG_LINES_MAX} lines of ${HASHTAG_CHARS_MAX} characters).` }),
+    ),
+    hashtag: Type.Optional(Type.String({ maxLength: HASHTAG_CHARS_MAX + 2, description: `Mentions Hashtag orders: the hashtag whose posters are mentioned (one word of at most ${HASHTAG_CHARS_MAX} characters).` })),
+    media: Type.Optional(Type.String({ maxLength: URL_CHARS_MAX + 2, description: 'Mentions Media Likers orders: http(s) URL of the post whose likers are mentioned.' })),
+    keywords: Type.Optional(
+      Type.String({ maxLength: KEYWORD_LINES_MAX * (KEYWORD_CHARS_MAX + 2), description: `SEO orders: one search keyword per line (at most ${KEYWORD_LINES_MAX} lines of ${KEYWORD_CHARS_MAX} characters).` }),
+    ),
+    groups: Type.Optional(
+      Type.String({ maxLength: GROUP_LINES_MAX * (GROUP_CHARS_MAX + 2), description: `Invites from Groups orders: one group (its link or name) per line (at most ${GROUP_LINES_MAX} lines of ${GROUP_CHARS_MAX} characters).` }),
+    ),
     runs: Type.Optional(Type.Integer({ minimum: -SAFE, maximum: SAFE, description: `Drip-feed: number of runs, 2 to ${RUNS_MAX}; the charge is quantity × runs × rate.` })),
     interval: Type.Optional(Type.Integer({ minimum: -SAFE, maximum: SAFE, description: `Drip-feed: minutes between runs, 1 to ${INTERVAL_MINUTES_MAX}.` })),
   },
@@ -107,6 +128,9 @@ export const Schemas = {
     cancel: Type.Boolean({ description: 'Whether a pending order may be canceled by the customer.' }),
     dripfeed: Type.Boolean({ description: 'Whether orders may be drip-fed (runs, interval).' }),
     description: Type.String(),
+    average_time: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
+      description: `Median time from placement to completion of its last ${SERVICE_TIMES_KEPT} completed orders, in whole seconds; null before its first.`,
+    }),
   }),
   OrderPlaced: Type.Object({
     ok: Type.Literal(true),

@@ -28,12 +28,21 @@ export function quantityPhrase(quantity: number | null, min: number, max: number
   return quantity !== null && quantity > max ? `Quantity more than maximal ${max}` : `Quantity less than minimal ${min}`;
 }
 
+/**
+ * A v1 sentence with its field names as this dialect spells them: the
+ * sentences quote a field as 'name', and the only field the dialects name
+ * differently is v1's 'target', v2's 'link'.
+ */
+export function inV2Names(sentence: string): string {
+  return sentence.replaceAll("'target'", "'link'");
+}
+
 /** The sentence a v2 client gets for an error outcome. */
 export function v2Sentence(error: Pick<ErrorOutcome, 'code' | 'message' | 'extra'>, quantity: number | null): string {
   if (error.code === 'QTY' && error.extra?.['min'] !== undefined) {
     return quantityPhrase(quantity, Number(error.extra['min']), Number(error.extra['max']));
   }
-  return V2_PHRASES[error.code] ?? error.message;
+  return V2_PHRASES[error.code] ?? inV2Names(error.message);
 }
 
 export function renderV2Error(sentence: string): string {

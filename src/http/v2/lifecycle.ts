@@ -9,7 +9,7 @@
 import type { Account, Delivery } from '../../actors/index.js';
 import { errorOutcome } from '../../errors/index.js';
 import { parsePositiveId } from '../../ids/index.js';
-import { BATCH_IDS_MAX, remainsShown, type OrderRecord, type RefillStatus } from '../../ledger/index.js';
+import { BATCH_IDS_MAX, chargeDelivered, remainsShown, type OrderRecord, type RefillStatus } from '../../ledger/index.js';
 import { formatMicro } from '../../money/index.js';
 import { assert } from '../../platform/index.js';
 import type { AppContext } from '../context.js';
@@ -40,10 +40,14 @@ const V2_REFILL_STATUS: Record<RefillStatus, string> = {
   rejected: 'Rejected',
 };
 
-/** One order's status as panels show it: money and counts as strings; start_count "0" until the operator records one. */
+/**
+ * One order's status as panels show it: money and counts as strings;
+ * start_count "0" until the operator records one; the charge net of a
+ * partial or cancel refund (chargeDelivered).
+ */
 function renderV2Status(order: OrderRecord, currency: string): string {
   return (
-    `{"charge":"${formatMicro(order.charge)}","start_count":"${order.startCount ?? 0}","status":"${V2_STATUS[order.status]}",` +
+    `{"charge":"${formatMicro(chargeDelivered(order))}","start_count":"${order.startCount ?? 0}","status":"${V2_STATUS[order.status]}",` +
     `"remains":"${remainsShown(order)}","currency":${JSON.stringify(currency)}}`
   );
 }

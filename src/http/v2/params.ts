@@ -9,6 +9,7 @@
  * Decoding is strict: a malformed percent escape or bytes that are not UTF-8
  * refuse the request instead of being replaced by U+FFFD and stored altered.
  */
+import { LIST_INPUT_FIELDS } from '../../ledger/index.js';
 import { inexactNumberProblem } from '../transport/exact-numbers.js';
 import { isJsonContentType } from '../transport/json-request.js';
 import { multipartBoundary, parseMultipart } from './multipart.js';
@@ -41,10 +42,31 @@ export function parseFormEncoded(text: string, into: V2Params): boolean {
   return true;
 }
 
+/** The id lists, which a form carries separated by commas. */
+const ID_LIST_FIELDS: readonly string[] = ['orders', 'refills'];
+/** Every field a JSON body may send as an array. */
+const ARRAY_FIELDS = [...ID_LIST_FIELDS, ...LIST_INPUT_FIELDS].join(', ');
+
+/**
+ * A JSON array as the text a form would carry: ids joined with commas; the
+ * lines of an order's list joined with line breaks, each item one line (an
+ * item holding a line break would be counted, and charged, as two).
+ * Elsewhere an array is refused: joining it would change what is ordered.
+ */
+function arrayAsText(name: string, items: unknown[]): { ok: true; text: string } | { ok: false; message: string } {
+  const lines = (LIST_INPUT_FIELDS as readonly string[]).includes(name);
+  if (!lines && !ID_LIST_FIELDS.includes(name)) return { ok: false, message: `Field '${name}' must be a string or a number; only ${ARRAY_FIELDS} take a list.` };
+  if (!items.every(isScalar)) return { ok: false, message: `Field '${name}' must be a list of strings or numbers.` };
+  if (!lines) return { ok: true, text: items.map(String).join(',') };
+  const broken = items.findIndex((item) => /[\r\n]/.test(String(item)));
+  if (broken >= 0) return { ok: false, message: `Item ${broken + 1} of '${name}' holds a line break; send one line per item.` };
+  return { ok: true, text: items.map(String).join('\n') };
+}
+
 /**
  * A JSON body: an object whose values are strings, numbers or booleans (as
- * text, the way a form would carry them), or arrays of those for the
- * list fields (`orders`, `refills`), joined with commas.
+ * text, the way a form would carry them), or arrays where the dialect has
+ * lists (arrayAsText).
  */
 function parseJsonBody(bytes: Buffer, into: V2Params): string | null {
   let value: unknown;
@@ -61,9 +83,14 @@ function parseJsonBody(bytes: Buffer, into: V2Params): string | null {
   const entries = Object.entries(value);
   if (entries.length > V2_FIELDS_MAX) return `Send at most ${V2_FIELDS_MAX} fields.`;
   for (const [name, field] of entries) {
-    const text = Array.isArray(field) && field.every(isScalar) ? field.map(String).join(',') : isScalar(field) ? String(field) : null;
-    if (text === null) return `Field '${name}' must be a string, a number or a list of them.`;
-    into.set(name, text);
+    if (Array.isArray(field)) {
+      const list = arrayAsText(name, field);
+      if (!list.ok) return list.message;
+      into.set(name, list.text);
+      continue;
+    }
+    if (!isScalar(field)) return `Field '${name}' must be a string or a number.`;
+    into.set(name, String(field));
   }
   return null;
 }

@@ -20,7 +20,7 @@
 import type { Account } from '../../actors/index.js';
 import { errorOutcome, type ErrorOutcome } from '../../errors/index.js';
 import { formatBig, formatMicro } from '../../money/index.js';
-import { assert } from '../../platform/index.js';
+import { assert, durationInWords, MS_PER_SECOND } from '../../platform/index.js';
 import type { AppContext } from '../context.js';
 import { authenticate } from '../guards/authenticate.js';
 import { preamble } from '../guards/preamble.js';
@@ -38,6 +38,8 @@ import { parseV2Params } from './params.js';
 export const V2_PATH = '/api/v2';
 
 const ok = (body: string): Answer => ({ status: 200, body });
+/** What panels show as the average time of a service with no completed order to count. */
+const NO_AVERAGE_TIME = 'Not enough data';
 const invalid = (message: string): ErrorOutcome => errorOutcome('VALIDATION', message);
 
 /** A request to `/api/v2`: its method, the request preamble, then its parameters (from the body once read) and its action. */
@@ -97,6 +99,12 @@ function balance(ex: Exchange, ctx: AppContext, account: Account): void {
 
 let servicesCache = { source: '', body: '' };
 
+/** A service's `average_time` as panels write it: the median of its recent completions in words, or that there is none yet. */
+function averageTime(ctx: AppContext, service: number): string {
+  const seconds = ctx.catalog.averageTimeS(service);
+  return seconds === null ? NO_AVERAGE_TIME : durationInWords(seconds * MS_PER_SECOND);
+}
+
 /** Rendered again only when the catalogue changed (its v1 list body is then a new string). */
 function servicesBody(ctx: AppContext): string {
   const source = ctx.catalog.publicListBody();
@@ -111,7 +119,7 @@ function servicesBody(ctx: AppContext): string {
           `{"service":${s.id},"name":${JSON.stringify(s.name)},"type":${JSON.stringify(s.type)},"category":${JSON.stringify(s.category || s.platform)},` +
           // Per 1000 units, exactly: the rate in micro-credits per unit × 1000 (BigInt: no float, no overflow).
           `"rate":"${formatBig(BigInt(s.rate) * 1000n)}","min":"${s.min}","max":"${s.max}",` + // not a limit: v2 quotes rates per 1000 units
-          `"refill":${s.refill},"cancel":${s.cancel},"dripfeed":${s.dripfeed}}`,
+          `"refill":${s.refill},"cancel":${s.cancel},"dripfeed":${s.dripfeed},"average_time":${JSON.stringify(averageTime(ctx, s.id))}}`,
       );
     servicesCache = { source, body: `[${parts.join(',')}]` };
   }

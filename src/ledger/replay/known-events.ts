@@ -22,6 +22,8 @@ const KNOWN_TYPES: Record<LogEvent['type'], true> = {
   'order.cancel_requested': true,
   'refill.requested': true,
   'refill.status': true,
+  'order.lease_extended': true,
+  'order.released': true,
   'account.updated': true,
   'secret.rotated': true,
   'v2key.issued': true,
@@ -47,6 +49,8 @@ const INVARIANT_OF_TYPE = new Map<unknown, Invariant>([
   ['order.cancel_requested', 'lifecycle'],
   ['refill.requested', 'lifecycle'],
   ['refill.status', 'lifecycle'],
+  ['order.lease_extended', 'lifecycle'],
+  ['order.released', 'lifecycle'],
 ]);
 
 /** The invariant a failure while applying an event of this type belongs to. */
@@ -84,6 +88,8 @@ export function applyEvent(state: ReplayState, seq: number, raw: unknown): void 
     case 'order.cancel_requested':
     case 'refill.requested':
     case 'refill.status':
+    case 'order.lease_extended':
+    case 'order.released':
       return lifecycleEvent(state, seq, accountId, e);
     case 'plan.granted':
       return planGranted(seq, accountId, account, e);

@@ -33,6 +33,8 @@ export interface LedgerSource {
   /** The sort order of `orderRows`. */
   compareOrderKeys(a: string, b: string): number;
   idempotency(): Iterable<SourceRow>;
+  /** The lease index: key = [leaseExpiresMs, order id], in key order. */
+  leases(): Iterable<SourceRow>;
   /** Orders per status in the status index. */
   indexCounts(): StatusCounts;
   /** The counts row stats and metrics read, or undefined when the store has none. */

@@ -1,6 +1,7 @@
 /**
  * Invariant (f) of `replayLedger`: the lifecycle events that move no money
- * (order.progress, order.cancel_requested, refill.requested, refill.status).
+ * (order.progress, order.cancel_requested, refill.requested, refill.status,
+ * and the lease events of `lease-events.ts`).
  * None carries an amount, a refund or a balance, each names an order of its
  * account, and each is one the actor would accept at that point of the log,
  * by the same rules (src/ledger/lifecycle.ts): progress while in_progress, a
@@ -12,6 +13,7 @@ import { unitsOrdered } from '../rules.js';
 import { fail } from './finding.js';
 import type { OpenOrder } from './open-orders.js';
 import { isInt, type Raw } from './raw.js';
+import { leaseExtended, orderReleased } from './lease-events.js';
 import { refillMoved, refillRequested } from './refill-events.js';
 import type { ReplayState } from './replay-state.js';
 import { credits } from './wording.js';
@@ -42,6 +44,10 @@ export function lifecycleEvent(state: ReplayState, seq: number, id: number, e: R
       return refillRequested(state, seq, id, orderId, order, e.refill, atMs, refused);
     case 'refill.status':
       return refillMoved(state, seq, id, orderId, e);
+    case 'order.lease_extended':
+      return leaseExtended(state, orderId, order, e, atMs, refused);
+    case 'order.released':
+      return orderReleased(state, orderId, order, e, atMs, refused);
   }
 }
 

@@ -27,7 +27,30 @@ export interface OpenOrder {
   remains: number | null;
   /** When it reached a final state: its refill window counts from here. */
   finishedAtMs?: number;
-  final: { status: unknown; remains: unknown };
+  /** The worker that claimed it, and its lease's end while it is processing under a claim (see lease.ts). */
+  worker?: string | undefined;
+  leaseExpiresMs?: number | undefined;
+  /** Where its row ends. */
+  final: FinalState;
+}
+
+/** The status, remains, worker and lease an orders row holds: where the replay of its order must arrive. */
+export interface FinalState {
+  status: unknown;
+  remains: unknown;
+  worker: unknown;
+  leaseExpiresMs: unknown;
+}
+
+/** Where an orders row ends. */
+export function finalState(row: Record<string, unknown>): FinalState {
+  return { status: row.status, remains: row.remains, worker: row.worker, leaseExpiresMs: row.leaseExpiresMs };
+}
+
+/** Whether the order stands where its row ends. */
+function atFinal(order: OpenOrder): boolean {
+  const { final } = order;
+  return order.status === final.status && order.remains === final.remains && order.worker === final.worker && order.leaseExpiresMs === final.leaseExpiresMs;
 }
 
 export class OpenOrders {
@@ -47,7 +70,7 @@ export class OpenOrders {
 
   /** Holds `order` as open, or lets it go once it stands where its row ends. */
   update(orderId: string, order: OpenOrder): void {
-    if (order.status === order.final.status && order.remains === order.final.remains) this.open.delete(orderId);
+    if (atFinal(order)) this.open.delete(orderId);
     else this.hold(orderId, order);
   }
 
@@ -86,7 +109,9 @@ export class OpenOrders {
       status: r.status,
       remains: (r.remains as number | null) ?? null,
       finishedAtMs: isInt(r.finishedAtMs) ? r.finishedAtMs : undefined,
-      final: { status: r.status, remains: r.remains },
+      worker: r.worker as string | undefined,
+      leaseExpiresMs: r.leaseExpiresMs as number | undefined,
+      final: finalState(r),
     };
   }
 }

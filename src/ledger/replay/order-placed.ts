@@ -4,11 +4,12 @@
  * charge outside one, the balance it leaves is the one it carries, order
  * numbers grow, and the order's `orders` row agrees with the event.
  */
+import { isOrderType, orderShapeProblem, type OrderExtras } from '../order-types.js';
 import { chargeFor, isUnlimited } from '../rules.js';
 import { moveBalance } from './account-events.js';
 import { fail } from './finding.js';
 import type { LedgerSource } from './ledger-source.js';
-import type { OpenOrder } from './open-orders.js';
+import { finalState, type OpenOrder } from './open-orders.js';
 import { asRaw, isInt, type Raw } from './raw.js';
 import type { AccountState, ReplayState } from './replay-state.js';
 import { credits, planWindow, shown } from './wording.js';
@@ -44,6 +45,7 @@ export function orderPlaced(state: ReplayState, seq: number, id: number, account
     state.lastNumber = e.number;
   }
   const placed = placedAmounts(seq, id, orderId, e);
+  checkInputs(seq, id, orderId, e, placed.quantity);
   const { debit } = placed;
   const unlimited = unlimitedDebit(seq, id, orderId, account, e, placed);
   account.balance = moveBalance(seq, id, orderId, account, -debit, e.balance, () => `order.placed debiting ${credits(debit)}`);
@@ -55,9 +57,9 @@ export function orderPlaced(state: ReplayState, seq: number, id: number, account
   state.statuses.pending++;
   // Only an order whose row ends somewhere else than where it starts is
   // remembered; every other order is, from here on, what its row says.
-  if (r.status !== 'pending' || r.remains !== null) {
+  if (r.status !== 'pending' || r.remains !== null || r.worker !== undefined || r.leaseExpiresMs !== undefined) {
     const { quantity, rate, runs } = placed;
-    const open: OpenOrder = { account: id, service: e.service as number, quantity, rate, debit, status: 'pending', remains: null, final: { status: r.status, remains: r.remains } };
+    const open: OpenOrder = { account: id, service: e.service as number, quantity, rate, debit, status: 'pending', remains: null, final: finalState(r) };
     if (runs !== 1) open.extras = { runs };
     state.orders.hold(orderId, open);
   }
@@ -82,6 +84,19 @@ function placedAmounts(seq: number, id: number, orderId: string, e: Raw): Placed
     fail('order-charge', seq, id, orderId, `the debit ${credits(debit)} is neither the charge ${credits(charge)} nor 0.`);
   }
   return { quantity, rate, charge, debit, runs };
+}
+
+/**
+ * The order's type is one the server knows, and its inputs follow that
+ * type's rules (orderShapeProblem): the quantity a list or a package
+ * derives, the fields the type takes, their limits. An order without a
+ * type is a Default order.
+ */
+function checkInputs(seq: number, id: number, orderId: string, e: Raw, quantity: number): void {
+  const type = e.orderType ?? 'Default';
+  if (!isOrderType(type)) fail('order-charge', seq, id, orderId, `order.placed carries an unknown order type ${shown(type)}.`);
+  const problem = orderShapeProblem(type, quantity, e.extras as OrderExtras | undefined);
+  if (problem !== null) fail('order-charge', seq, id, orderId, `order.placed: ${problem}`);
 }
 
 /**

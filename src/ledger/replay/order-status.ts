@@ -7,6 +7,7 @@
 import { formatBig } from '../../money/index.js';
 import { FINAL_STATUSES, isOrderStatus, refundFor, remainsRefusal, statusMoveRefusal, unitsOrdered } from '../rules.js';
 import { moveBalance } from './account-events.js';
+import { leaseOfMove } from './lease-events.js';
 import { fail } from './finding.js';
 import { isInt, type Raw } from './raw.js';
 import type { AccountState, ReplayState } from './replay-state.js';
@@ -51,6 +52,7 @@ export function orderStatus(state: ReplayState, seq: number, id: number, account
       `the move to ${toStatus} refunds ${credits(refund)} but should refund ${formatBig(expectedRefund)} credits (debit ${credits(order.debit)}).`,
     );
   }
+  leaseOfMove(state, seq, id, orderId, order, toStatus, e);
   account.balance = moveBalance(seq, id, orderId, account, refund, e.balance, () => `order.status to ${toStatus} refunding ${credits(refund)}`);
   state.totals.refunded += BigInt(refund);
   state.statuses[order.status]--;

@@ -40,7 +40,15 @@
  *              the status it is in; see `lifecycle-events.ts`). A drip-feed
  *              order's charge is quantity × rate × runs (c); a customer's
  *              cancel is an order.status like any other, so (d) checks its
- *              refund is the whole debit, once.
+ *              refund is the whole debit, once;
+ *   (g)        a claim (order.status pending to processing naming its worker)
+ *              sets a lease within the bounds; order.lease_extended and
+ *              order.released (cause released) come from the worker holding
+ *              the processing order while its lease runs, an expiry
+ *              (order.released, cause expired) only once it has ended, and
+ *              each orders row's worker and lease equal what the log leaves
+ *              (see `lease-events.ts`); (g') the lease index holds exactly
+ *              the processing orders under a lease, at their lease's end.
  *
  * Memory does not grow with the number of orders (see `ReplayState`). The
  * replay walks the log and the `orders` table (in storage-key order, which

@@ -38,6 +38,8 @@ export interface ReplayState {
   readonly totals: { credited: bigint; debited: bigint; refunded: bigint };
   /** The highest order number placed so far: numbers grow with each order, so each must be above it. */
   lastNumber: number;
+  /** Processing orders under a claim's lease, as the log leaves them so far: the lease index holds one entry for each. */
+  leases: number;
 }
 
 /** The state before the first event; it starts the walk of the `orders` table (its first read). */
@@ -55,5 +57,6 @@ export function newReplayState(source: LedgerSource): ReplayState {
     statuses: noOrders(),
     totals: { credited: 0n, debited: 0n, refunded: 0n },
     lastNumber: 0,
+    leases: 0,
   };
 }

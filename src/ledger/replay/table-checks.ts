@@ -1,21 +1,22 @@
 /**
  * The checks of the tables against the state the log leaves, run once the
  * whole log is replayed: the wallets (b), the orders rows and the open
- * orders (c, d), the status index and the counts row (d'), and the
- * Idempotency-Key records (e). See `replayLedger` for the whole list.
+ * orders (c, d), the status index and the counts row (d'), the lease
+ * index (g'), and the Idempotency-Key records (e). See `replayLedger` for the whole list.
  */
 import { ORDER_STATUSES } from '../rules.js';
 import { fail } from './finding.js';
 import { isCounts } from './ledger-source.js';
 import { asRaw, isInt, type Raw } from './raw.js';
 import type { ReplayState } from './replay-state.js';
-import { credits, planWindow } from './wording.js';
+import { credits, instant, planWindow } from './wording.js';
 
 /** Every check of the tables, in the order their failures are reported. */
 export function checkTables(state: ReplayState): void {
   checkWallets(state);
   checkOrderRows(state);
   checkOrderCounts(state);
+  checkLeases(state);
   checkIdempotency(state);
 }
 
@@ -60,7 +61,7 @@ function checkOrderRows(state: ReplayState): void {
       null,
       order.account,
       id,
-      `the orders row says ${String(order.final.status)} with remains ${String(order.final.remains)} but the log leaves it ${order.status} with remains ${String(order.remains)}.`,
+      `the orders row says ${standing(order.final)} but the log leaves it ${standing(order)}.`,
     );
   }
 }
@@ -81,6 +82,30 @@ function checkOrderCounts(state: ReplayState): void {
       fail('order-status', null, null, null, `the order counts row says ${String((row as Raw | null)?.[status])} ${status} orders but the log leaves ${replayed[status]}.`);
     }
   }
+}
+
+/** An order's status and remains, and its worker and lease when it has them, as a sentence says them. */
+function standing(o: { status?: unknown; remains?: unknown; worker?: unknown; leaseExpiresMs?: unknown }): string {
+  const worker = o.worker === undefined ? '' : `, worker ${String(o.worker)}`;
+  const lease = o.leaseExpiresMs === undefined ? '' : `, a lease ending ${instant(o.leaseExpiresMs)}`;
+  return `${String(o.status)} with remains ${String(o.remains)}${worker}${lease}`;
+}
+
+/**
+ * (g'): the lease index (what the sweep reads) holds one entry per
+ * processing order under a lease, each naming the lease its row holds.
+ */
+function checkLeases(state: ReplayState): void {
+  let entries = 0;
+  for (const { key } of state.source.leases()) {
+    entries++;
+    const [endsMs, orderId] = Array.isArray(key) ? (key as unknown[]) : [undefined, key];
+    const row = typeof orderId === 'string' ? asRaw(state.source.orderRow(state.source.orderKey(orderId))) : {};
+    if (row.status !== 'processing' || row.leaseExpiresMs !== endsMs) {
+      fail('lifecycle', null, isInt(row.account) ? row.account : null, String(orderId), `the lease index holds a lease ending ${instant(endsMs)} but the orders row is ${standing(row)}.`);
+    }
+  }
+  if (entries !== state.leases) fail('lifecycle', null, null, null, `the lease index holds ${entries} leases but the log leaves ${state.leases} processing orders under a lease.`);
 }
 
 /** (e): idempotency rows point at orders of their own account. */

@@ -11,14 +11,19 @@ const oneOrder = (): Ledger => new Ledger().account(1).credit(1, 10 * CREDIT).pl
 
 describe('the charge and the debit', () => {
   it('an order as the actor places it, drip-feed runs included, verifies and is counted as pending', () => {
-    const report = replayImage(oneOrder().place(1, 'd1', 10, 100_000, { extras: { runs: 3 } }));
+    const report = replayImage(oneOrder().place(1, 'd1', 10, 100_000, { extras: { runs: 3, interval: 30 } }));
     expect(report.firstBroken).toBeNull();
     expect(report.counts.orders).toBe(2);
     expect(report.totals.debited).toBe(4_000_000n);
   });
 
+  it('an order whose inputs break its type is named at its placement: a drip-feed order keeps its interval', () => {
+    const ledger = oneOrder().place(1, 'd1', 10, 100_000, { extras: { runs: 3 } });
+    expect(replayImage(ledger).firstBroken).toMatch(/order d1\): order.placed: its inputs break the Default type's rules: Field 'interval' must be an integer/);
+  });
+
   it('a charge that is not quantity × rate × runs is named with the product', () => {
-    const ledger = new Ledger().account(1).credit(1, 10 * CREDIT).place(1, 'd1', 10, 100_000, { extras: { runs: 3 } });
+    const ledger = new Ledger().account(1).credit(1, 10 * CREDIT).place(1, 'd1', 10, 100_000, { extras: { runs: 3, interval: 30 } });
     ledger.last('order.placed').charge = 1_000_000;
     expect(replayImage(ledger).firstBroken).toBe(
       'Order charge check failed at seq 3 (account 1, order d1): the charge is 1 credits but quantity 10 × rate 0.1 credits × runs 3 is 3 credits.',

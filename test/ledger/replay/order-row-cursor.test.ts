@@ -19,6 +19,7 @@ function rowsSource(ids: string[]): LedgerSource {
     events: none,
     wallets: none,
     idempotency: none,
+    leases: none,
     indexCounts: none,
     countsRow: none,
     orderRows: () => rows,

@@ -1,0 +1,134 @@
+/**
+ * A replicated group on a real PostgreSQL primary with a synchronous
+ * standby: nodes are real server processes. Each test makes its own group
+ * (its own database) so that it runs alone as well as in the file.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PgPair } from '../../scripts/cluster/postgres.js';
+import { Group, postgresMissing } from '../helpers/replicated-group.js';
+
+const missing = await postgresMissing();
+if (missing !== null) console.log(`replication tests skipped: ${missing}`);
+
+describe.skipIf(missing !== null)('replicated group: one leader, followers that take over', () => {
+  let pg: PgPair;
+  const groups: Group[] = [];
+  const group = async (): Promise<Group> => {
+    const g = await Group.create(pg);
+    groups.push(g);
+    return g;
+  };
+  beforeAll(async () => {
+    pg = await Group.startPostgres();
+  }, 120_000);
+  afterAll(async () => {
+    for (const g of groups) await g.stop();
+    await pg?.stop();
+  }, 60_000);
+
+  it('one node leads and reports its synchronous standby; a follower answers 503 with Retry-After but serves admin reads', async () => {
+    const g = await group();
+    await g.startNode('a');
+    const { node: leader } = await g.waitLeader(['a']);
+    await g.startNode('b');
+    const follower = g.node('b');
+    const ready = await g.readiness(leader);
+    expect(ready).toEqual({ status: 200, body: { ok: true, role: 'leader', node: 'a', synchronous_standby: true } });
+    expect(await g.readiness(follower)).toEqual({ status: 503, body: { ok: false, role: 'follower', node: 'b' } });
+    expect((await fetch(`${follower.url}/healthz`)).status).toBe(200);
+    const customer = await g.customer(leader);
+    const placed = await g.order(leader, customer, 1);
+    expect(placed?.status).toBe(201);
+    const refused = await fetch(`${follower.url}/api/v1/balance`, { headers: { 'x-api-key': customer.key, 'x-api-secret': customer.secret } });
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect(((await refused.json()) as { error: string }).error).toBe('UNAVAILABLE');
+    const write = await g.admin(follower, 'POST', '/admin/v1/accounts', { name: 'nope' });
+    expect(write.status).toBe(503);
+    // Admin reads on the follower see the leader's order once the log is applied there.
+    let seen = 0;
+    for (let i = 0; i < 100 && seen !== 200; i++) {
+      seen = (await g.admin(follower, 'GET', `/admin/v1/orders/${placed!.body.order}`)).status;
+      if (seen !== 200) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(seen).toBe(200);
+    expect((await g.admin(follower, 'GET', `/admin/v1/accounts/${customer.id}`)).body.account.credits).toBe(99.9);
+  }, 120_000);
+
+  it('after SIGKILL of the leader under load, the follower serves within 10 s with every acknowledged order; the old node rejoins as a follower', async () => {
+    const g = await group();
+    await g.startNode('a');
+    const { node: leader } = await g.waitLeader(['a']);
+    await g.startNode('b');
+    const customer = await g.customer(leader);
+    const acked: { order: string; charge: number }[] = [];
+    let stop = false;
+    const drive = async (w: number): Promise<void> => {
+      for (let n = 0; !stop; n++) {
+        const placed = await g.order(leader, customer, w * 100_000 + n, 10);
+        if (placed === null) return;
+        if (placed.status === 201) acked.push(placed.body);
+      }
+    };
+    const running = [0, 1, 2, 3].map(drive);
+    while (acked.length < 50) await new Promise((resolve) => setTimeout(resolve, 20));
+    await g.kill('a');
+    const killedMs = performance.now();
+    stop = true;
+    await Promise.all(running);
+    const { node: next } = await g.waitLeader(['b'], 15_000);
+    const takeoverMs = performance.now() - killedMs;
+    console.log(`takeover after SIGKILL of the leader: ${Math.round(takeoverMs)} ms`);
+    expect(takeoverMs).toBeLessThan(10_000);
+    expect(await g.expectAcknowledged(next, customer, acked)).toEqual([]);
+    expect((await g.order(next, customer, 999_999))?.status).toBe(201);
+    await g.startNode('a');
+    expect((await g.readiness(g.node('a'))).body?.role).toBe('follower');
+  }, 120_000);
+
+  it('after SIGSTOP of the leader the follower serves within 15 s; on SIGCONT the old leader acknowledges nothing more and stops', async () => {
+    const g = await group();
+    await g.startNode('a');
+    const { node: leader } = await g.waitLeader(['a']);
+    await g.startNode('b');
+    const customer = await g.customer(leader);
+    const acked: { order: string; charge: number }[] = [];
+    for (let n = 0; n < 10; n++) acked.push((await g.order(leader, customer, n))!.body);
+    leader.process!.child.kill('SIGSTOP');
+    const frozenMs = performance.now();
+    // Requests sent to the frozen leader wait in its socket buffer.
+    const late = [0, 1, 2].map((n) => g.order(leader, customer, 1000 + n));
+    const { node: next } = await g.waitLeader(['b'], 20_000);
+    const takeoverMs = performance.now() - frozenMs;
+    console.log(`takeover after SIGSTOP of the leader: ${Math.round(takeoverMs)} ms`);
+    expect(takeoverMs).toBeLessThan(15_000);
+    acked.push((await g.order(next, customer, 2000))!.body);
+    leader.process!.child.kill('SIGCONT');
+    const exit = await leader.process!.exited;
+    expect(exit.code).toBe(1);
+    expect(leader.process!.output()).toContain('lost the lease');
+    for (const answer of await Promise.all(late)) expect(answer === null || answer.status === 503).toBe(true);
+    expect(await g.expectAcknowledged(next, customer, acked)).toEqual([]);
+  }, 120_000);
+
+  it('a node started on an empty data directory catches up from the log and takes over with everything', async () => {
+    const g = await group();
+    await g.startNode('a');
+    const { node: leader } = await g.waitLeader(['a']);
+    const customer = await g.customer(leader);
+    const acked: { order: string; charge: number }[] = [];
+    for (let n = 0; n < 30; n++) acked.push((await g.order(leader, customer, n))!.body);
+    await g.startNode('c');
+    await g.kill('a');
+    const { node: next } = await g.waitLeader(['c'], 15_000);
+    expect(await g.expectAcknowledged(next, customer, acked)).toEqual([]);
+  }, 120_000);
+
+  it('refuses to start a node whose keys differ from the group\'s, naming the key', async () => {
+    const g = await group();
+    await g.startNode('a');
+    await g.waitLeader(['a']);
+    const other = Buffer.alloc(16, 7).toString('base64');
+    await expect(g.startNode('d', { ORDER_ID_KEY: other })).rejects.toThrow(/ORDER_ID_KEY differs from the group's/);
+  }, 120_000);
+});
