@@ -13,6 +13,9 @@ import addFormatsModule from 'ajv-formats';
 import { buildOpenApi } from '../../src/http/v1/openapi.js';
 import { VERSION } from '../../src/platform/version.js';
 
+/** The load balancer's health paths on the customer port (README, "readyz"): the operator's, not the customer API's. */
+const HEALTH_PATHS = new Set(['/healthz', '/readyz']);
+
 /** Headers every HTTP/1.1 response may carry, whatever the API: not the document's to declare. */
 const TRANSPORT_HEADERS = new Set(['content-type', 'content-length', 'date', 'connection', 'keep-alive', 'transfer-encoding', 'uwebsockets']);
 
@@ -60,6 +63,7 @@ function build(): typeof checker {
   const paths = Object.entries(doc.paths).map(([template, item]) => ({ template, item, regex: templateRegex(template) }));
   return (method, url, status, headers, text) => {
     const path = url.split('?')[0]!;
+    if (HEALTH_PATHS.has(path)) return [];
     const found = paths.find((p) => p.regex.test(path));
     const op = found?.item[method.toLowerCase()];
     const where = `${method} ${path} → ${status}`;
