@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 /**
  * `npm start`: runs the server with configuration from the environment and
- * flags, seeds an empty data directory, prints how to try it, and shuts
- * down cleanly on SIGTERM and SIGINT.
+ * flags, seeds an empty data directory outside production (SEED_DEMO, never
+ * with NODE_ENV=production), prints how to try it, and shuts down cleanly
+ * on SIGTERM and SIGINT.
  */
 import { join } from 'node:path';
 import { DEMO_CREDITS, loadConfig, SHUTDOWN_DEADLINE_MS, seedIfEmpty, startReplicatedNode, startServer } from './app/index.js';

@@ -30,7 +30,12 @@ export interface SpawnOptions {
   wrapper?: string[];
 }
 
-export async function spawnServer(dataDir: string, adminToken: string, env: Record<string, string> = {}, options: SpawnOptions = {}): Promise<ServerProcess> {
+/**
+ * `env` adds to the test's environment and to the defaults below; a
+ * variable set to undefined is left unset (Node passes no undefined value
+ * to a child), so that its default applies.
+ */
+export async function spawnServer(dataDir: string, adminToken: string, env: Record<string, string | undefined> = {}, options: SpawnOptions = {}): Promise<ServerProcess> {
   const limit = options.fileSizeLimitBytes;
   if (limit !== undefined && !(Number.isSafeInteger(limit) && limit > 0)) throw new Error(`fileSizeLimitBytes must be a positive integer, not ${limit}`);
   const line = [...(limit === undefined ? [] : ['prlimit', `--fsize=${limit}`, '--']), ...(options.wrapper ?? []), process.execPath, MAIN];

@@ -96,7 +96,13 @@ export const SETTINGS = [
     doc: "Nice value (0 to 19) for the libuv thread pool that runs LMDB's write transactions, so that it never preempts the event loop; 0 leaves it alone. Linux only.",
   },
   { key: 'currency', env: 'CURRENCY', def: 'USD', kind: 'string', doc: 'Three-letter currency code API v2 answers show in `currency`.' },
-  { key: 'seedDemo', env: 'SEED_DEMO', def: 'true', kind: 'bool', doc: 'Seed a demo account and services into an empty data directory.' },
+  {
+    key: 'seedDemo',
+    env: 'SEED_DEMO',
+    def: 'true',
+    kind: 'bool',
+    doc: 'Seed a demo account and services into an empty data directory; never with NODE_ENV=production, where the default is false and true is refused.',
+  },
   { key: 'webhooksAllowHttp', env: 'WEBHOOKS_ALLOW_HTTP', def: 'false', kind: 'bool', doc: 'Accept plain http:// webhook URLs (else https only).' },
   {
     key: 'webhooksAllowPrivate',
@@ -218,6 +224,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Config {
   out['orderIdKey'] = out['orderIdKey'] === '' ? null : out['orderIdKey'];
   checkReplicated(out as unknown as Config, env);
   out['nodeName'] = out['nodeName'] === '' ? hostname() : out['nodeName'];
+  out['seedDemo'] = seedDemoFor(env, out['seedDemo'] as boolean, values['seed-demo'] !== undefined || env['SEED_DEMO'] !== undefined);
   return out as unknown as Config;
 }
 
@@ -244,4 +251,18 @@ function checkReplicated(config: Config, env: NodeJS.ProcessEnv): void {
   if (env['WAL_SYNC_MODE'] !== undefined && env['WAL_SYNC_MODE'] !== '') {
     throw new Error('WAL_SYNC_MODE does not apply with REPLICATION_URL set: a change is durable once committed in PostgreSQL; unset it.');
   }
+}
+
+/**
+ * A production server never seeds: the demo account's key and secret would
+ * open a funded wallet on a real server, and its first start would print
+ * them into the service manager's journal. With NODE_ENV=production the
+ * default is false, and an explicit true is refused rather than ignored.
+ */
+function seedDemoFor(env: NodeJS.ProcessEnv, seedDemo: boolean, explicit: boolean): boolean {
+  if (env['NODE_ENV'] !== 'production') return seedDemo;
+  if (explicit && seedDemo) {
+    throw new Error('SEED_DEMO (--seed-demo) cannot be true with NODE_ENV=production: a production server never seeds the demo account, whose key and secret would open a funded wallet.');
+  }
+  return false;
 }

@@ -30,8 +30,14 @@ const DEMO_SERVICES = [
 
 export const DEMO_CREDITS = '1000';
 
+/**
+ * Seeds only a data directory where nothing has ever happened: its log holds
+ * no event (every account, service and setting is an event), so an
+ * operator's data, even one service or one account, is never mixed with a
+ * demo account. Null when the directory is not empty.
+ */
 export async function seedIfEmpty(ctx: AppContext): Promise<SeedResult | null> {
-  if (ctx.registry.size > 0 || ctx.catalog.all().length > 0) return null;
+  if (!storeIsEmpty(ctx)) return null;
   const services: ServiceRecord[] = [];
   for (const s of DEMO_SERVICES) {
     const saved = await ctx.catalog.save<never>(null, (_current, id) => withServiceDefaults({ id, ...s, rate: parseMicro(s.rate)!, enabled: true }));
@@ -43,4 +49,9 @@ export async function seedIfEmpty(ctx: AppContext): Promise<SeedResult | null> {
   // A v2 key too, so that a reseller tool speaking API v2 works at once.
   const v2Key = await ctx.registry.issueV2Key(account);
   return { accountId: account.profile.id, apiKey: account.profile.apiKey, apiSecret, v2Key, services };
+}
+
+function storeIsEmpty(ctx: AppContext): boolean {
+  for (const _key of ctx.store.log.getKeys({ limit: 1 })) return false;
+  return ctx.registry.size === 0 && ctx.catalog.all().length === 0;
 }

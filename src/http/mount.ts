@@ -8,13 +8,15 @@ import { newRequestId } from '../ids/index.js';
 import type { AppContext } from './context.js';
 import { errorOutcome } from '../errors/index.js';
 import { guarded, newExchange, send, sendError, type Exchange } from './transport/reply.js';
+import { requestObserver } from './transport/request-observer.js';
 import type { HttpRequest, HttpResponse, TemplatedApp } from './transport/uws.js';
 import { handleV1 } from './v1/routes.js';
 import { handleV2, V2_PATH } from './v2/routes.js';
 
 export function mountCustomerApi(app: TemplatedApp, ctx: AppContext): void {
+  const observer = requestObserver(ctx.metrics, ctx.log);
   app.any('/*', (res: HttpResponse, req: HttpRequest) => {
-    const ex = newExchange(res, newRequestId(), ctx.metrics);
+    const ex = newExchange(res, newRequestId(), observer);
     guarded(ctx, ex, () => dispatch(ctx, ex, res, req));
   });
 }
@@ -22,6 +24,7 @@ export function mountCustomerApi(app: TemplatedApp, ctx: AppContext): void {
 function dispatch(ctx: AppContext, ex: Exchange, res: HttpResponse, req: HttpRequest): void {
   const url = req.getUrl();
   const method = req.getMethod();
+  ex.method = method;
   ex.head = method === 'head';
   if (url === '/healthz' || url === '/readyz') return health(ctx, ex, url, method);
   if (url === V2_PATH) handleV2(ctx, ex, res, req, method);

@@ -1,10 +1,20 @@
 /**
- * A tiny Prometheus registry in the text exposition format (version 0.0.4),
- * with no dependency. Recording is on the request path, so it allocates
- * nothing once a label combination has been seen: label text is built once,
- * when a series is created, and a request costs three Map lookups, a counter
- * increment and a bucket scan. Rendering does the string work.
+ * The Prometheus registry (prom-client, text format 0.0.4): the HTTP and
+ * group-commit histograms recorded as things happen, the figures other
+ * parts keep (accounts, WAL, Idempotency-Key records, webhooks, orders)
+ * read when /metrics is scraped, and prom-client's default process figures
+ * (event-loop lag, heap, GC, CPU, file descriptors).
+ *
+ * Recording is on the request path, so it never looks a label combination
+ * up by its labels: each route's duration child and each (route, status,
+ * code) counter child is bound once, the first time it is seen, and kept in
+ * maps; a request then costs three Map lookups and the children's own work.
+ *
+ * A figure read at scrape time is one row of SCRAPED (and, when it is new,
+ * one field of MetricsGauges, filled by the admin endpoint): the row names
+ * it, says what it is and reads it.
  */
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { MS_PER_SECOND } from '../platform/index.js';
 import { BATCH_ENTRIES_MAX, RECORD_ENTRIES_MAX } from '../wal/index.js';
 
@@ -17,78 +27,6 @@ export const WAL_BATCH_BUCKETS: readonly number[] = [1, 2, 4, 8, 16, 32, 64, 128
 /** Seconds per commit + fsync: an NVMe fsync takes ~100 µs, so start lower than HTTP. */
 export const WAL_SYNC_BUCKETS: readonly number[] = [0.0001, 0.00025, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1];
 
-/** Escapes a label value per the exposition format: backslash, quote, newline. */
-function labelValue(value: string): string {
-  return value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
-}
-
-/** Escapes HELP text: backslash and newline. */
-function helpText(value: string): string {
-  return value.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
-}
-
-/** Go-style float text: integers plainly, infinities as +Inf/-Inf. */
-function num(value: number): string {
-  if (value === Infinity) return '+Inf';
-  if (value === -Infinity) return '-Inf';
-  if (Number.isNaN(value)) return 'NaN';
-  return String(value);
-}
-
-/** One histogram series: per-bucket (non-cumulative) counts, summed at render. */
-class Histogram {
-  private readonly counts: Float64Array;
-  private sum = 0;
-  private count = 0;
-
-  constructor(
-    private readonly bounds: readonly number[],
-    /** `a="x",b="y"` or '' — rendered once, when the series is created. */
-    readonly labels: string,
-  ) {
-    this.counts = new Float64Array(bounds.length + 1);
-  }
-
-  observe(value: number): void {
-    // A NaN or negative duration can only come from a caller bug; record it
-    // as 0 rather than corrupt _sum.
-    const v = value >= 0 ? value : 0;
-    const bounds = this.bounds;
-    let i = 0;
-    while (i < bounds.length && v > bounds[i]!) i++;
-    this.counts[i]!++;
-    this.sum += v;
-    this.count++;
-  }
-
-  render(name: string, out: string[]): void {
-    const prefix = this.labels === '' ? '' : `${this.labels},`;
-    const suffix = this.labels === '' ? '' : `{${this.labels}}`;
-    let cumulative = 0;
-    for (let i = 0; i < this.bounds.length; i++) {
-      cumulative += this.counts[i]!;
-      out.push(`${name}_bucket{${prefix}le="${num(this.bounds[i]!)}"} ${cumulative}`);
-    }
-    cumulative += this.counts[this.bounds.length]!;
-    out.push(`${name}_bucket{${prefix}le="+Inf"} ${cumulative}`);
-    out.push(`${name}_sum${suffix} ${num(this.sum)}`);
-    out.push(`${name}_count${suffix} ${this.count}`);
-  }
-}
-
-interface CounterCell {
-  labels: string;
-  value: number;
-}
-
-interface RouteSeries {
-  duration: Histogram;
-  /** status → code ('' for none) → counter. */
-  byStatus: Map<number, Map<string, CounterCell>>;
-  /** Creation order, so render output is stable. */
-  cells: CounterCell[];
-}
-
 export interface MetricsGauges {
   accounts: number;
   deepestMailbox: number;
@@ -98,8 +36,7 @@ export interface MetricsGauges {
   walCommits: number;
   idempotencyRecords: number;
   idempotencyOldestAgeMs: number;
-  /** Webhook deliveries (absent: not rendered). */
-  webhooks?: WebhookGauges;
+  webhooks: WebhookGauges;
 }
 
 export interface WebhookGauges {
@@ -117,39 +54,113 @@ export interface WebhookGauges {
   allowedPerSecond: number;
 }
 
-function header(out: string[], name: string, type: 'counter' | 'gauge' | 'histogram', help: string): void {
-  out.push(`# HELP ${name} ${helpText(help)}`, `# TYPE ${name} ${type}`);
+/**
+ * A figure another part keeps, read at scrape time: a counter (a total since
+ * start, kept by its part) or a gauge; `label` and a record for a figure by
+ * one label, a number otherwise.
+ */
+type Scraped =
+  | { name: string; type: 'counter' | 'gauge'; help: string; read: (g: MetricsGauges) => number }
+  | { name: string; type: 'counter' | 'gauge'; help: string; label: string; readEach: (g: MetricsGauges) => Record<string, number> };
+
+const SCRAPED: readonly Scraped[] = [
+  { name: 'coa_wal_commits_total', type: 'counter', help: 'Storage commits (one fsync each) since start; LMDB may commit several batches together.', read: (g) => g.walCommits },
+  { name: 'coa_wal_pending_entries', type: 'gauge', help: 'Entries appended and not yet durable.', read: (g) => g.pendingWalEntries },
+  { name: 'coa_accounts', type: 'gauge', help: 'Accounts (wallet actors) known to the server.', read: (g) => g.accounts },
+  { name: 'coa_mailbox_depth_max', type: 'gauge', help: 'Commands waiting in the deepest wallet mailbox.', read: (g) => g.deepestMailbox },
+  { name: 'coa_idempotency_records', type: 'gauge', help: 'Idempotency-Key records stored (swept once past the retention).', read: (g) => g.idempotencyRecords },
+  {
+    name: 'coa_idempotency_oldest_age_seconds',
+    type: 'gauge',
+    help: 'Age of the oldest Idempotency-Key record; above the retention plus a minute, the sweep is behind.',
+    read: (g) => g.idempotencyOldestAgeMs / MS_PER_SECOND,
+  },
+  {
+    name: 'coa_webhook_deliveries_total',
+    type: 'counter',
+    help: 'Webhook delivery attempts since start, by outcome (delivered, failed, timeout, forbidden).',
+    label: 'outcome',
+    readEach: (g) => g.webhooks.deliveries,
+  },
+  { name: 'coa_webhook_queue_depth', type: 'gauge', help: 'Webhook messages held in the outbox, not yet delivered.', read: (g) => g.webhooks.held },
+  { name: 'coa_webhook_in_flight', type: 'gauge', help: 'Webhook delivery attempts in flight.', read: (g) => g.webhooks.inFlight },
+  {
+    name: 'coa_webhook_oldest_undelivered_age_seconds',
+    type: 'gauge',
+    help: 'Age of the oldest webhook message not yet delivered (0 when none).',
+    read: (g) => g.webhooks.oldestHeldAgeMs / MS_PER_SECOND,
+  },
+  {
+    name: 'coa_webhook_attempts_allowed_per_second',
+    type: 'gauge',
+    help: 'Webhook delivery attempts a second the order path leaves room for: near the floor (WEBHOOKS_BUSY_PERCENT, WEBHOOKS_BUSY_MIN_PER_SECOND) while it is saturated; 100000 means no limit.',
+    read: (g) => g.webhooks.allowedPerSecond,
+  },
+  { name: 'coa_webhook_failing_endpoints', type: 'gauge', help: 'Webhook endpoints marked failing (waiting for the operator to replay them).', read: (g) => g.webhooks.failingEndpoints },
+  {
+    name: 'coa_webhook_messages_dropped_total',
+    type: 'counter',
+    help: 'Webhook messages dropped since start because their endpoint already held WEBHOOKS_HELD_MAX undelivered ones (the endpoint is then marked failing).',
+    read: (g) => g.webhooks.dropped,
+  },
+  { name: 'coa_orders', type: 'gauge', help: 'Orders by status.', label: 'status', readEach: (g) => g.ordersByStatus },
+];
+
+/** Sets a scraped figure to what its part reports; a counter is set by clearing it and adding its total. */
+function setScraped(metric: Counter | Gauge, value: number, labels: Record<string, string> = {}): void {
+  if (metric instanceof Gauge) metric.set(labels, value);
+  else metric.inc(labels, value);
 }
 
-function renderWebhooks(w: WebhookGauges, out: string[]): void {
-  header(out, 'coa_webhook_deliveries_total', 'counter', 'Webhook delivery attempts since start, by outcome (delivered, failed, timeout, forbidden).');
-  for (const [outcome, count] of Object.entries(w.deliveries)) out.push(`coa_webhook_deliveries_total{outcome="${labelValue(outcome)}"} ${num(count)}`);
-  header(out, 'coa_webhook_queue_depth', 'gauge', 'Webhook messages held in the outbox, not yet delivered.');
-  out.push(`coa_webhook_queue_depth ${num(w.held)}`);
-  header(out, 'coa_webhook_in_flight', 'gauge', 'Webhook delivery attempts in flight.');
-  out.push(`coa_webhook_in_flight ${num(w.inFlight)}`);
-  header(out, 'coa_webhook_oldest_undelivered_age_seconds', 'gauge', 'Age of the oldest webhook message not yet delivered (0 when none).');
-  out.push(`coa_webhook_oldest_undelivered_age_seconds ${num(w.oldestHeldAgeMs / MS_PER_SECOND)}`);
-  header(
-    out,
-    'coa_webhook_attempts_allowed_per_second',
-    'gauge',
-    'Webhook delivery attempts a second the order path leaves room for: near the floor (WEBHOOKS_BUSY_PERCENT, WEBHOOKS_BUSY_MIN_PER_SECOND) while it is saturated; 100000 means no limit.',
-  );
-  out.push(`coa_webhook_attempts_allowed_per_second ${num(w.allowedPerSecond)}`);
-  header(out, 'coa_webhook_failing_endpoints', 'gauge', 'Webhook endpoints marked failing (waiting for the operator to replay them).');
-  out.push(`coa_webhook_failing_endpoints ${num(w.failingEndpoints)}`);
-  header(out, 'coa_webhook_messages_dropped_total', 'counter', 'Webhook messages dropped since start because their endpoint already held WEBHOOKS_HELD_MAX undelivered ones (the endpoint is then marked failing).');
-  out.push(`coa_webhook_messages_dropped_total ${num(w.dropped)}`);
+function registerScraped(figure: Scraped, registry: Registry, current: () => MetricsGauges): void {
+  const labelNames = 'label' in figure ? [figure.label] : [];
+  const collect = function (this: Counter | Gauge): void {
+    const gauges = current();
+    this.reset();
+    if ('read' in figure) return setScraped(this, figure.read(gauges));
+    for (const [value, count] of Object.entries(figure.readEach(gauges))) setScraped(this, count, { [figure.label]: value });
+  };
+  const config = { name: figure.name, help: figure.help, labelNames, registers: [registry], collect };
+  if (figure.type === 'counter') new Counter(config);
+  else new Gauge(config);
+}
+
+interface RouteSeries {
+  duration: { observe(value: number): void };
+  /** status → code ('' for none) → the counter's child. */
+  byStatus: Map<number, Map<string, { inc(): void }>>;
 }
 
 export class Metrics {
+  /** The registry /metrics renders; a part may register more figures on it (`registers: [metrics.registry]`). */
+  readonly registry = new Registry();
   private readonly routes = new Map<string, RouteSeries>();
-  private readonly batchEntries = new Histogram(WAL_BATCH_BUCKETS, '');
-  private readonly syncSeconds = new Histogram(WAL_SYNC_BUCKETS, '');
+  private readonly requests: Counter<'route' | 'status' | 'code'>;
+  private readonly durations: Histogram<'route'>;
+  private readonly batchEntries: Histogram;
+  private readonly syncSeconds: Histogram;
+  /** The figures sampled for the scrape under way. */
+  private scraped: MetricsGauges | null = null;
 
   /** Pre-creates the series of known routes, so they render (as zeros) before their first request. */
   constructor(options: { routes?: readonly string[] } = {}) {
+    const registers = [this.registry];
+    this.requests = new Counter({ name: 'coa_http_requests_total', help: 'HTTP requests answered, by route, status and error code ("" on success).', labelNames: ['route', 'status', 'code'], registers });
+    this.durations = new Histogram({ name: 'coa_http_request_duration_seconds', help: 'Time from request to reply, by route.', labelNames: ['route'], buckets: [...HTTP_DURATION_BUCKETS], registers });
+    this.batchEntries = new Histogram({
+      name: 'coa_wal_batch_entries',
+      help: 'Entries per group-commit batch (one event-loop turn; LMDB may commit several batches together).',
+      buckets: [...WAL_BATCH_BUCKETS],
+      registers,
+    });
+    this.syncSeconds = new Histogram({
+      name: 'coa_wal_sync_seconds',
+      help: 'Time from queueing a batch to LMDB until it is synced: its own commit and fsync, and any commit it waited behind.',
+      buckets: [...WAL_SYNC_BUCKETS],
+      registers,
+    });
+    for (const figure of SCRAPED) registerScraped(figure, this.registry, () => this.scraped!);
+    collectDefaultMetrics({ register: this.registry });
     for (const route of options.routes ?? []) this.route(route);
   }
 
@@ -162,57 +173,35 @@ export class Metrics {
       series.byStatus.set(status, byCode);
     }
     const key = code ?? '';
-    let cell = byCode.get(key);
-    if (cell === undefined) {
-      cell = { labels: `route="${labelValue(route)}",status="${status}",code="${labelValue(key)}"`, value: 0 };
-      byCode.set(key, cell);
-      series.cells.push(cell);
+    let counter = byCode.get(key);
+    if (counter === undefined) {
+      counter = this.requests.labels(route, String(status), key);
+      byCode.set(key, counter);
     }
-    cell.value++;
-    series.duration.observe(seconds);
+    counter.inc();
+    // A NaN or negative duration can only come from a caller bug; it is recorded as 0 rather than corrupt _sum.
+    series.duration.observe(seconds >= 0 ? seconds : 0);
   }
 
   /** One group commit: how many entries it carried and how long commit + sync took. */
   observeBatch(entries: number, syncSeconds: number): void {
     this.batchEntries.observe(entries);
-    this.syncSeconds.observe(syncSeconds);
+    this.syncSeconds.observe(syncSeconds >= 0 ? syncSeconds : 0);
   }
 
-  /** The whole registry plus the gauges sampled now, in the text exposition format. */
-  render(gauges: MetricsGauges): string {
-    const out: string[] = [];
-    header(out, 'coa_http_requests_total', 'counter', 'HTTP requests answered, by route, status and error code ("" on success).');
-    for (const series of this.routes.values()) for (const cell of series.cells) out.push(`coa_http_requests_total{${cell.labels}} ${cell.value}`);
-    header(out, 'coa_http_request_duration_seconds', 'histogram', 'Time from request to reply, by route.');
-    for (const series of this.routes.values()) series.duration.render('coa_http_request_duration_seconds', out);
-    header(out, 'coa_wal_batch_entries', 'histogram', 'Entries per group-commit batch (one event-loop turn; LMDB may commit several batches together).');
-    this.batchEntries.render('coa_wal_batch_entries', out);
-    header(out, 'coa_wal_sync_seconds', 'histogram', 'Time from queueing a batch to LMDB until it is synced: its own commit and fsync, and any commit it waited behind.');
-    this.syncSeconds.render('coa_wal_sync_seconds', out);
-    header(out, 'coa_wal_commits_total', 'counter', 'Storage commits (one fsync each) since start; LMDB may commit several batches together.');
-    out.push(`coa_wal_commits_total ${num(gauges.walCommits)}`);
-    header(out, 'coa_wal_pending_entries', 'gauge', 'Entries appended and not yet durable.');
-    out.push(`coa_wal_pending_entries ${num(gauges.pendingWalEntries)}`);
-    header(out, 'coa_accounts', 'gauge', 'Accounts (wallet actors) known to the server.');
-    out.push(`coa_accounts ${num(gauges.accounts)}`);
-    header(out, 'coa_mailbox_depth_max', 'gauge', 'Commands waiting in the deepest wallet mailbox.');
-    out.push(`coa_mailbox_depth_max ${num(gauges.deepestMailbox)}`);
-    header(out, 'coa_idempotency_records', 'gauge', 'Idempotency-Key records stored (swept once past the retention).');
-    out.push(`coa_idempotency_records ${num(gauges.idempotencyRecords)}`);
-    header(out, 'coa_idempotency_oldest_age_seconds', 'gauge', 'Age of the oldest Idempotency-Key record; above the retention plus a minute, the sweep is behind.');
-    out.push(`coa_idempotency_oldest_age_seconds ${num(gauges.idempotencyOldestAgeMs / MS_PER_SECOND)}`);
-    if (gauges.webhooks !== undefined) renderWebhooks(gauges.webhooks, out);
-    header(out, 'coa_orders', 'gauge', 'Orders by status.');
-    for (const [status, count] of Object.entries(gauges.ordersByStatus)) out.push(`coa_orders{status="${labelValue(status)}"} ${num(count)}`);
-    return out.join('\n') + '\n';
+  /** The whole registry, with the figures sampled now, in the text exposition format. */
+  async render(gauges: MetricsGauges): Promise<string> {
+    this.scraped = gauges;
+    try {
+      return await this.registry.metrics();
+    } finally {
+      this.scraped = null;
+    }
   }
 
   private route(route: string): RouteSeries {
-    const series: RouteSeries = {
-      duration: new Histogram(HTTP_DURATION_BUCKETS, `route="${labelValue(route)}"`),
-      byStatus: new Map(),
-      cells: [],
-    };
+    const series: RouteSeries = { duration: this.durations.labels(route), byStatus: new Map() };
+    this.durations.zero({ route });
     this.routes.set(route, series);
     return series;
   }

@@ -70,7 +70,8 @@ describe('operations over the admin API: verify, snapshot under load, restore, m
       const text = await r.text();
       expect(text).toMatch(/coa_http_requests_total\{route="\/api\/v1\/order",status="201",code=""\} 1/);
       expect(text).toMatch(/coa_http_requests_total\{route="\/api\/v1\/order",status="402",code="BALANCE"\} 1/);
-      expect(text).toMatch(/coa_http_request_duration_seconds_bucket\{route="\/api\/v1\/order",le="\+Inf"\} 2/);
+      // prom-client writes the bucket bound first: {le="+Inf",route="/api/v1/order"} (label order carries no meaning).
+      expect(text).toMatch(/coa_http_request_duration_seconds_bucket\{le="\+Inf",route="\/api\/v1\/order"\} 2/);
       expect(text).toMatch(/coa_wal_batch_entries_count \d+/);
       expect(text).toMatch(/coa_wal_sync_seconds_count \d+/);
       expect(text).toMatch(/coa_accounts 1/);

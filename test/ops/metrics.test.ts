@@ -1,7 +1,8 @@
 /**
  * The Prometheus registry renders valid text exposition format: every sample
  * belongs to a family declared by HELP and TYPE, histogram buckets are
- * cumulative and end at +Inf = _count.
+ * cumulative and end at +Inf = _count, and the process figures operators
+ * expect (event-loop lag, heap, GC, CPU) are there beside the server's own.
  */
 import { describe, expect, it } from 'vitest';
 import { HTTP_DURATION_BUCKETS, Metrics, WAL_BATCH_BUCKETS, WAL_SYNC_BUCKETS } from '../../src/ops/index.js';
@@ -21,6 +22,8 @@ function parse(text: string): { samples: Sample[]; types: Map<string, string>; h
   const help = new Map<string, string>();
   const samples: Sample[] = [];
   for (const line of text.slice(0, -1).split('\n')) {
+    // The format allows empty lines between families.
+    if (line === '') continue;
     if (line.startsWith('# HELP ')) {
       const [, name, doc] = /^# HELP (\S+) (.*)$/.exec(line)!;
       expect(name).toMatch(NAME);
@@ -51,9 +54,10 @@ function parse(text: string): { samples: Sample[]; types: Map<string, string>; h
       }
     }
     const raw = m![3]!;
-    const value = raw === '+Inf' ? Infinity : raw === '-Inf' ? -Infinity : Number(raw);
-    expect(Number.isNaN(value), `bad value ${raw}`).toBe(false);
     const name = m![1]!;
+    // Prometheus reads NaN in any case; a process figure with no sample yet is one, a figure of ours never.
+    const value = raw === '+Inf' ? Infinity : raw === '-Inf' ? -Infinity : /^nan$/i.test(raw) && !name.startsWith('coa_') ? NaN : Number(raw);
+    expect(Number.isNaN(value) && !/^nan$/i.test(raw), `bad value ${raw}`).toBe(false);
     const family = types.has(name) ? name : name.replace(/_(bucket|sum|count)$/, '');
     expect(types.has(family), `sample ${name} has no TYPE before it`).toBe(true);
     if (family !== name) expect(types.get(family)).toBe('histogram');
@@ -87,10 +91,21 @@ function checkHistograms(samples: Sample[], family: string, bounds: readonly num
   return series;
 }
 
-const gauges = { accounts: 3, deepestMailbox: 7, ordersByStatus: { pending: 5, processing: 0, completed: 2 }, pendingWalEntries: 11, walCommits: 9, idempotencyRecords: 4, idempotencyOldestAgeMs: 1500 };
+const webhooks = { deliveries: { delivered: 6, failed: 2 }, held: 3, inFlight: 1, oldestHeldAgeMs: 2500, failingEndpoints: 1, dropped: 4, allowedPerSecond: 50 };
+const gauges = { accounts: 3, deepestMailbox: 7, ordersByStatus: { pending: 5, processing: 0, completed: 2 }, pendingWalEntries: 11, walCommits: 9, idempotencyRecords: 4, idempotencyOldestAgeMs: 1500, webhooks };
+const emptyGauges = {
+  accounts: 0,
+  deepestMailbox: 0,
+  ordersByStatus: {},
+  pendingWalEntries: 0,
+  walCommits: 0,
+  idempotencyRecords: 0,
+  idempotencyOldestAgeMs: 0,
+  webhooks: { deliveries: {}, held: 0, inFlight: 0, oldestHeldAgeMs: 0, failingEndpoints: 0, dropped: 0, allowedPerSecond: 0 },
+};
 
 describe('Metrics', () => {
-  it('renders counters, histograms and gauges in valid exposition format', () => {
+  it('renders counters, histograms and gauges in valid exposition format', async () => {
     const m = new Metrics({ routes: ['GET /api/v1/services'] });
     m.countRequest('POST /api/v1/order', 201, null, 0.0004);
     m.countRequest('POST /api/v1/order', 201, null, 0.003);
@@ -100,9 +115,9 @@ describe('Metrics', () => {
     m.observeBatch(1, 0.00009);
     m.observeBatch(3, 0.0011);
     m.observeBatch(5000, 0.3);
-    const { samples, types } = parse(m.render(gauges));
+    const { samples, types } = parse(await m.render(gauges));
 
-    expect(Object.fromEntries(types)).toEqual({
+    expect(Object.fromEntries([...types].filter(([name]) => name.startsWith('coa_')))).toEqual({
       coa_http_requests_total: 'counter',
       coa_http_request_duration_seconds: 'histogram',
       coa_wal_batch_entries: 'histogram',
@@ -113,8 +128,20 @@ describe('Metrics', () => {
       coa_mailbox_depth_max: 'gauge',
       coa_idempotency_records: 'gauge',
       coa_idempotency_oldest_age_seconds: 'gauge',
+      coa_webhook_deliveries_total: 'counter',
+      coa_webhook_queue_depth: 'gauge',
+      coa_webhook_in_flight: 'gauge',
+      coa_webhook_oldest_undelivered_age_seconds: 'gauge',
+      coa_webhook_attempts_allowed_per_second: 'gauge',
+      coa_webhook_failing_endpoints: 'gauge',
+      coa_webhook_messages_dropped_total: 'counter',
       coa_orders: 'gauge',
     });
+    // prom-client's default process figures.
+    expect(types.get('nodejs_eventloop_lag_seconds')).toBe('gauge');
+    expect(types.get('nodejs_heap_size_used_bytes')).toBe('gauge');
+    expect(types.get('nodejs_gc_duration_seconds')).toBe('histogram');
+    expect(types.get('process_cpu_user_seconds_total')).toBe('counter');
     expect(samples.find((s) => s.name === 'coa_idempotency_records')?.value).toBe(4);
     expect(samples.find((s) => s.name === 'coa_idempotency_oldest_age_seconds')?.value).toBe(1.5);
     const counter = (route: string, status: string, code: string) =>
@@ -148,12 +175,25 @@ describe('Metrics', () => {
     expect(gauge('coa_wal_commits_total')).toBe(9);
     expect(gauge('coa_orders', { status: 'pending' })).toBe(5);
     expect(gauge('coa_orders', { status: 'completed' })).toBe(2);
+    expect(gauge('coa_webhook_deliveries_total', { outcome: 'failed' })).toBe(2);
+    expect(gauge('coa_webhook_oldest_undelivered_age_seconds')).toBe(2.5);
+    expect(gauge('coa_webhook_messages_dropped_total')).toBe(4);
   });
 
-  it('a value on a bucket boundary falls in that bucket (le is inclusive)', () => {
+  it('a figure read at scrape time shows its part\'s latest value, not a sum of scrapes', async () => {
+    const m = new Metrics();
+    await m.render(gauges);
+    const { samples } = parse(await m.render({ ...gauges, walCommits: 10, ordersByStatus: { pending: 1 }, webhooks: { ...webhooks, deliveries: { delivered: 7 } } }));
+    const value = (name: string, labels: Record<string, string> = {}) => samples.filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v)).map((s) => s.value);
+    expect(value('coa_wal_commits_total')).toEqual([10]);
+    expect(value('coa_orders')).toEqual([1]);
+    expect(value('coa_webhook_deliveries_total')).toEqual([7]);
+  });
+
+  it('a value on a bucket boundary falls in that bucket (le is inclusive)', async () => {
     const m = new Metrics();
     m.observeBatch(4, 0.001);
-    const { samples } = parse(m.render(gauges));
+    const { samples } = parse(await m.render(gauges));
     const bucket = (name: string, le: string) => samples.find((s) => s.name === name && s.labels.le === le)!.value;
     expect(bucket('coa_wal_batch_entries_bucket', '2')).toBe(0);
     expect(bucket('coa_wal_batch_entries_bucket', '4')).toBe(1);
@@ -161,21 +201,21 @@ describe('Metrics', () => {
     expect(bucket('coa_wal_sync_seconds_bucket', '0.001')).toBe(1);
   });
 
-  it('escapes label values and renders an empty registry', () => {
+  it('escapes label values and renders an empty registry', async () => {
     const m = new Metrics();
-    expect(() => parse(m.render({ accounts: 0, deepestMailbox: 0, ordersByStatus: {}, pendingWalEntries: 0, walCommits: 0, idempotencyRecords: 0, idempotencyOldestAgeMs: 0 }))).not.toThrow();
+    parse(await m.render(emptyGauges));
     m.countRequest('GET /weird"route\\with\nnewline', 404, 'NOT_FOUND', 0.001);
-    const { samples } = parse(m.render(gauges));
+    const { samples } = parse(await m.render(gauges));
     const s = samples.find((x) => x.name === 'coa_http_requests_total')!;
     expect(s.labels.route).toBe('GET /weird"route\\with\nnewline');
     expect(s.value).toBe(1);
   });
 
-  it('a bad duration cannot corrupt the sum', () => {
+  it('a bad duration cannot corrupt the sum', async () => {
     const m = new Metrics();
     m.countRequest('r', 200, null, Number.NaN);
     m.countRequest('r', 200, null, -1);
-    const { samples } = parse(m.render(gauges));
+    const { samples } = parse(await m.render(gauges));
     expect(samples.find((s) => s.name === 'coa_http_request_duration_seconds_sum')!.value).toBe(0);
     expect(samples.find((s) => s.name === 'coa_http_request_duration_seconds_count')!.value).toBe(2);
   });

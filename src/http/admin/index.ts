@@ -36,6 +36,7 @@ import * as webhooks from './webhooks.js';
 import type { AppContext } from '../context.js';
 import { parseJson, TOO_LARGE } from '../transport/json-request.js';
 import { failed, guarded, newExchange, send, sendError, type Exchange } from '../transport/reply.js';
+import { requestObserver } from '../transport/request-observer.js';
 import type { HttpRequest, HttpResponse, TemplatedApp } from '../transport/uws.js';
 
 type Handler = AdminHandler;
@@ -100,9 +101,10 @@ export const ADMIN_ROUTES: readonly Route[] = [
 export function mountAdmin(app: TemplatedApp, view: AppContext | (() => AppContext)): void {
   const current = typeof view === 'function' ? view : () => view;
   const tokenHash = sha256(`Bearer ${current().adminToken}`);
+  const observer = requestObserver(current().metrics, current().log);
   app.any('/*', (res: HttpResponse, req: HttpRequest) => {
     const ctx = current();
-    const ex = newExchange(res, newRequestId(), ctx.metrics);
+    const ex = newExchange(res, newRequestId(), observer);
     // Listings and reads look at the store after waiting for the WAL; a commit
     // visible there may still be unsynced (overlapping sync): every admin reply
     // waits for what it could have seen (the admin API is not the hot path).
@@ -114,6 +116,7 @@ export function mountAdmin(app: TemplatedApp, view: AppContext | (() => AppConte
 function handleAdmin(ctx: AppContext, ex: Exchange, res: HttpResponse, req: HttpRequest, tokenHash: Buffer): void {
   const url = req.getUrl();
   const method = req.getMethod();
+  ex.method = method;
   ex.head = method === 'head';
   if (url === '/healthz' && method === 'get') return send(ex, 200, '{"ok":true}');
   // The token first, before the route: without it every request gets the

@@ -71,11 +71,11 @@ function running(job: 'verify' | 'snapshot'): ErrorOutcome {
 }
 
 /** GET /metrics: Prometheus text format. */
-export const metrics: AdminHandler = (ex, ctx) => {
+export const metrics: AdminHandler = async (ex, ctx) => {
   let deepest = 0;
   for (const account of ctx.registry.loaded()) deepest = Math.max(deepest, account.actor.depth);
   const idempotency = ctx.idempotencyStats();
-  const text = ctx.metrics.render({
+  const text = await ctx.metrics.render({
     accounts: ctx.registry.size,
     deepestMailbox: deepest,
     ordersByStatus: ordersByStatus(ctx),
@@ -85,11 +85,8 @@ export const metrics: AdminHandler = (ex, ctx) => {
     idempotencyOldestAgeMs: idempotency.oldestAgeMs,
     webhooks: ctx.webhooks.gauges(),
   });
-  if (ex.aborted) return;
-  ex.done = true;
-  ex.res.cork(() => {
-    ex.res.writeStatus('200 OK').writeHeader('Content-Type', METRICS_CONTENT_TYPE).end(text);
-  });
+  ex.contentType = METRICS_CONTENT_TYPE;
+  send(ex, 200, text);
 };
 
 /**

@@ -28,7 +28,10 @@ const INVALID = errorOutcome('AUTH', 'The API key or secret is not valid.');
 export function authenticate(ex: Exchange, ctx: AppContext, key: string, secret: string | null, close: boolean): Account | null {
   const missing = key === '' || secret === '';
   const account = missing ? null : secret === null ? ctx.registry.authenticateV2(key) : ctx.registry.authenticate(key, secret);
-  if (account !== null) return account;
+  if (account !== null) {
+    ex.accountId = account.profile.id;
+    return account;
+  }
   const ip = remoteAddressKey(ex.res);
   if (refuseBlockedAddress(ex, ctx, ip, close)) return null;
   ctx.authFailures.recordFailure(ip);

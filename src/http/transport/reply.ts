@@ -4,8 +4,7 @@
  * be corked and must not touch an aborted response.
  */
 import { renderError, type ErrorOutcome } from '../../errors/index.js';
-import type { Metrics } from '../../ops/index.js';
-import { MS_PER_SECOND, reportFault, type FaultSink } from '../../platform/index.js';
+import { reportFault, type FaultSink } from '../../platform/index.js';
 import type { Answer } from './answer.js';
 import type { HttpResponse } from './uws.js';
 
@@ -36,10 +35,16 @@ export interface Exchange {
   done: boolean;
   /** Extra headers to send with whatever reply goes out (rate-limit headers). */
   headers: string[];
-  /** Route label for metrics (the path pattern, never the raw URL). */
+  /** Route label for metrics and the access log (the path pattern, never the raw URL). */
   route: string;
+  /** The request's method as uWS reads it (lower case); '' until the dispatcher reads it. */
+  method: string;
+  /** The account the credentials opened; null before authentication and on the admin API. */
+  accountId: number | null;
+  /** The reply's Content-Type: JSON but for the few text answers (Prometheus metrics). */
+  contentType: string;
   startedMs: number;
-  metrics: Metrics | null;
+  observer: RequestObserver | null;
   /** A HEAD request: the reply carries headers but no body. */
   head: boolean;
   /**
@@ -55,13 +60,33 @@ export interface Exchange {
   barrier: (() => Promise<void> | null) | null;
 }
 
+/** What is recorded of every answered request, once, as its reply is written (metrics, the access log). */
+export interface RequestObserver {
+  answered(ex: Exchange, status: number, code: string | null): void;
+}
+
 /** How a dialect answers an error outcome (API v2: HTTP 200 and its own sentence). */
 export interface ErrorDialect {
   errorAnswer(error: ErrorOutcome): Answer;
 }
 
-export function newExchange(res: HttpResponse, requestId: string, metrics: Metrics | null = null): Exchange {
-  const exchange: Exchange = { res, requestId, aborted: false, done: false, headers: [], route: 'unknown', startedMs: performance.now(), metrics, head: false, dialect: null, barrier: null };
+export function newExchange(res: HttpResponse, requestId: string, observer: RequestObserver | null = null): Exchange {
+  const exchange: Exchange = {
+    res,
+    requestId,
+    aborted: false,
+    done: false,
+    headers: [],
+    route: 'unknown',
+    method: '',
+    accountId: null,
+    contentType: 'application/json',
+    startedMs: performance.now(),
+    observer,
+    head: false,
+    dialect: null,
+    barrier: null,
+  };
   res.onAborted(() => {
     exchange.aborted = true;
   });
@@ -94,11 +119,11 @@ export function send(ex: Exchange, status: number, body: string, extraHeaders: s
 
 function write(ex: Exchange, status: number, body: string, extraHeaders: string[], close: boolean, code: string | null): void {
   if (ex.aborted) return;
-  ex.metrics?.countRequest(ex.route, status, code, (performance.now() - ex.startedMs) / MS_PER_SECOND);
+  ex.observer?.answered(ex, status, code);
   const { res } = ex;
   res.cork(() => {
     res.writeStatus(STATUS_LINES[status] ?? String(status));
-    res.writeHeader('Content-Type', 'application/json');
+    res.writeHeader('Content-Type', ex.contentType);
     res.writeHeader('Request-Id', ex.requestId);
     for (let i = 0; i < ex.headers.length; i += 2) res.writeHeader(ex.headers[i]!, ex.headers[i + 1]!);
     for (let i = 0; i < extraHeaders.length; i += 2) res.writeHeader(extraHeaders[i]!, extraHeaders[i + 1]!);
