@@ -58,7 +58,9 @@ function build() {
   const startedMs = Date.now();
   try {
     // The sources, then the typed client's declarations (package.json exports ./client with its types).
-    for (const project of ['tsconfig.json', 'tsconfig.client.json']) execFileSync(process.execPath, [TSC, '-p', join(ROOT, project)], { stdio: 'inherit' });
+    for (const project of ['tsconfig.json', 'tsconfig.client.json']) {
+      if (project === 'tsconfig.json' || existsSync(join(ROOT, project))) execFileSync(process.execPath, [TSC, '-p', join(ROOT, project)], { stdio: 'inherit' });
+    }
   } catch {
     // tsc has printed what is wrong.
     process.exit(1);
