@@ -7,8 +7,8 @@
  * compiled.
  *
  * Current means: dist/.build-stamp exists, and nothing under src/, scripts/
- * or bench/, nor tsconfig.json, was modified after the build that wrote it
- * began. A directory's own time counts too, so a deleted or renamed file
+ * or bench/, nor tsconfig.json or tsconfig.client.json, was modified after
+ * the build that wrote it began. A directory's own time counts too, so a deleted or renamed file
  * makes the build stale. The stamp carries the build's start time less one
  * second (file times lag the clock by a tick), so a file saved during a
  * build makes the next start build again, never the other way round.
@@ -26,7 +26,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const SOURCES = ['src', 'scripts', 'bench', 'tsconfig.json'].map((name) => join(ROOT, name));
+const SOURCES = ['src', 'scripts', 'bench', 'tsconfig.json', 'tsconfig.client.json'].map((name) => join(ROOT, name));
 const STAMP = join(ROOT, 'dist', '.build-stamp');
 const TSC = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
 /** File times come from the kernel's coarse clock, up to a tick behind Date.now(); a second covers it. */
@@ -57,7 +57,10 @@ function build() {
   }
   const startedMs = Date.now();
   try {
-    execFileSync(process.execPath, [TSC, '-p', join(ROOT, 'tsconfig.json')], { stdio: 'inherit' });
+    // The sources, then the typed client's declarations (package.json exports ./client with its types).
+    for (const project of ['tsconfig.json', 'tsconfig.client.json']) {
+      if (project === 'tsconfig.json' || existsSync(join(ROOT, project))) execFileSync(process.execPath, [TSC, '-p', join(ROOT, project)], { stdio: 'inherit' });
+    }
   } catch {
     // tsc has printed what is wrong.
     process.exit(1);

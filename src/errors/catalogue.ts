@@ -1,6 +1,6 @@
 /**
  * The closed catalogue of error codes. Each code has exactly one HTTP status
- * (VALIDATION and IDEMPOTENCY have a few, each for one named situation), a
+ * (VALIDATION has a few, each for one named situation), a
  * stable name and a one-line meaning used in the README and OpenAPI.
  * Expected outcomes are values of this type, never exceptions.
  */
@@ -17,7 +17,7 @@ export const ERRORS = {
   METHOD: { status: 405, meaning: 'The route exists but not with this HTTP method (Allow lists the right ones).' },
   CONFLICT: { status: 409, meaning: 'Admin API: the order cannot make that move (it is final, or the move goes backwards), or a verify or snapshot is already running.' },
   LEDGER: { status: 409, meaning: 'Admin API: the ledger does not verify; the message names the first broken invariant.' },
-  IDEMPOTENCY: { status: 422, meaning: 'Idempotency-Key reused with a different payload (409 while the first is still in flight).' },
+  IDEMPOTENCY: { status: 422, meaning: 'Idempotency-Key reused with a different payload.' },
   INTERNAL: { status: 500, meaning: 'Server fault.' },
   UNAVAILABLE: { status: 503, meaning: 'Server draining or overloaded; retry after Retry-After seconds.' },
 } as const;

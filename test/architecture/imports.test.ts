@@ -37,6 +37,8 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
   // The CLI talks to the server over HTTP; `verify --data-dir` runs ops' verify itself on a stopped server's files.
   // It reads the admin API's page sizes from ops/limits.ts itself, which imports nothing, so a command does not load LMDB.
   cli: ['ops', 'money', 'ids', 'platform'],
+  // The typed client for customers: openapi-fetch over the generated types; it imports no part of the server.
+  client: [],
   // Replicated mode: the group's log, lease and follower in PostgreSQL; the WAL's seam (DurableLog, the LMDB group commit) is all it knows of storage.
   replication: ['wal', 'platform'],
   app: ['actors', 'forcejoin', 'http', 'ids', 'ledger', 'money', 'ops', 'platform', 'replication', 'wal', 'webhooks', 'wire', 'errors'],

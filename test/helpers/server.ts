@@ -14,6 +14,7 @@ import { ManualClock } from '../../src/platform/clock.js';
 import { loadConfig, type Config } from '../../src/app/config.js';
 import { createLogger } from '../../src/platform/log.js';
 import { startServer, type Server, type ServerOptions } from '../../src/app/server.js';
+import { assertMatchesOpenApi } from './openapi-check.js';
 
 export const ADMIN_TOKEN = 'test-admin-token';
 
@@ -33,7 +34,10 @@ export interface TestServer {
   readonly clock: ManualClock;
   /** A request to the admin API with the operator's token. */
   admin(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Reply>;
-  /** A request to the customer API v1 with an account's key and secret (`null`: no credentials). */
+  /**
+   * A request to the customer API v1 with an account's key and secret (`null`: no credentials);
+   * the response is held to the OpenAPI document (see openapi-check.ts), and one that departs from it throws.
+   */
   api(method: string, path: string, creds: Creds | null, body?: unknown, headers?: Record<string, string>): Promise<Reply>;
   /** A form-encoded POST to the customer API v2, as reseller panels send it. */
   v2(fields: Record<string, string | number>, headers?: Record<string, string>): Promise<Reply>;
@@ -155,9 +159,11 @@ export function testServer(options: StartOptions | (() => StartOptions) = {}): S
     admin(method, path, body, headers = {}) {
       return request(`${t.adminUrl}${path}`, method, body, { authorization: `Bearer ${ADMIN_TOKEN}`, ...headers });
     },
-    api(method, path, creds, body, headers = {}) {
+    async api(method, path, creds, body, headers = {}) {
       const auth: Record<string, string> = creds === null ? {} : { 'x-api-key': creds.key, 'x-api-secret': creds.secret };
-      return request(`${t.url}${path}`, method, body, { ...auth, ...headers });
+      const reply = await request(`${t.url}${path}`, method, body, { ...auth, ...headers });
+      assertMatchesOpenApi(method, path, reply.status, reply.headers, reply.text);
+      return reply;
     },
     v2(fields, headers = {}) {
       const form = new URLSearchParams(Object.entries(fields).map(([k, v]) => [k, String(v)])).toString();

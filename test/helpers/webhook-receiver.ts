@@ -8,6 +8,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
+import { prepareWebhookCheck, webhookProblems } from './openapi-check.js';
 import { waitFor } from './wait-for.js';
 
 /** How long a wait for deliveries may take: retries and pacing run on real time here. */
@@ -51,6 +52,7 @@ export interface Receiver {
   failHung(): void;
   /** Waits (real time, bounded) until `check` holds. */
   waitFor(check: (received: Received[]) => boolean, timeoutMs?: number): Promise<void>;
+  /** Closes the receiver; throws when a message it received departs from the OpenAPI document's webhooks. */
   close(): Promise<void>;
 }
 
@@ -73,6 +75,8 @@ function verify(secret: string, req: IncomingMessage, body: string): boolean {
 }
 
 export async function startReceiver(): Promise<Receiver> {
+  // Built now, not on the first message: the server shares this process's event loop, and building it there would stall the dispatcher's deliveries.
+  prepareWebhookCheck();
   const secrets = new Map<string, string>();
   const received: Received[] = [];
   const hung: ServerResponse[] = [];
@@ -81,6 +85,8 @@ export async function startReceiver(): Promise<Receiver> {
   const byBody: { match: (json: Received['json']) => boolean; b: Behaviour }[] = [];
   const queued: Behaviour[] = [];
   let requests = 0;
+  /** How messages departed from the OpenAPI document's webhooks; `close` throws when there is any. */
+  const undocumented: string[] = [];
   const server: Server = createServer((req, res) => {
     requests++;
     const chunks: Buffer[] = [];
@@ -94,6 +100,11 @@ export async function startReceiver(): Promise<Receiver> {
         json = JSON.parse(body);
       } catch {
         json = { type: '', timestamp: '', data: {} };
+      }
+      // A request with a webhook-id is a message of the server's dispatcher (tests also post here directly).
+      const pick = (name: string) => (typeof req.headers[name] === 'string' ? (req.headers[name] as string) : undefined);
+      if (pick('webhook-id') !== undefined) {
+        undocumented.push(...webhookProblems({ 'webhook-id': pick('webhook-id'), 'webhook-timestamp': pick('webhook-timestamp'), 'webhook-signature': pick('webhook-signature') }, body));
       }
       const behaviour = byBody.find((r) => r.match(json))?.b ?? byPath.get(path) ?? queued.shift() ?? standing;
       received.push({
@@ -158,6 +169,7 @@ export async function startReceiver(): Promise<Receiver> {
       for (const res of hung.splice(0)) res.destroy();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      if (undocumented.length > 0) throw new Error(`The webhook messages do not match docs/openapi.json:\n${undocumented.join('\n')}`);
     },
   };
 }

@@ -8,15 +8,18 @@ import type { OrderPayload, ServiceRecord } from '../../ledger/index.js';
 import { compile, OrderBody } from './schemas.js';
 
 const validator = compile(OrderBody);
+/** Half of a UTF-16 pair: not text, and it would be stored altered (as U+FFFD). */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 /**
  * Refused anywhere in a target: C0 and C1 controls, space, DEL, and the
  * invisible or direction-changing characters (zero-width, bidi overrides,
  * line separators, BOM) that would make a stored URL differ from what an
  * operator reads.
  */
-/** Half of a UTF-16 pair: not text, and it would be stored altered (as U+FFFD). */
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-const TARGET_FORBIDDEN = /[\x00-\x20\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/;
+const TARGET_FORBIDDEN_CHARS = '\\x00-\\x20\\x7f-\\x9f\\u200b-\\u200f\\u2028-\\u202e\\u2060-\\u2069\\ufeff';
+const TARGET_FORBIDDEN = new RegExp(`[${TARGET_FORBIDDEN_CHARS}]`);
+/** The target rule as a JSON Schema pattern, for the OpenAPI document: an http(s) URL without a forbidden character. */
+export const TARGET_PATTERN = `^[Hh][Tt][Tt][Pp][Ss]?://[^${TARGET_FORBIDDEN_CHARS}]*$`;
 
 /**
  * `targetCharsMax` is the operator's limit (TARGET_CHARS_MAX), at most the

@@ -90,12 +90,22 @@ const STATUS_FIELDS = {
 };
 
 export const Schemas = {
-  Error: Type.Object({
-    ok: Type.Literal(false),
-    error: Type.String({ description: 'Stable error code from the catalogue.' }),
-    message: Type.String({ description: 'A plain sentence for humans.' }),
-    request_id: Type.String(),
-  }),
+  Error: Type.Object(
+    {
+      ok: Type.Literal(false),
+      error: Type.String({ description: 'Stable error code from the catalogue.' }),
+      message: Type.String({ description: 'A plain sentence for humans.' }),
+      request_id: Type.String(),
+      min: Type.Optional(Type.Integer({ description: "QTY: the service's smallest quantity." })),
+      max: Type.Optional(Type.Integer({ description: "QTY: the service's largest quantity." })),
+      retry_after: Type.Optional(Type.Integer({ minimum: 1, description: 'RATE and UNAVAILABLE: seconds to wait, as Retry-After says.' })),
+      join_link: Type.Optional(Type.String({ description: 'FORCEJOIN: the link to the Telegram channel to join.' })),
+      charge: Type.Optional(Money('BALANCE: what the order costs.')),
+      balance: Type.Optional(Money('BALANCE: what the wallet holds.')),
+      limit: Type.Optional(Type.Integer({ description: 'VALIDATION (413): the body size limit, in bytes.' })),
+    },
+    { additionalProperties: false },
+  ),
   Balance: Type.Object({
     ok: Type.Literal(true),
     credits: Money('Credits in the wallet.'),
@@ -151,9 +161,22 @@ const ItemError = Type.Object({
 const keyedBy = (field: string, item: TSchema, description: string) =>
   Type.Object({ ok: Type.Literal(true), [field]: Type.Record(Type.String(), Type.Union([item, ItemError]), { description }) });
 
+/** One order's status without the envelope: an entry of a batch status, and a webhook message's data. */
+export const OrderStatusItem = Type.Object(STATUS_FIELDS);
+
+/** One refill's status: an entry of GET /refill_status, and a webhook message's data. */
+export const RefillStatusItem = Type.Object({
+  refill: Type.Integer({ minimum: 1 }),
+  order: Type.String(),
+  status: Type.Union(REFILL_STATUSES.map((s) => Type.Literal(s))),
+  created_at: Type.String({ format: 'date-time' }),
+  updated_at: Type.String({ format: 'date-time' }),
+  reason: Type.Optional(Type.String({ description: "The operator's reason, when given." })),
+});
+
 export const LifecycleSchemas = {
   OrderIdList,
-  BatchStatus: keyedBy('orders', Type.Object(STATUS_FIELDS), 'Keyed by the ids asked for.'),
+  BatchStatus: keyedBy('orders', OrderStatusItem, 'Keyed by the ids asked for.'),
   CancelResult: keyedBy(
     'orders',
     Type.Object({
@@ -164,18 +187,7 @@ export const LifecycleSchemas = {
     'Keyed by the ids asked for.',
   ),
   RefillResult: keyedBy('orders', Type.Object({ refill: Type.Integer({ minimum: 1, description: 'The new refill id.' }) }), 'Keyed by the order ids asked for.'),
-  RefillStatus: keyedBy(
-    'refills',
-    Type.Object({
-      refill: Type.Integer({ minimum: 1 }),
-      order: Type.String(),
-      status: Type.Union(REFILL_STATUSES.map((s) => Type.Literal(s))),
-      created_at: Type.String({ format: 'date-time' }),
-      updated_at: Type.String({ format: 'date-time' }),
-      reason: Type.Optional(Type.String({ description: "The operator's reason, when given." })),
-    }),
-    'Keyed by the refill ids asked for.',
-  ),
+  RefillStatus: keyedBy('refills', RefillStatusItem, 'Keyed by the refill ids asked for.'),
 };
 
 export const ServicesList = Type.Object({ ok: Type.Literal(true), services: Type.Array(Schemas.Service) });

@@ -1,28 +1,39 @@
 /**
  * The OpenAPI 3.1 document, built from the same TypeBox schemas the server
- * validates with. `docs/openapi.json` is this document, committed; a test
- * fails when the two differ (`npm run openapi` rewrites it).
+ * validates with, the rules it checks beyond them (openapi-rules.ts), the
+ * statuses and headers it answers with (openapi-responses.ts) and the
+ * notifications it posts (openapi-webhooks.ts). `docs/openapi.json` is this
+ * document, committed; a test fails when the two differ (`npm run openapi`
+ * rewrites it), and the test helpers check every v1 response the HTTP tests
+ * receive against it.
  */
-import { ERRORS } from '../../errors/index.js';
 import { VERSION } from '../../platform/index.js';
 import { IDEMPOTENCY_KEY_CHARS_MAX } from '../limits.js';
+import { ORDER_ID_PATTERN } from '../../ids/index.js';
 import { LifecycleSchemas, OrderBody, Schemas, ServicesList, WebhookAnswer, WebhookList, WebhookSchemas } from '../orders/schemas.js';
 import { BATCH_IDS_MAX } from '../../ledger/index.js';
+import { BODY, COMMON, HEADERS, json, publicAnswer, refusals, ROUTE_RESPONSES, success, type Refusal } from './openapi-responses.js';
+import { closed, ORDER_BODY_RULES, WEBHOOK_BODY_RULES, withRules } from './openapi-rules.js';
+import { webhookNotifications, WebhookMessageSchemas } from './openapi-webhooks.js';
 
-const json = (schema: unknown) => ({ content: { 'application/json': { schema } } });
+const errors = (...codes: Refusal[]) => refusals([...COMMON, ...codes]);
+/** The refusals of an order that its Idempotency-Key remembers, replayed like a success. */
+const REMEMBERED: readonly Refusal[] = ['BALANCE', 'SERVICE', 'QTY', 'FORCEJOIN'];
+const bodyErrors = (...codes: Refusal[]) => refusals([...COMMON, ...BODY, ...codes]);
 
-function errors(...codes: (keyof typeof ERRORS)[]): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const code of codes) {
-    const status = String(ERRORS[code].status);
-    const previous = out[status] as { description: string } | undefined;
-    const description = previous === undefined ? `${code}: ${ERRORS[code].meaning}` : `${previous.description} ${code}: ${ERRORS[code].meaning}`;
-    out[status] = { description, ...json({ $ref: '#/components/schemas/Error' }) };
-  }
-  return out;
-}
+/** An Idempotency-Key: 1 to 255 printable ASCII characters, bare or as a structured-field string (quoted, with \" and \\ escapes). */
+const IDEMPOTENCY_KEY_PATTERN = `^(?:[\\x20-\\x7e]{1,${IDEMPOTENCY_KEY_CHARS_MAX}}|"(?:[\\x20\\x21\\x23-\\x5b\\x5d-\\x7e]|\\\\["\\\\]){1,${IDEMPOTENCY_KEY_CHARS_MAX}}")$`;
 
-const COMMON = ['AUTH', 'BANNED', 'RATE', 'UNAVAILABLE'] as const;
+/** A comma-separated list of at most BATCH_IDS_MAX ids in one query parameter (`orders=a,b`). */
+const idList = (name: string, what: string, items: unknown, required: boolean) => ({
+  name,
+  in: 'query',
+  required,
+  style: 'form',
+  explode: false,
+  description: `Comma-separated ${what}, at most ${BATCH_IDS_MAX} (blank entries are skipped, repeats are answered once). Each is answered on its own.`,
+  schema: { type: 'array', items, minItems: 1, maxItems: BATCH_IDS_MAX },
+});
 
 /** Balance and services. */
 function walletPaths(): Record<string, unknown> {
@@ -31,14 +42,14 @@ function walletPaths(): Record<string, unknown> {
       get: {
         operationId: 'getBalance',
         summary: 'Wallet balance and unlimited-plan window',
-        responses: { '200': { description: 'Balance', ...json({ $ref: '#/components/schemas/Balance' }) }, ...errors(...COMMON) },
+        responses: { '200': success('Balance', { $ref: '#/components/schemas/Balance' }), ...errors() },
       },
     },
     '/api/v1/services': {
       get: {
         operationId: 'listServices',
         summary: 'Enabled services, with what clients choose by (category, type, refill, cancel, dripfeed)',
-        responses: { '200': { description: 'Services', ...json({ $ref: '#/components/schemas/ServicesList' }) }, ...errors(...COMMON) },
+        responses: { '200': success('Services', { $ref: '#/components/schemas/ServicesList' }), ...errors() },
       },
     },
   };
@@ -56,14 +67,14 @@ function orderPaths(): Record<string, unknown> {
             name: 'Idempotency-Key',
             in: 'header',
             required: false,
-            description: `1 to ${IDEMPOTENCY_KEY_CHARS_MAX} printable ASCII characters. The same key with the same payload returns the original answer with Idempotent-Replayed: true.`,
-            schema: { type: 'string', maxLength: IDEMPOTENCY_KEY_CHARS_MAX },
+            description: `1 to ${IDEMPOTENCY_KEY_CHARS_MAX} printable ASCII characters (or the same as a quoted structured-field string). The same key with the same payload returns the original answer with Idempotent-Replayed: true, after a restart too; the same key with another payload is refused (422 IDEMPOTENCY). Two requests with one key at once place one order: the second waits for the first and replays its answer.`,
+            schema: { type: 'string', minLength: 1, pattern: IDEMPOTENCY_KEY_PATTERN },
           },
         ],
         requestBody: { required: true, ...json({ $ref: '#/components/schemas/OrderBody' }) },
         responses: {
-          '201': { description: 'Order placed (durable)', ...json({ $ref: '#/components/schemas/OrderPlaced' }) },
-          ...errors(...COMMON, 'VALIDATION', 'BALANCE', 'SERVICE', 'QTY', 'FORCEJOIN', 'IDEMPOTENCY'),
+          '201': success('Order placed (durable)', { $ref: '#/components/schemas/OrderPlaced' }, ['Idempotent-Replayed']),
+          ...refusals([...COMMON, ...BODY, ...REMEMBERED, 'IDEMPOTENCY'], { headers: ['Idempotent-Replayed'], on: REMEMBERED }),
         },
       },
     },
@@ -72,15 +83,14 @@ function orderPaths(): Record<string, unknown> {
         operationId: 'getOrderStatus',
         summary: `Status of one of your orders (order=ID), or of up to ${BATCH_IDS_MAX} (orders=ID1,ID2: one request for the rate limit, answered per order)`,
         parameters: [
-          { name: 'order', in: 'query', required: false, description: 'One order id. Send this or orders.', schema: { type: 'string' } },
-          { name: 'orders', in: 'query', required: false, description: `Comma-separated order ids, at most ${BATCH_IDS_MAX}.`, schema: { type: 'string' } },
+          { name: 'order', in: 'query', required: false, description: 'One order id. Send this or orders, not both.', schema: { type: 'string', pattern: ORDER_ID_PATTERN.source } },
+          idList('orders', 'order ids (send this or order, not both)', { type: 'string' }, false),
         ],
         responses: {
-          '200': {
-            description: 'Order status (order=), or a map of order id to status or {error, message} (orders=)',
-            ...json({ oneOf: [{ $ref: '#/components/schemas/OrderStatus' }, { $ref: '#/components/schemas/BatchStatus' }] }),
-          },
-          ...errors(...COMMON, 'VALIDATION', 'NOT_FOUND'),
+          '200': success('Order status (order=), or a map of order id to status or {error, message} (orders=)', {
+            oneOf: [{ $ref: '#/components/schemas/OrderStatus' }, { $ref: '#/components/schemas/BatchStatus' }],
+          }),
+          ...errors('NOT_FOUND'),
         },
       },
     },
@@ -96,8 +106,8 @@ function lifecyclePaths(): Record<string, unknown> {
         summary: `Cancel up to ${BATCH_IDS_MAX} orders: a pending order of a service with cancel is canceled and refunded at once; a processing or in_progress one gets a cancel request the operator resolves`,
         requestBody: { required: true, ...json({ $ref: '#/components/schemas/OrderIdList' }) },
         responses: {
-          '200': { description: 'Per order: the outcome, or {error, message} saying why not (durable)', ...json({ $ref: '#/components/schemas/CancelResult' }) },
-          ...errors(...COMMON, 'VALIDATION'),
+          '200': success('Per order: the outcome, or {error, message} saying why not (durable)', { $ref: '#/components/schemas/CancelResult' }),
+          ...bodyErrors(),
         },
       },
     },
@@ -107,8 +117,8 @@ function lifecyclePaths(): Record<string, unknown> {
         summary: `Ask for a refill of up to ${BATCH_IDS_MAX} completed or partial orders of refill services, within refill_days of completion; no money moves`,
         requestBody: { required: true, ...json({ $ref: '#/components/schemas/OrderIdList' }) },
         responses: {
-          '200': { description: 'Per order: the new refill id, or {error, message} saying why not (durable)', ...json({ $ref: '#/components/schemas/RefillResult' }) },
-          ...errors(...COMMON, 'VALIDATION'),
+          '200': success('Per order: the new refill id, or {error, message} saying why not (durable)', { $ref: '#/components/schemas/RefillResult' }),
+          ...bodyErrors(),
         },
       },
     },
@@ -116,10 +126,10 @@ function lifecyclePaths(): Record<string, unknown> {
       get: {
         operationId: 'getRefillStatus',
         summary: `Status of up to ${BATCH_IDS_MAX} of your refills`,
-        parameters: [{ name: 'refills', in: 'query', required: true, description: `Comma-separated refill ids, at most ${BATCH_IDS_MAX}.`, schema: { type: 'string' } }],
+        parameters: [idList('refills', 'refill ids', { type: 'integer', minimum: 1 }, true)],
         responses: {
-          '200': { description: 'Per refill: its status, or {error, message}', ...json({ $ref: '#/components/schemas/RefillStatus' }) },
-          ...errors(...COMMON, 'VALIDATION'),
+          '200': success('Per refill: its status, or {error, message}', { $ref: '#/components/schemas/RefillStatus' }),
+          ...errors(),
         },
       },
     },
@@ -133,7 +143,7 @@ function webhookPaths(): Record<string, unknown> {
       get: {
         operationId: 'listWebhooks',
         summary: 'Your webhook endpoints (secrets are never shown again)',
-        responses: { '200': { description: 'Endpoints', ...json({ $ref: '#/components/schemas/WebhookList' }) }, ...errors(...COMMON) },
+        responses: { '200': success('Endpoints', { $ref: '#/components/schemas/WebhookList' }), ...errors() },
       },
       post: {
         operationId: 'createWebhook',
@@ -141,8 +151,8 @@ function webhookPaths(): Record<string, unknown> {
           'Register an endpoint for signed notifications (Standard Webhooks: webhook-id, webhook-timestamp, webhook-signature). Each change of one of your orders or refills is posted as {type, timestamp, data}, data being the order as GET /api/v1/status shows it; at least once, in order per order, retried for 24 hours',
         requestBody: { required: true, ...json({ $ref: '#/components/schemas/WebhookBody' }) },
         responses: {
-          '201': { description: 'Registered (durable); the answer carries the secret, once', ...json({ $ref: '#/components/schemas/WebhookAnswer' }) },
-          ...errors(...COMMON, 'VALIDATION'),
+          '201': success('Registered (durable); the answer carries the secret, once', { $ref: '#/components/schemas/WebhookAnswer' }),
+          ...bodyErrors(),
         },
       },
     },
@@ -152,8 +162,13 @@ function webhookPaths(): Record<string, unknown> {
         summary: 'Delete an endpoint; nothing more is sent to it',
         parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer', minimum: 1 } }],
         responses: {
-          '200': { description: 'Deleted (durable)', ...json({ type: 'object', properties: { ok: { const: true }, deleted: { type: 'integer' } } }) },
-          ...errors(...COMMON, 'VALIDATION', 'NOT_FOUND'),
+          '200': success('Deleted (durable)', {
+            type: 'object',
+            required: ['ok', 'deleted'],
+            additionalProperties: false,
+            properties: { ok: { const: true }, deleted: { type: 'integer', minimum: 1 } },
+          }),
+          ...errors('NOT_FOUND'),
         },
       },
     },
@@ -163,8 +178,8 @@ function webhookPaths(): Record<string, unknown> {
         summary: 'A new signing secret (shown once); for 24 hours messages carry signatures by both the new and the old secret',
         parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer', minimum: 1 } }],
         responses: {
-          '200': { description: 'Rotated (durable)', ...json({ $ref: '#/components/schemas/WebhookAnswer' }) },
-          ...errors(...COMMON, 'VALIDATION', 'NOT_FOUND'),
+          '200': success('Rotated (durable)', { $ref: '#/components/schemas/WebhookAnswer' }),
+          ...errors('NOT_FOUND'),
         },
       },
     },
@@ -179,17 +194,31 @@ export function buildOpenApi(version: string): Record<string, unknown> {
       version,
       description:
         'Credit wallet, services, orders and order status. Money values are exact decimals (at most 6 decimal places). ' +
-        'Every response carries Request-Id; every authenticated response carries RateLimit-Policy, RateLimit and X-RateLimit-* headers.',
+        'Every response carries Request-Id; every response that counted against a key carries RateLimit-Policy, RateLimit and X-RateLimit-* headers. ' +
+        'A path the API does not serve is answered as components.responses.NotFound, a method a path does not take as components.responses.MethodNotAllowed.',
     },
-    servers: [{ url: 'http://127.0.0.1:8080' }],
+    servers: [{ url: '/', description: 'The server this document was fetched from (GET /api/v1/openapi.json).' }],
     security: [{ apiKey: [], apiSecret: [] }],
     components: {
       securitySchemes: {
         apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
         apiSecret: { type: 'apiKey', in: 'header', name: 'X-API-Secret' },
       },
-      schemas: { ...Schemas, ...LifecycleSchemas, OrderBody, ServicesList, ...WebhookSchemas, WebhookList, WebhookAnswer },
+      headers: HEADERS,
+      responses: ROUTE_RESPONSES,
+      schemas: closed({
+        ...Schemas,
+        ...LifecycleSchemas,
+        OrderBody: withRules(OrderBody, ORDER_BODY_RULES),
+        ServicesList,
+        ...WebhookSchemas,
+        WebhookBody: withRules(WebhookSchemas.WebhookBody, WEBHOOK_BODY_RULES),
+        WebhookList,
+        WebhookAnswer,
+        ...WebhookMessageSchemas,
+      }),
     },
+    webhooks: webhookNotifications(),
     paths: {
       ...walletPaths(),
       ...orderPaths(),
@@ -200,7 +229,7 @@ export function buildOpenApi(version: string): Record<string, unknown> {
           operationId: 'getOpenApi',
           summary: 'This document',
           security: [],
-          responses: { '200': { description: 'OpenAPI 3.1 document' }, ...errors('NOT_FOUND') },
+          responses: { '200': publicAnswer('OpenAPI 3.1 document', { type: 'object', required: ['openapi', 'paths'] }) },
         },
       },
     },
