@@ -37,11 +37,30 @@ export class Haproxy {
       if (child.exitCode !== null) throw new Error(`haproxy exited at start: ${stderr}`);
       try {
         await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1_000) });
-        return new Haproxy(child, exited, url);
+        const proxy = new Haproxy(child, exited, url);
+        await proxy.settled();
+        return proxy;
       } catch {
         if (Date.now() > deadline) throw new Error(`haproxy did not listen on ${listen} within 10 s: ${stderr}`);
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
+    }
+  }
+
+  /**
+   * Waits until HAProxy's health checks have settled: HAProxy counts every
+   * server as up until its first checks fail, so for a moment after it
+   * starts a follower may get requests (and answer 503). Settled means ten
+   * /readyz in a row, spread over the servers, reached the leader.
+   */
+  async settled(deadlineMs = 15_000): Promise<void> {
+    const started = Date.now();
+    let inARow = 0;
+    while (inARow < 10) {
+      if (Date.now() - started > deadlineMs) throw new Error(`HAProxy did not settle on one leader within ${deadlineMs} ms`);
+      const status = await fetch(`${this.url}/readyz`, { signal: AbortSignal.timeout(1_000) }).then((r) => r.status, () => 0);
+      inARow = status === 200 ? inARow + 1 : 0;
+      if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
 

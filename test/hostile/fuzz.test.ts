@@ -431,7 +431,7 @@ describe('fuzz: thousands of bad requests are refused with a 4xx and change noth
     // Unknown routes, with valid credentials and a valid order body where a body is allowed.
     const unknown = [
       '/', '/api', '/api/v1', '/api/v1/', '/api/v2/balance', '/api/v1/balance/', '/api/v1/order/', '/api/v1/orders', '/API/V1/BALANCE',
-      '/api/v1/Balance', '/api/v1/balance.json', '/api/v1/openapi.json/x', '/admin/v1/accounts', '/healthz', '/favicon.ico', '/.env',
+      '/api/v1/Balance', '/api/v1/balance.json', '/api/v1/openapi.json/x', '/admin/v1/accounts', '/healthz/x', '/readyz/x', '/favicon.ico', '/.env',
       '/api/v1/balance%20', '/api/v1/order%00', '/api/v1/status/' + orderId, '/api/v1/' + 'x'.repeat(3000), '/api/v1/balance;jsessionid=1',
       '/api/v1/ord%65r', '/%61pi/v1/balance',
     ];

@@ -47,7 +47,7 @@ describe.skipIf(missing !== null)("API v2 through PHP's curl and the usual clien
     const r = JSON.parse(run.out);
 
     expect(r.services).toHaveLength(2);
-    expect(r.services[0]).toEqual({ service, name: 'Likes', type: 'Default', category: 'instagram', rate: '2', min: '10', max: '10000', refill: true, cancel: true, dripfeed: true });
+    expect(r.services[0]).toEqual({ service, name: 'Likes', type: 'Default', category: 'instagram', rate: '2', min: '10', max: '10000', refill: true, cancel: true, dripfeed: true, average_time: 'Not enough data' });
     expect(r.balance).toEqual({ balance: '50', currency: 'USD' });
     const [first, second] = r.orders.map((o: { order: number }) => o.order);
     expect(second).toBe(first + 1);

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PgPair } from '../../scripts/cluster/postgres.js';
 import { Group, postgresMissing } from '../helpers/replicated-group.js';
+import { startReceiver } from '../helpers/webhook-receiver.js';
 
 const missing = await postgresMissing();
 
@@ -132,5 +133,42 @@ describe.skipIf(missing !== null)('replicated group: one leader, followers that 
     await g.waitLeader(['a']);
     const other = Buffer.alloc(16, 7).toString('base64');
     await expect(g.startNode('d', { ORDER_ID_KEY: other })).rejects.toThrow(/ORDER_ID_KEY differs from the group's/);
+  }, 120_000);
+
+  it('after a takeover the new leader delivers the webhook messages the old one had in flight, with the same webhook-id', async () => {
+    const g = await group();
+    const receiver = await startReceiver();
+    try {
+      const env = { WEBHOOKS_ALLOW_HTTP: 'true', WEBHOOKS_ALLOW_PRIVATE: 'true' };
+      await g.startNode('a', env);
+      const { node: leader } = await g.waitLeader(['a']);
+      await g.startNode('b', env);
+      const customer = await g.customer(leader);
+      const registered = await fetch(`${leader.url}/api/v1/webhooks`, {
+        method: 'POST',
+        headers: { 'x-api-key': customer.key, 'x-api-secret': customer.secret, 'content-type': 'application/json' },
+        body: JSON.stringify({ url: `${receiver.url}/hook`, events: ['order.updated'] }),
+      });
+      expect(registered.status).toBe(201);
+      receiver.setSecret('/hook', ((await registered.json()) as { webhook: { secret: string } }).webhook.secret);
+      // The old leader's attempts hang: none is answered before it dies.
+      receiver.behave('hang');
+      const orders: string[] = [];
+      for (let n = 0; n < 3; n++) orders.push((await g.order(leader, customer, n))!.body.order);
+      await receiver.waitFor((r) => r.length >= 3);
+      const attempted = new Set(receiver.received.map((r) => r.id));
+      await g.kill('a');
+      receiver.behave('ok');
+      receiver.releaseHung();
+      await g.waitLeader(['b'], 15_000);
+      await receiver.waitFor((r) => orders.every((order) => r.some((m) => m.answered === 'ok' && m.json.data['order'] === order)), 30_000);
+      for (const order of orders) {
+        const delivered = receiver.received.find((m) => m.answered === 'ok' && m.json.data['order'] === order)!;
+        expect(delivered.verified).toBe(true);
+        expect(attempted.has(delivered.id)).toBe(true);
+      }
+    } finally {
+      await receiver.close();
+    }
   }, 120_000);
 });
