@@ -5,6 +5,7 @@
  * ports as follower and as leader), each with its own data directory.
  */
 import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -173,6 +174,14 @@ export class Group {
     return problems;
   }
 
+  /** Node `a` started and leading, node `b` following, and a funded customer made on the leader. */
+  async leaderAndFollower(extra: Record<string, string> = {}): Promise<{ leader: GroupNode; follower: GroupNode; customer: Customer }> {
+    await this.startNode('a', extra);
+    const { node: leader } = await this.waitLeader(['a']);
+    const follower = await this.startNode('b', extra);
+    return { leader, follower, customer: await this.customer(leader) };
+  }
+
   /** SIGKILL, and wait for the exit. */
   async kill(name: string): Promise<void> {
     const node = this.node(name);
@@ -193,4 +202,22 @@ export class Group {
     }
     for (const dir of this.dirs) rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * A PostgreSQL pair for one test file and one group on it, started before
+ * its tests and stopped after them.
+ */
+export function useGroup(): { pg: () => PgPair; group: () => Group } {
+  let pg: PgPair | undefined;
+  let group: Group | undefined;
+  beforeAll(async () => {
+    pg = await Group.startPostgres();
+    group = await Group.create(pg);
+  }, 120_000);
+  afterAll(async () => {
+    await group?.stop();
+    await pg?.stop();
+  }, 60_000);
+  return { pg: () => pg!, group: () => group! };
 }

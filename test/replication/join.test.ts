@@ -7,25 +7,16 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PgPair } from '../../scripts/cluster/postgres.js';
-import { Group, postgresMissing } from '../helpers/replicated-group.js';
+import { describe, expect, it } from 'vitest';
+import { postgresMissing, useGroup } from '../helpers/replicated-group.js';
 
 const missing = await postgresMissing();
 
 describe.skipIf(missing !== null)('a bounded log, and new nodes from a snapshot', () => {
-  let pg: PgPair;
-  let g: Group;
-  beforeAll(async () => {
-    pg = await Group.startPostgres();
-    g = await Group.create(pg);
-  }, 120_000);
-  afterAll(async () => {
-    await g?.stop();
-    await pg?.stop();
-  }, 60_000);
+  const setup = useGroup();
 
   it('trims the log behind every node; an empty node is refused with a sentence; a node from a snapshot catches up and leads', async () => {
+    const g = setup.group();
     await g.startNode('a', { REPLICATION_LOG_KEEP: '0' });
     const { node: leader } = await g.waitLeader(['a']);
     const customer = await g.customer(leader);

@@ -4,25 +4,17 @@
  * new primary through its multi-host URI by itself, and nothing it
  * acknowledged is lost.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PgPair } from '../../scripts/cluster/postgres.js';
-import { Group, postgresMissing } from '../helpers/replicated-group.js';
+import { describe, expect, it } from 'vitest';
+import { postgresMissing, useGroup } from '../helpers/replicated-group.js';
 
 const missing = await postgresMissing();
 
 describe.skipIf(missing !== null)('PostgreSQL failover under a replicated leader', () => {
-  let pg: PgPair;
-  let g: Group;
-  beforeAll(async () => {
-    pg = await Group.startPostgres();
-    g = await Group.create(pg);
-  }, 120_000);
-  afterAll(async () => {
-    await g?.stop();
-    await pg?.stop();
-  }, 60_000);
+  const setup = useGroup();
 
   it('the leader reconnects to the promoted standby by itself and loses nothing acknowledged', async () => {
+    const g = setup.group();
+    const pg = setup.pg();
     await g.startNode('a');
     const { node: leader } = await g.waitLeader(['a']);
     const customer = await g.customer(leader);

@@ -60,10 +60,7 @@ describe.skipIf(missing !== null)('replicated group: one leader, followers that 
 
   it('after SIGKILL of the leader under load, the follower serves within 10 s with every acknowledged order; the old node rejoins as a follower', async () => {
     const g = await group();
-    await g.startNode('a');
-    const { node: leader } = await g.waitLeader(['a']);
-    await g.startNode('b');
-    const customer = await g.customer(leader);
+    const { leader, customer } = await g.leaderAndFollower();
     const acked: { order: string; charge: number }[] = [];
     let stop = false;
     const drive = async (w: number): Promise<void> => {
@@ -91,10 +88,7 @@ describe.skipIf(missing !== null)('replicated group: one leader, followers that 
 
   it('after SIGSTOP of the leader the follower serves within 15 s; on SIGCONT the old leader acknowledges nothing more and stops', async () => {
     const g = await group();
-    await g.startNode('a');
-    const { node: leader } = await g.waitLeader(['a']);
-    await g.startNode('b');
-    const customer = await g.customer(leader);
+    const { leader, customer } = await g.leaderAndFollower();
     const acked: { order: string; charge: number }[] = [];
     for (let n = 0; n < 10; n++) acked.push((await g.order(leader, customer, n))!.body);
     leader.process!.child.kill('SIGSTOP');
@@ -140,10 +134,7 @@ describe.skipIf(missing !== null)('replicated group: one leader, followers that 
     const receiver = await startReceiver();
     try {
       const env = { WEBHOOKS_ALLOW_HTTP: 'true', WEBHOOKS_ALLOW_PRIVATE: 'true' };
-      await g.startNode('a', env);
-      const { node: leader } = await g.waitLeader(['a']);
-      await g.startNode('b', env);
-      const customer = await g.customer(leader);
+      const { leader, customer } = await g.leaderAndFollower(env);
       const registered = await fetch(`${leader.url}/api/v1/webhooks`, {
         method: 'POST',
         headers: { 'x-api-key': customer.key, 'x-api-secret': customer.secret, 'content-type': 'application/json' },
