@@ -21,10 +21,10 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { accessSync, appendFileSync, chownSync, constants, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
+import { freePort } from '../../bench/http/loadgen.js';
 
 export const POSTGRES_MISSING = 'PostgreSQL binaries (initdb, postgres, pg_basebackup) were not found: install the Debian package postgresql';
 
@@ -65,17 +65,8 @@ function osUser(): OsUser {
   return { uid, gid };
 }
 
-/** A free TCP port on loopback (closed again at once; PostgreSQL binds it a moment later). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
+// A free loopback port, as the benchmarks pick theirs.
+export { freePort };
 
 function chownTree(path: string, user: OsUser): void {
   if (user.uid === undefined) return;

@@ -18,7 +18,9 @@ const GROUPED = new Intl.NumberFormat('en');
 
 /** The line for `job` after `elapsedMs`, with events of total when known (a snapshot knows them once its copy is made). */
 export function progressLine(job: string, elapsedMs: number, events: number | null, total: number | null): string {
-  const elapsed = `${(elapsedMs / MS_PER_SECOND).toFixed(1)} s`;
+  // Tenths of a second in integers: a duration, printed without a binary fraction.
+  const tenths = Math.floor((elapsedMs * 10) / MS_PER_SECOND);
+  const elapsed = `${Math.floor(tenths / 10)}.${tenths % 10} s`;
   if (events === null || total === null) return `${job}: ${elapsed}, ${job === 'snapshot' ? 'copying the store' : 'starting'}`;
   const share = total === 0 ? 1 : Math.min(1, events / total);
   const filled = Math.round(share * PROGRESS_BAR_CHARS);

@@ -10,7 +10,7 @@
  *   describe.skipIf(missing !== null)(…)
  */
 import { spawnSync } from 'node:child_process';
-import { findPostgres } from '../../bench/peers/fastify-postgres/cluster.js';
+import { findPostgresBin } from '../../scripts/cluster/postgres.js';
 
 export type ToolName = 'strace' | 'cc' | 'php-curl' | 'curl' | 'postgresql' | 'haproxy';
 
@@ -55,7 +55,7 @@ const TOOLS: Record<ToolName, Tool> = {
   },
   postgresql: {
     install: 'apt-get install postgresql',
-    probe: () => (findPostgres() === null ? 'the PostgreSQL server binaries (initdb, postgres) are not found' : null),
+    probe: () => (findPostgresBin() === null ? 'the PostgreSQL server binaries (initdb, postgres, pg_basebackup) are not found' : null),
   },
   haproxy: {
     install: 'apt-get install haproxy',
