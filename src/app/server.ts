@@ -6,7 +6,7 @@
  * ports.
  */
 import type { Logger } from 'pino';
-import { type AppContext, closeListenSocket, createApp, type ListenSocket, localPort, mountAdmin, mountCustomerApi, type TemplatedApp } from '../http/index.js';
+import { type AppContext, closeListenSocket, createApp, type ListenSocket, listenExclusive, localPort, mountAdmin, mountCustomerApi, type TemplatedApp } from '../http/index.js';
 import { Metrics, type SnapshotSchedule } from '../ops/index.js';
 import { createLogger, InvariantError, makePrivateDirectory, reportFault, systemClock } from '../platform/index.js';
 import { ACCOUNT_EVICT_EVERY_MS, LEASE_SWEEP_EVERY_MS, type LeaseSweeper } from '../actors/index.js';
@@ -74,7 +74,7 @@ function followerView(build: () => Parts, first: Parts): () => AppContext {
 
 function listen(app: TemplatedApp, host: string, port: number): Promise<ListenSocket> {
   return new Promise((resolve, reject) => {
-    app.listen(host, port, (socket) => {
+    listenExclusive(app, host, port, (socket) => {
       if (socket === false) reject(new Error(`cannot listen on ${host}:${port}; is the port in use?`));
       else resolve(socket);
     });

@@ -5,5 +5,5 @@ export type { AppContext, HttpLimits, Readiness } from './context.js';
 export { mountCustomerApi } from './mount.js';
 export { buildOpenApi } from './v1/openapi.js';
 export { renderAnswer } from './transport/answer.js';
-export { closeListenSocket, createApp, localPort, type ListenSocket, type TemplatedApp } from './transport/uws.js';
+export { closeListenSocket, createApp, listenExclusive, localPort, type ListenSocket, type TemplatedApp } from './transport/uws.js';
 export * from './limits.js';

@@ -58,3 +58,17 @@ export function closeListenSocket(socket: ListenSocket): void {
   uws.us_listen_socket_close(socket);
 }
 export type ListenSocket = UwsTypes.us_listen_socket;
+
+/**
+ * Listens on `host:port` alone. uWS shares a port with any other listener
+ * by default (SO_REUSEPORT), so a second server started on a port in use
+ * would silently take a share of its connections; with the exclusive
+ * option the second listen fails instead and the server refuses to start.
+ */
+export function listenExclusive(app: TemplatedApp, host: string, port: number, onListen: (socket: ListenSocket | false) => void): void {
+  // The bundled types omit the (host, port, options, callback) form the binding takes.
+  const listen = app.listen as unknown as (host: string, port: number, options: number, cb: (socket: ListenSocket | false) => void) => void;
+  // The binding exports the option as a number; the bundled types declare it only as an enum member.
+  const exclusive = (uws as unknown as { LIBUS_LISTEN_EXCLUSIVE_PORT: number }).LIBUS_LISTEN_EXCLUSIVE_PORT;
+  listen.call(app, host, port, exclusive, onListen);
+}
