@@ -10,18 +10,35 @@ import type { FromRunner, LoadResult, ToRunner } from './protocol.js';
 
 const RUNNER = fileURLToPath(new URL('./runner.js', import.meta.url));
 
-/** A port that was free a moment ago (bind port 0, read it, close). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * Ports handed to a process that binds them later (a PostgreSQL server, a
+ * replicated node that must keep its ports across restarts) come from below
+ * Linux's ephemeral range (32768–60999 by default). Ports in that range are
+ * also what the kernel gives every outgoing connection and every bind to
+ * port 0, so one taken from it can be handed to someone else between our
+ * check and the real bind; below it, only another pick like this one can
+ * collide.
+ */
+const FIXED_PORT_FIRST = 20_000;
+const FIXED_PORT_LAST = 32_767;
+const FIXED_PORT_TRIES = 50;
+
+function bindable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = createServer();
     server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
+}
+
+/** A loopback port below the ephemeral range that was free a moment ago, for a process that binds it later. */
+export async function freePort(): Promise<number> {
+  for (let i = 0; i < FIXED_PORT_TRIES; i++) {
+    const port = FIXED_PORT_FIRST + Math.floor(Math.random() * (FIXED_PORT_LAST - FIXED_PORT_FIRST + 1));
+    if (await bindable(port)) return port;
+  }
+  throw new Error(`no free loopback port between ${FIXED_PORT_FIRST} and ${FIXED_PORT_LAST} after ${FIXED_PORT_TRIES} tries`);
 }
 
 export interface Runner {
