@@ -16,7 +16,7 @@
  * and the other processes'; then the ratios the issue's targets are stated
  * in, paired by round; and the disk's sync latency before and after.
  */
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,6 +28,7 @@ import { findEatmydata } from './eatmydata.js';
 import { roundOrder } from './interleave.js';
 import { cpuModel } from './procstat.js';
 import { formatProfile, summarizeProfile } from './profile.js';
+import { concernShares, formatConcerns } from './profile-concerns.js';
 import { SERVER_MAIN } from './server-process.js';
 import { describeSyncLatency, measureSyncLatency } from './sync-latency.js';
 import { describeThreads, type ThreadMap } from './thread-classes.js';
@@ -49,7 +50,8 @@ const HELP = `Usage: npm run bench:cpu -- [options]
   --eatmydata PATH  libeatmydata.so for the no-sync variants (default: looked for under /usr/lib*)
   --no-gdb          do not ask gdb which thread is which (the thread pool is then counted in "rest")
   --profile         afterwards, run the durable variant once more under node --cpu-prof and summarise
-                    its main thread over the measured run (not counted in the figures)
+                    its main thread over the measured run (not counted in the figures; the
+                    .cpuprofile is kept in a temp directory, whose path is printed)
   --write-results   write the tables into bench/RESULTS.md (between the bench:cpu markers)
 `;
 
@@ -168,15 +170,15 @@ async function runRounds(variants: CpuVariant[], o: Options): Promise<{ runs: Cp
 async function profileDurable(variants: CpuVariant[], o: Options): Promise<string> {
   const durable = variants.find((v) => v.name === 'durable');
   if (durable === undefined) return '';
+  // Kept afterwards, for a closer look (Chrome DevTools, or profile.js with the window printed here).
   const profDir = mkdtempSync(join(tmpdir(), 'credit-order-cpuprof-'));
-  try {
-    const measured = await measureVariant(durable, 0, { ...o.settings, profDir });
-    const file = readdirSync(profDir).find((n) => n.endsWith('.cpuprofile'));
-    if (file === undefined) return 'No .cpuprofile was written.';
-    return formatProfile(summarizeProfile(join(profDir, file), { fromUs: measured.fromUs, toUs: measured.toUs }, 40));
-  } finally {
-    rmSync(profDir, { recursive: true, force: true });
-  }
+  const measured = await measureVariant(durable, 0, { ...o.settings, profDir });
+  const file = readdirSync(profDir).find((n) => n.endsWith('.cpuprofile'));
+  if (file === undefined) return 'No .cpuprofile was written.';
+  const path = join(profDir, file);
+  log(`profile: ${path} (measured run: --from ${measured.fromUs} --to ${measured.toUs})`);
+  const window = { fromUs: measured.fromUs, toUs: measured.toUs };
+  return `${formatProfile(summarizeProfile(path, window, 40))}\n\n${formatConcerns(concernShares(path, window))}`;
 }
 
 function ratioColumns(variants: CpuVariant[], runs: CpuRun[]): { label: string; ratios: TargetRatios }[] {
