@@ -17,7 +17,7 @@
  * in, paired by round; and the disk's sync latency before and after.
  */
 import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, setPriority, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -48,6 +48,8 @@ const HELP = `Usage: npm run bench:cpu -- [options]
                     (default bare,durable,no-sync; with --entry also B,B-no-sync)
   --entry PATH      the "B" build's server script (another build's dist/src/main.js)
   --eatmydata PATH  libeatmydata.so for the no-sync variants (default: looked for under /usr/lib*)
+  --nice N          run the benchmark, and so every server and wrk it starts, at this nice value
+                    (-20..19; below 0 needs root): on a shared machine, fewer preemptions by other work
   --no-gdb          do not ask gdb which thread is which (the thread pool is then counted in "rest")
   --profile         afterwards, run the durable variant once more under node --cpu-prof and summarise
                     its main thread over the measured run (not counted in the figures; the
@@ -67,6 +69,7 @@ interface Options {
   variants: VariantName[];
   entry: string | null;
   eatmydata: string | null;
+  nice: number | null;
   profile: boolean;
   writeResults: boolean;
 }
@@ -86,6 +89,7 @@ function parseOptions(argv: string[]): Options | null {
       variants: { type: 'string' },
       entry: { type: 'string' },
       eatmydata: { type: 'string' },
+      nice: { type: 'string' },
       'no-gdb': { type: 'boolean', default: false },
       profile: { type: 'boolean', default: false },
       'write-results': { type: 'boolean', default: false },
@@ -112,9 +116,15 @@ function parseOptions(argv: string[]): Options | null {
     variants,
     entry,
     eatmydata: values.eatmydata ?? null,
+    nice: values.nice === undefined ? null : niceValue(values.nice),
     profile: values.profile === true,
     writeResults: values['write-results'] === true,
   };
+}
+
+function niceValue(raw: string): number {
+  if (!/^-?\d+$/.test(raw) || Number(raw) < -20 || Number(raw) > 19) throw new Error(`--nice must be an integer from -20 to 19; got ${JSON.stringify(raw)}`);
+  return Number(raw);
 }
 
 function parseVariants(raw: string): VariantName[] {
@@ -206,6 +216,8 @@ async function main(): Promise<void> {
   const version = wrkVersion();
   if (version === null) return log('wrk is not installed (Debian: apt-get install wrk): skipped.');
   const variants = buildVariants(o);
+  // Children inherit the nice value of the thread that starts them: this one.
+  if (o.nice !== null) setPriority(0, o.nice);
   const syncBefore = describeSyncLatency(measureSyncLatency(tmpdir()));
   log(syncBefore);
   const { runs, threads } = await runRounds(variants, o);
@@ -218,7 +230,8 @@ async function main(): Promise<void> {
     '',
     `Server ${sourceVersion()}${o.entry === null ? '' : `; B = ${o.entry}`}. Node ${process.version}; ${cpuModel()}, ${cpus().length} cores; data directories on ${filesystemOf(tmpdir())}; ` +
       `${version}, ${o.settings.load.threads} thread(s), ${o.settings.load.connections} connections; ${o.settings.warmupS} s warm-up and one ${o.settings.durationS} s run per server; ` +
-      `${o.rounds} round(s), the variants' order reversed every other round; ${f0(o.settings.accounts)} accounts seeded directly.`,
+      `${o.rounds} round(s), the variants' order reversed every other round; ${f0(o.settings.accounts)} accounts seeded directly` +
+      `${o.nice === null ? '' : `; servers and wrk at nice ${o.nice}`}.`,
     '',
     `Before the rounds: ${syncBefore}. After: ${syncAfter}.`,
     '',

@@ -5,9 +5,13 @@
  * every answer instead of the acknowledged ones would move the issue's
  * targets without any change to the server.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cpuByClass, describeAgainst, runFigures, targetRatios, variantFigures, type CpuRun } from '../../bench/http/cpu-figures.js';
 import { figuresTable } from '../../bench/http/cpu-report.js';
+import { concernShares } from '../../bench/http/profile-concerns.js';
 import { classOf, parseGdbStacks, roleOf, ROLE_LOOP, ROLE_POOL } from '../../bench/http/thread-classes.js';
 
 /** Three threads of a Node 20 server as `gdb -batch -ex 'thread apply all bt -4'` prints them (frames shortened). */
@@ -132,5 +136,42 @@ describe('what a run works out to', () => {
   it('prints n/a for the thread pool when the pool could not be told apart from the rest', () => {
     const table = figuresTable([variantFigures('durable', [run({})])], false);
     expect(table.split('\n')[2]).toMatch(/^\| durable \| 1 \| 10,000 ± 0 \| \*\*75\.0 ± 0\.0\*\* \| 50\.0 ± 0\.0 \| n\/a \| 5\.0 ± 0\.0 \| 16\.0 \|/);
+  });
+});
+
+describe('the main thread\'s time by concern', () => {
+  /** A profile of four 1 ms samples: msgpack under an lmdb-js put, lmdb-js itself, a uWS call from the transport, app code the transport called. */
+  function profileFile(): string {
+    const frame = (id: number, functionName: string, url: string, children: number[] = []) => ({ id, callFrame: { functionName, url, lineNumber: 0, columnNumber: 0 }, children });
+    const app = 'file:///srv/dist/src';
+    const nm = 'file:///srv/node_modules';
+    const nodes = [
+      frame(1, '(root)', '', [2, 6, 8]),
+      frame(2, 'queue', `${app}/wal/group-commit.js`, [3]),
+      frame(3, 'put', `${nm}/lmdb/write.js`, [4, 5]),
+      frame(4, 'pack', `${nm}/msgpackr/pack.js`),
+      frame(5, 'writeInstructions', `${nm}/lmdb/write.js`),
+      frame(6, 'write', `${app}/http/transport/reply.js`, [7]),
+      frame(7, 'answered', `${app}/ops/metrics-observer.js`),
+      frame(8, '(idle)', ''),
+    ];
+    const dir = mkdtempSync(join(tmpdir(), 'cpu-test-profile-'));
+    const file = join(dir, 'p.cpuprofile');
+    // Each sample lasts until the next one: 1 ms apiece, the last one (idle) ends the profile.
+    writeFileSync(file, JSON.stringify({ nodes, startTime: 0, endTime: 6000, samples: [4, 5, 6, 7, 8, 8], timeDeltas: [0, 1000, 1000, 1000, 1000, 1000] }));
+    return file;
+  }
+
+  it('gives a sample to the innermost library below it, and to the transport only for the transport\'s own time', () => {
+    const file = profileFile();
+    const shares = concernShares(file, null);
+    rmSync(dirname(file), { recursive: true, force: true });
+    const pct = (name: string): number | undefined => shares.find((s) => s.name.startsWith(name))?.pct;
+    expect(pct('msgpack')).toBe(25);
+    expect(pct('lmdb-js')).toBe(25);
+    expect(pct('uWS calls')).toBe(25);
+    expect(pct("the app's own code, src/ops")).toBe(25);
+    // Idle time is not busy time.
+    expect(shares.reduce((sum, s) => sum + s.pct, 0)).toBe(100);
   });
 });
