@@ -13,6 +13,7 @@
  */
 import { createRequire } from 'node:module';
 import type * as UwsTypes from '@trufflesuite/uws-js-unofficial';
+import { answerWhenBodyEnds } from './whole-body.js';
 
 const require = createRequire(import.meta.url);
 const uws = require('@trufflesuite/uws-js-unofficial') as typeof UwsTypes;
@@ -30,15 +31,8 @@ const BODY = '{"ok":true,"order":"zYLiFtESxERVB71E4toTQw","number":123456,"charg
 uws
   .App()
   .post('/*', (res) => {
-    let aborted = false;
-    res.onAborted(() => {
-      aborted = true;
-    });
-    res.onData((_chunk, isLast) => {
-      if (!isLast || aborted) return;
-      res.cork(() => {
-        res.writeStatus('201 Created').writeHeader('Content-Type', 'application/json').end(BODY);
-      });
+    answerWhenBodyEnds(res, () => {
+      res.writeStatus('201 Created').writeHeader('Content-Type', 'application/json').end(BODY);
     });
   })
   .listen('127.0.0.1', port, (socket) => {

@@ -39,7 +39,9 @@ const HELP = `Usage: npm run bench:cpu -- [options]
 
   --rounds N        rounds; each runs every variant once on a fresh server, in alternating order (default 3)
   --duration S      seconds of the measured wrk run (default 8)
-  --warmup S        seconds of unmeasured load on each server first (default 2; 0 skips)
+  --warmup S        seconds of unmeasured load on each server first (default 2; 0 skips); for the order
+                    path one more run follows when that did not reach every account (a fresh server
+                    loads each account on its first order)
   --connections N   wrk connections (default 64)
   --threads N       wrk threads (default 1)
   --accounts N      funded accounts, seeded directly into LMDB for each order-path server (default 10000)
@@ -48,7 +50,7 @@ const HELP = `Usage: npm run bench:cpu -- [options]
                     (default bare,durable,no-sync; with --entry also B,B-no-sync)
   --entry PATH      the "B" build's server script (another build's dist/src/main.js)
   --eatmydata PATH  libeatmydata.so for the no-sync variants (default: looked for under /usr/lib*)
-  --nice N          run the benchmark, and so every server and wrk it starts, at this nice value
+  --nice=N          run the benchmark, and so every server and wrk it starts, at this nice value
                     (-20..19; below 0 needs root): on a shared machine, fewer preemptions by other work
   --no-gdb          do not ask gdb which thread is which (the thread pool is then counted in "rest")
   --profile         afterwards, run the durable variant once more under node --cpu-prof and summarise
