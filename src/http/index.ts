@@ -5,5 +5,6 @@ export type { AppContext, HttpLimits, Readiness } from './context.js';
 export { mountCustomerApi } from './mount.js';
 export { buildOpenApi } from './v1/openapi.js';
 export { renderAnswer } from './transport/answer.js';
+export { RATE_LIMIT_HEADER_CHOICES, type RateLimitHeaders } from './transport/rate-headers.js';
 export { closeListenSocket, createApp, localPort, type ListenSocket, type TemplatedApp } from './transport/uws.js';
 export * from './limits.js';
