@@ -20,9 +20,6 @@ createApp()
       res.writeHeader('Request-Id', `req_0123abcd${(counter++).toString(36)}`);
       res.writeHeader('RateLimit-Policy', '"default";q=100000000;w=60');
       res.writeHeader('RateLimit', '"default";r=99999990;t=1');
-      res.writeHeader('X-RateLimit-Limit', '100000000');
-      res.writeHeader('X-RateLimit-Remaining', '99999990');
-      res.writeHeader('X-RateLimit-Reset', '1');
       res.end(BODY);
     });
   })

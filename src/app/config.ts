@@ -6,7 +6,7 @@
 import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
 import { RATE_LIMIT_MAX } from '../ledger/index.js';
-import { TARGET_CHARS_MAX } from '../http/index.js';
+import { RATE_LIMIT_HEADER_CHOICES, TARGET_CHARS_MAX, type RateLimitHeaders } from '../http/index.js';
 import { ALLOWED_PER_SECOND_MAX } from '../webhooks/index.js';
 import type { SyncMode } from '../wal/index.js';
 import { forceJoinConfigFromEnv, type ForceJoinConfig } from '../forcejoin/index.js';
@@ -23,6 +23,8 @@ export interface Config {
   adminToken: string | null;
   logLevel: string;
   defaultRateLimitPerMinute: number;
+  /** RATE_LIMIT_HEADERS: `ietf` (the draft's RateLimit-Policy and RateLimit) or `both` (plus X-RateLimit-*). */
+  rateLimitHeaders: RateLimitHeaders;
   bodyBytesMax: number;
   headerBytesMax: number;
   targetCharsMax: number;
@@ -82,6 +84,14 @@ export const SETTINGS = [
   { key: 'adminToken', env: 'ADMIN_TOKEN', def: '', kind: 'string', doc: 'Admin bearer token; else generated once into DATA_DIR/admin-token (mode 0600).' },
   { key: 'logLevel', env: 'LOG_LEVEL', def: 'info', kind: 'string', doc: 'pino level: trace, debug, info, warn, error, fatal, silent.' },
   { key: 'defaultRateLimitPerMinute', env: 'RATE_LIMIT_DEFAULT', def: '60', kind: 'int', min: 1, max: RATE_LIMIT_MAX, doc: 'Requests per minute for new keys.' },
+  {
+    key: 'rateLimitHeaders',
+    env: 'RATE_LIMIT_HEADERS',
+    def: 'ietf',
+    kind: 'choice',
+    choices: RATE_LIMIT_HEADER_CHOICES,
+    doc: "Rate-limit headers on every counted answer: 'ietf' (RateLimit-Policy and RateLimit) or 'both' (also X-RateLimit-Limit, -Remaining and -Reset, for clients that read only those).",
+  },
   { key: 'bodyBytesMax', env: 'BODY_BYTES_MAX', def: '16384', kind: 'int', min: 1, doc: 'Largest request body, bytes.' },
   { key: 'headerBytesMax', env: 'HEADER_BYTES_MAX', def: '8192', kind: 'int', min: 1, doc: 'Largest total of request header names and values, bytes (uWS has its own hard limit above this).' },
   { key: 'targetCharsMax', env: 'TARGET_CHARS_MAX', def: String(TARGET_CHARS_MAX), kind: 'int', min: 10, max: TARGET_CHARS_MAX, doc: `Longest order target URL, characters (at most ${TARGET_CHARS_MAX}).` },
@@ -242,6 +252,12 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Config {
           bad(max === undefined ? 'a positive integer' : `an integer from ${min} to ${max}`);
         }
         out[s.key] = n;
+        break;
+      }
+      case 'choice': {
+        const { choices } = s as { choices: readonly string[] };
+        if (!choices.includes(raw)) bad(choices.map((c) => `'${c}'`).join(' or '));
+        out[s.key] = raw;
         break;
       }
       case 'sync':

@@ -152,6 +152,7 @@ export function buildParts(config: Config, options: ServerOptions, storage: Stor
     }),
     openapiBody: JSON.stringify(buildOpenApi(VERSION)),
     currency: config.currency,
+    rateLimitHeaders: config.rateLimitHeaders,
     ...forceJoin(config, clock, log),
     draining: () => draining,
     unavailable: () => (draining ? 'The server is shutting down; retry shortly.' : availability.unavailable()),

@@ -608,11 +608,11 @@ export interface components {
         "RateLimit-Policy": string;
         /** @description Requests left (r) and seconds until the bucket is full again (t). Sent on every response that counted against the key. */
         RateLimit: string;
-        /** @description The same limit, in the common form: requests per minute. */
+        /** @description The same limit in the common form, requests per minute; sent, like X-RateLimit-Remaining and X-RateLimit-Reset, only where the operator sets RATE_LIMIT_HEADERS=both. */
         "X-RateLimit-Limit": number;
-        /** @description Requests left now. */
+        /** @description Requests left now (RATE_LIMIT_HEADERS=both only). */
         "X-RateLimit-Remaining": number;
-        /** @description Seconds until the bucket is full again. */
+        /** @description Seconds until the bucket is full again (RATE_LIMIT_HEADERS=both only). */
         "X-RateLimit-Reset": number;
         /** @description Whole seconds to wait before retrying. */
         "Retry-After": number;

@@ -13,6 +13,7 @@ import type { Metrics, OperatorJobs } from '../ops/index.js';
 import type { AuthFailureLimiter } from './guards/auth-failures.js';
 import type { AbuseLog } from './guards/abuse-log.js';
 import type { Webhooks } from '../webhooks/index.js';
+import type { RateLimitHeaders } from './transport/rate-headers.js';
 
 /** The body of GET /readyz (200 when `ok`, else 503). */
 export interface Readiness {
@@ -52,6 +53,8 @@ export interface AppContext extends ActorContext {
   openapiBody: string;
   /** CURRENCY: shown in API v2's balance and status answers. */
   currency: string;
+  /** RATE_LIMIT_HEADERS: the rate-limit header families every counted answer carries. */
+  rateLimitHeaders: RateLimitHeaders;
   /**
    * The force-join verdict for an account's order, or null (synchronously,
    * so the order path stays synchronous) when no channel is required.

@@ -6,4 +6,5 @@ export { mountCustomerApi } from './mount.js';
 export { buildOpenApi } from './v1/openapi.js';
 export { renderAnswer } from './transport/answer.js';
 export { closeListenSocket, createApp, listenExclusive, localPort, type ListenSocket, type TemplatedApp } from './transport/uws.js';
+export { RATE_LIMIT_HEADER_CHOICES, type RateLimitHeaders } from './transport/rate-headers.js';
 export * from './limits.js';

@@ -33,7 +33,7 @@ describe('accounts load on demand and idle ones are dropped', () => {
       expect([...registry.loaded()].map((x) => x.profile.id)).toEqual([b.id]);
       const balance = await t.api('GET', '/api/v1/balance', a);
       expect(balance.body.credits).toBe(8);
-      expect(balance.headers.get('x-ratelimit-limit')).toBe('120');
+      expect(balance.headers.get('ratelimit-policy')).toBe('"default";q=120;w=60');
       expect((await t.api('GET', '/api/v1/balance', { ...a, secret: 'sec_wrong' })).status).toBe(401);
     });
   });

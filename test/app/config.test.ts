@@ -42,6 +42,13 @@ describe('configuration', () => {
     expect(stale).toEqual([]);
   });
 
+  it("RATE_LIMIT_HEADERS is 'ietf' unless set to 'both'; anything else stops the start with a sentence naming it", () => {
+    expect(loadConfig([], {}).rateLimitHeaders).toBe('ietf');
+    expect(loadConfig([], { RATE_LIMIT_HEADERS: 'both' }).rateLimitHeaders).toBe('both');
+    expect(loadConfig(['--rate-limit-headers', 'both'], {}).rateLimitHeaders).toBe('both');
+    expect(() => loadConfig([], { RATE_LIMIT_HEADERS: 'x' })).toThrow(`RATE_LIMIT_HEADERS (--rate-limit-headers) must be 'ietf' or 'both'; got "x".`);
+  });
+
   it('each documented flag is the one loadConfig reads', () => {
     // The flag in the table is what an operator types: it must change the setting.
     const config = loadConfig(['--mailbox-max', '7', '--log-level', 'warn'], {});

@@ -37,7 +37,7 @@ describe('rate limits (simulated clock)', () => {
     const r = await t.admin('PATCH', `/admin/v1/accounts/${t.accounts.burst.id}`, { rate_limit_per_minute: 100_000_000 });
     expect(r.status).toBe(200);
     const balance = await t.api('GET', '/api/v1/balance', t.accounts.burst);
-    expect(balance.headers.get('x-ratelimit-remaining')).toBe('99999999');
+    expect(balance.headers.get('ratelimit')).toMatch(/^"default";r=99999999;/);
     expect((await t.admin('PATCH', `/admin/v1/accounts/${t.accounts.burst.id}`, { rate_limit_per_minute: 100_000_001 })).status).toBe(400);
   });
 
@@ -50,5 +50,31 @@ describe('rate limits (simulated clock)', () => {
     expect((await t.api('GET', '/api/v1/balance', t.accounts.burst)).status).toBe(200);
     clock.advance(12_000);
     expect((await t.api('GET', '/api/v1/balance', wrong)).status).toBe(401);
+  });
+});
+
+describe('RATE_LIMIT_HEADERS=both: the X-RateLimit-* trio besides the draft pair', () => {
+  const clock = new ManualClock();
+  const t = useServer({ clock, config: { defaultRateLimitPerMinute: 2, rateLimitHeaders: 'both' }, services: { main: {} }, accounts: { both: '1000' } });
+
+  /** The trio must say what the pair says: the same limit, requests left and seconds until full. */
+  function sameInBoth(headers: Headers): { limit: string | null; remaining: string | null; reset: string | null } {
+    const pair = /^"default";r=(\d+);t=(\d+)$/.exec(headers.get('ratelimit') ?? '');
+    expect(pair, 'a RateLimit header').not.toBeNull();
+    expect(headers.get('ratelimit-policy')).toBe(`"default";q=${headers.get('x-ratelimit-limit')};w=60`);
+    expect([headers.get('x-ratelimit-remaining'), headers.get('x-ratelimit-reset')]).toEqual([pair![1], pair![2]]);
+    return { limit: headers.get('x-ratelimit-limit'), remaining: headers.get('x-ratelimit-remaining'), reset: headers.get('x-ratelimit-reset') };
+  }
+
+  it('answers, refusals included, carry both families with the same numbers', async () => {
+    const balance = await t.api('GET', '/api/v1/balance', t.accounts.both);
+    expect(balance.status).toBe(200);
+    expect(sameInBoth(balance.headers)).toEqual({ limit: '2', remaining: '1', reset: '30' });
+    const placed = await t.api('POST', '/api/v1/order', t.accounts.both, order(t.services.main, 1));
+    expect(placed.status).toBe(201);
+    expect(sameInBoth(placed.headers)).toEqual({ limit: '2', remaining: '0', reset: '60' });
+    const refused = await t.api('POST', '/api/v1/order', t.accounts.both, order(t.services.main, 1));
+    expect(refused.status).toBe(429);
+    expect(sameInBoth(refused.headers)).toEqual({ limit: '2', remaining: '0', reset: '60' });
   });
 });

@@ -1,11 +1,18 @@
 /**
  * Reads a request body with a size limit enforced twice: from
  * Content-Length before any byte arrives, and while bytes arrive (for
- * chunked or lying clients). uWS hands out chunks that are only valid during
- * the callback, so each one is copied.
+ * chunked or lying clients).
+ *
+ * uWS hands out each chunk as an ArrayBuffer over its own receive buffer,
+ * valid only during the callback (uWS detaches it afterwards). A body that
+ * arrives whole, in one chunk, is handed to `done` as a view of that memory,
+ * without a copy, so `done` runs inside the callback and must decode what it
+ * needs before it returns, keeping no reference to `bytes`. A body that
+ * arrives in pieces is copied piece by piece and joined.
  */
 import type { HttpResponse } from './uws.js';
 
+/** `bytes` is valid only until `done` returns (see above). */
 export type BodyResult = { kind: 'body'; bytes: Buffer } | { kind: 'too-large' };
 
 export function readBody(res: HttpResponse, contentLength: string, bytesMax: number, done: (result: BodyResult) => void): void {
@@ -13,7 +20,7 @@ export function readBody(res: HttpResponse, contentLength: string, bytesMax: num
     done({ kind: 'too-large' });
     return;
   }
-  const chunks: Buffer[] = [];
+  let chunks: Buffer[] | null = null;
   let total = 0;
   let finished = false;
   res.onData((chunk, isLast) => {
@@ -24,13 +31,19 @@ export function readBody(res: HttpResponse, contentLength: string, bytesMax: num
       done({ kind: 'too-large' });
       return;
     }
-    // Copied into Node's pooled memory: `chunk.slice(0)` made a new
-    // ArrayBuffer per request, and sweeping thousands of those was a third
-    // of every young-generation GC pause.
+    if (isLast && chunks === null) {
+      finished = true;
+      done({ kind: 'body', bytes: Buffer.from(chunk) });
+      return;
+    }
+    // Copied into Node's pooled memory: `chunk.slice(0)` would make a new
+    // ArrayBuffer per piece, and sweeping thousands of those lengthens every
+    // young-generation GC pause.
+    chunks ??= [];
     chunks.push(Buffer.from(new Uint8Array(chunk)));
     if (isLast) {
       finished = true;
-      done({ kind: 'body', bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total) });
+      done({ kind: 'body', bytes: Buffer.concat(chunks, total) });
     }
   });
 }

@@ -6,32 +6,17 @@
  * record's answer is the reply.
  */
 import type { Account, Delivery } from '../../actors/index.js';
-import { type BucketVerdict, type Outcome } from '../../ledger/index.js';
+import type { Outcome } from '../../ledger/index.js';
 import { errorOutcome } from '../../errors/index.js';
 import { assert } from '../../platform/index.js';
 import { renderAnswer, type Answer } from './answer.js';
 import type { AppContext } from '../context.js';
+import { pushRateHeaders } from './rate-headers.js';
 import { guarded, send, sendError, type Exchange } from './reply.js';
 
 export type PassHandler = () => { status: number; body: string } | null;
 /** Answers an accepted or replayed outcome; API v2 passes its own (errors follow the exchange's dialect). */
 export type OutcomeRenderer = (outcome: Exclude<Outcome, { kind: 'error' | 'pass' }>) => Answer;
-
-/** The policy header values of the last limit seen: limits rarely change, so they are not rebuilt per request. */
-let policyFor = { limit: -1, policy: '', limitText: '' };
-
-function pushRateHeaders(headers: string[], limit: number, verdict: BucketVerdict): void {
-  if (policyFor.limit !== limit) policyFor = { limit, policy: `"default";q=${limit};w=60`, limitText: String(limit) };
-  const remaining = String(verdict.remaining);
-  const reset = String(verdict.resetS);
-  headers.push(
-    'RateLimit-Policy', policyFor.policy,
-    'RateLimit', `"default";r=${remaining};t=${reset}`,
-    'X-RateLimit-Limit', policyFor.limitText,
-    'X-RateLimit-Remaining', remaining,
-    'X-RateLimit-Reset', reset,
-  );
-}
 
 export function unavailable(ex: Exchange, message: string, close = false): void {
   sendError(ex, errorOutcome('UNAVAILABLE', message, { retry_after: 1 }), ['Retry-After', '1'], close);
@@ -60,7 +45,7 @@ export function deliver(
     return;
   }
   const { decision } = delivery;
-  if (decision.rate !== null) pushRateHeaders(ex.headers, account.actor.state.wallet.rateLimitPerMinute, decision.rate);
+  if (decision.rate !== null) pushRateHeaders(ex.headers, ctx.rateLimitHeaders, account.actor.state.wallet.rateLimitPerMinute, decision.rate);
   const finish = (): void => {
     const outcome = decision.outcome;
     switch (outcome.kind) {

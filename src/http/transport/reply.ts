@@ -27,6 +27,16 @@ const STATUS_LINES: Record<number, string> = {
   503: '503 Service Unavailable',
 };
 
+const JSON_TYPE = 'application/json';
+
+/** A reply's head up to the Request-Id's value: the status line's text, the Content-Type line and the Request-Id's name. */
+function headStart(status: number, contentType: string): string {
+  return `${STATUS_LINES[status] ?? String(status)}\r\nContent-Type: ${contentType}\r\nRequest-Id: `;
+}
+
+/** headStart of every JSON reply, built once for each status. */
+const JSON_HEAD_STARTS: Readonly<Record<number, string>> = Object.fromEntries(Object.keys(STATUS_LINES).map((status) => [status, headStart(Number(status), JSON_TYPE)]));
+
 /** Per-request state the handler keeps next to the uWS response. */
 export interface Exchange {
   res: HttpResponse;
@@ -80,7 +90,7 @@ export function newExchange(res: HttpResponse, requestId: string, observer: Requ
     route: 'unknown',
     method: '',
     accountId: null,
-    contentType: 'application/json',
+    contentType: JSON_TYPE,
     startedMs: performance.now(),
     observer,
     head: false,
@@ -120,17 +130,31 @@ export function send(ex: Exchange, status: number, body: string, extraHeaders: s
 function write(ex: Exchange, status: number, body: string, extraHeaders: string[], close: boolean, code: string | null): void {
   if (ex.aborted) return;
   ex.observer?.answered(ex, status, code);
+  const head = headOf(ex, status, extraHeaders);
   const { res } = ex;
   res.cork(() => {
-    res.writeStatus(STATUS_LINES[status] ?? String(status));
-    res.writeHeader('Content-Type', ex.contentType);
-    res.writeHeader('Request-Id', ex.requestId);
-    for (let i = 0; i < ex.headers.length; i += 2) res.writeHeader(ex.headers[i]!, ex.headers[i + 1]!);
-    for (let i = 0; i < extraHeaders.length; i += 2) res.writeHeader(extraHeaders[i]!, extraHeaders[i + 1]!);
+    res.writeStatus(head);
     if (ex.head) res.endWithoutBody(Buffer.byteLength(body), close);
     else if (close) res.end(body, true);
     else endPaced(res, body);
   });
+}
+
+/**
+ * The reply's status line and headers as one text, which uWS writes after
+ * `HTTP/1.1 ` and ends with a line break; `end` then adds Date and
+ * Content-Length. Each writeHeader call is one more entry into the native
+ * module and two more strings converted there, so the whole head goes in
+ * one writeStatus. Every value in it is the server's own text (a status, a
+ * request id, numbers, constant method lists), never a client's, so none
+ * can hold a line break that would start a header of its own.
+ */
+function headOf(ex: Exchange, status: number, extraHeaders: string[]): string {
+  let head = (ex.contentType === JSON_TYPE ? JSON_HEAD_STARTS[status] : undefined) ?? headStart(status, ex.contentType);
+  head += ex.requestId;
+  for (let i = 0; i < ex.headers.length; i += 2) head += `\r\n${ex.headers[i]!}: ${ex.headers[i + 1]!}`;
+  for (let i = 0; i < extraHeaders.length; i += 2) head += `\r\n${extraHeaders[i]!}: ${extraHeaders[i + 1]!}`;
+  return head;
 }
 
 /**

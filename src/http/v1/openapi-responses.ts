@@ -24,9 +24,12 @@ export const HEADERS = {
     description: 'Requests left (r) and seconds until the bucket is full again (t). Sent on every response that counted against the key.',
     schema: { type: 'string', pattern: '^"default";r=[0-9]+;t=[0-9]+$' },
   },
-  'X-RateLimit-Limit': { description: 'The same limit, in the common form: requests per minute.', schema: { type: 'integer', minimum: 0 } },
-  'X-RateLimit-Remaining': { description: 'Requests left now.', schema: { type: 'integer', minimum: 0 } },
-  'X-RateLimit-Reset': { description: 'Seconds until the bucket is full again.', schema: { type: 'integer', minimum: 0 } },
+  'X-RateLimit-Limit': {
+    description: "The same limit in the common form, requests per minute; sent, like X-RateLimit-Remaining and X-RateLimit-Reset, only where the operator sets RATE_LIMIT_HEADERS=both.",
+    schema: { type: 'integer', minimum: 0 },
+  },
+  'X-RateLimit-Remaining': { description: 'Requests left now (RATE_LIMIT_HEADERS=both only).', schema: { type: 'integer', minimum: 0 } },
+  'X-RateLimit-Reset': { description: 'Seconds until the bucket is full again (RATE_LIMIT_HEADERS=both only).', schema: { type: 'integer', minimum: 0 } },
   'Retry-After': { description: 'Whole seconds to wait before retrying.', required: true, schema: { type: 'integer', minimum: 1 } },
   'Idempotent-Replayed': {
     description: 'Present when this is the remembered answer to an earlier request with the same Idempotency-Key and payload.',

@@ -194,7 +194,7 @@ export function buildOpenApi(version: string): Record<string, unknown> {
       version,
       description:
         'Credit wallet, services, orders and order status. Money values are exact decimals (at most 6 decimal places). ' +
-        'Every response carries Request-Id; every response that counted against a key carries RateLimit-Policy, RateLimit and X-RateLimit-* headers. ' +
+        'Every response carries Request-Id; every response that counted against a key carries RateLimit-Policy and RateLimit, and X-RateLimit-* too where the operator turned them on (RATE_LIMIT_HEADERS=both). ' +
         'A path the API does not serve is answered as components.responses.NotFound, a method a path does not take as components.responses.MethodNotAllowed.',
     },
     servers: [{ url: '/', description: 'The server this document was fetched from (GET /api/v1/openapi.json).' }],

@@ -87,20 +87,20 @@ export function handleV1(ctx: AppContext, ex: Exchange, res: HttpResponse, req: 
   if (handler.kind === 'public') return send(ex, 200, handler.body(ctx));
   const seen = preamble(ex, ctx, req);
   if (seen === null) return;
-  const apiKey = seen.apiKey > 1 ? '' : req.getHeader('x-api-key');
-  const apiSecret = seen.apiSecret > 1 ? '' : req.getHeader('x-api-secret');
+  const apiKey = seen.apiKey > 1 ? '' : seen.values.apiKey;
+  const apiSecret = seen.apiSecret > 1 ? '' : seen.values.apiSecret;
   const id = hook?.id ?? null;
   if (handler.kind === 'read') {
     const account = authenticate(ex, ctx, apiKey, apiSecret, false);
     if (account !== null) handler.run(ex, ctx, account, req.getQuery() ?? '', id);
     return;
   }
-  const head: RequestHead = { contentType: req.getHeader('content-type'), idempotency: idempotencyHeader(req, seen), id };
+  const head: RequestHead = { contentType: seen.values.contentType, idempotency: idempotencyHeader(seen), id };
   // AUTH is answered once the body is read, though the credentials are
   // headers: answering before it would mean closing the connection with
   // the body unread, and a client whose body arrives after the close gets
   // a reset that can lose the 401 (docs/DECISIONS.md, "HTTP").
-  readBody(res, req.getHeader('content-length'), ctx.limits.bodyBytesMax, (body) =>
+  readBody(res, seen.values.contentLength, ctx.limits.bodyBytesMax, (body) =>
     guarded(ctx, ex, () => {
       const account = authenticate(ex, ctx, apiKey, apiSecret, body.kind === 'too-large');
       if (account !== null) handler.run(ex, ctx, account, body, head);

@@ -53,10 +53,10 @@ export function handleV2(ctx: AppContext, ex: Exchange, res: HttpResponse, req: 
   const seen = preamble(ex, ctx, req);
   if (seen === null) return;
   const query = req.getQuery() ?? '';
-  const idempotency = idempotencyHeader(req, seen);
+  const idempotency = idempotencyHeader(seen);
   if (method === 'get') return run(ctx, ex, dialect, parseV2Params(query, '', null), idempotency);
-  const contentType = req.getHeader('content-type');
-  readBody(res, req.getHeader('content-length'), ctx.limits.bodyBytesMax, (body) =>
+  const contentType = seen.values.contentType;
+  readBody(res, seen.values.contentLength, ctx.limits.bodyBytesMax, (body) =>
     guarded(ctx, ex, () => {
       if (body.kind === 'too-large') return sendError(ex, invalid(`The request body is larger than the limit of ${ctx.limits.bodyBytesMax} bytes.`), [], true);
       run(ctx, ex, dialect, parseV2Params(query, contentType, body.bytes), idempotency);
