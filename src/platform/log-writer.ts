@@ -59,7 +59,8 @@ export class LogWriter {
   /** A line that may wait for the next flush (each ends with a newline). */
   buffer(line: string): void {
     if (!this.append(line)) return;
-    if (this.linesBytes >= this.bounds.flushBytes) this.flush();
+    // While the output refuses bytes, only the timer tries it again.
+    if (this.linesBytes >= this.bounds.flushBytes && this.held === null) this.flush();
     else this.timer ??= setTimeout(() => this.flush(), this.bounds.flushDelayMs).unref();
   }
 
