@@ -1,4 +1,5 @@
 import { adminPath, type Command, type CommandInput, type JsonObject } from './command.js';
+import { ACCOUNT_ID } from './ids.js';
 import type { OptionSpecs } from './args.js';
 import { UsageError } from './errors.js';
 import { pagedListCommand } from './paged-list.js';
@@ -38,7 +39,7 @@ function withCredentials(body: JsonObject, fields: Iterable<readonly [string, un
   );
 }
 
-const ID = ['ID'] as const;
+const ID = [ACCOUNT_ID] as const;
 
 /** An optional `--reason`, sent as `reason` and written into the server's log event. */
 const REASON: OptionSpecs = { reason: { kind: 'text', placeholder: 'TEXT', help: 'why, recorded with the change' } };

@@ -4,10 +4,11 @@ import { UsageError } from './errors.js';
 import { DEFAULT_TIMEOUT_S, WHOLE_STORE_TIMEOUT_S } from './limits.js';
 
 /**
- * How an option's text is checked: `decimal` and `integer` are validated
- * before anything is sent, so a typo never reaches the server.
+ * How an option's text is checked: `decimal`, `integer` and `account` (an
+ * account id, ids.ts) are validated before anything is sent, so a typo
+ * never reaches the server.
  */
-export type OptionKind = 'text' | 'decimal' | 'integer' | 'flag';
+export type OptionKind = 'text' | 'decimal' | 'integer' | 'account' | 'flag';
 
 export interface OptionSpec {
   kind: OptionKind;

@@ -1,6 +1,7 @@
 import type { ParsedLine } from './args.js';
 import type { Command, CommandInput } from './command.js';
 import { UsageError } from './errors.js';
+import { checkId } from './ids.js';
 import { parseDecimal, parseInteger, type JsonNumber } from './json-number.js';
 
 /**
@@ -9,20 +10,20 @@ import { parseDecimal, parseInteger, type JsonNumber } from './json-number.js';
  * errors and no command can forget a check.
  */
 export function buildInput(command: Command, line: ParsedLine): CommandInput {
-  const names = command.args ?? [];
+  const positionals = command.args ?? [];
   const given = line.positionals.slice(command.words.length);
   const label = command.words.join(' ');
-  if (given.length < names.length) {
-    throw new UsageError(`${label} needs ${names.slice(given.length).join(' ')}.`);
+  if (given.length < positionals.length) {
+    throw new UsageError(`${label} needs ${positionals.slice(given.length).map((p) => p.name).join(' ')}.`);
   }
-  if (given.length > names.length) {
-    throw new UsageError(`${label} does not take "${given[names.length]}".`);
+  if (given.length > positionals.length) {
+    throw new UsageError(`${label} does not take "${given[positionals.length]}".`);
   }
   const args = new Map<string, string>();
-  names.forEach((name, i) => {
+  positionals.forEach(({ name, id }, i) => {
     const value = given[i]!;
     if (value.trim() === '') throw new UsageError(`${label}: ${name} must not be empty.`);
-    args.set(name, value);
+    args.set(name, checkId(id, value, `${label}: ${name}`));
   });
 
   const texts = new Map<string, string>();
@@ -41,6 +42,7 @@ export function buildInput(command: Command, line: ParsedLine): CommandInput {
     const text = String(value);
     if (spec.kind === 'decimal') numbers.set(name, parseDecimal(text, `--${name}`));
     else if (spec.kind === 'integer') numbers.set(name, parseInteger(text, `--${name}`));
+    else if (spec.kind === 'account') texts.set(name, checkId('account', text, `--${name}`));
     else if (text.trim() === '') throw new UsageError(`--${name} must not be empty.`);
     else texts.set(name, text);
   }
@@ -57,7 +59,7 @@ export function buildInput(command: Command, line: ParsedLine): CommandInput {
       return value;
     },
     text(name) {
-      declared(name, ['text']);
+      declared(name, ['text', 'account']);
       return texts.get(name);
     },
     number(name) {

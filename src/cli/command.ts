@@ -1,6 +1,7 @@
 import type { AdminRequest, AdminResponse, JsonObject } from './admin-client.js';
 import type { OptionSpecs } from './args.js';
 import type { AdminApiError } from './errors.js';
+import type { Positional } from './ids.js';
 import type { JsonNumber } from './json-number.js';
 
 /**
@@ -26,8 +27,8 @@ export interface Command {
   /** e.g. `['account', 'create']`; a single word (`['snapshot']`) works too. Plural first words are accepted. */
   words: readonly string[];
   summary: string;
-  /** Positional argument names, all required, e.g. `['ID']`. */
-  args?: readonly string[];
+  /** Positional arguments, all required, each an id checked before anything is sent, e.g. `[ACCOUNT_ID]`. */
+  args?: readonly Positional[];
   options?: OptionSpecs;
   /** Whether the admin token is needed; true unless set to false. */
   auth?: boolean;

@@ -11,7 +11,7 @@ function optionUsage(name: string, spec: OptionSpec): string {
 
 /** `account credits ID --amount AMOUNT --reason TEXT`, with optional options in brackets when `full`. */
 export function signature(command: Command, full: boolean): string {
-  const parts = [...command.words, ...(command.args ?? [])];
+  const parts = [...command.words, ...(command.args ?? []).map((p) => p.name)];
   const options = Object.entries(command.options ?? {});
   for (const [name, spec] of options) if (spec.required) parts.push(optionUsage(name, spec));
   const optional = options.filter(([, spec]) => !spec.required);

@@ -1,4 +1,5 @@
 import { adminPath, type Command, type JsonObject } from './command.js';
+import { ORDER_ID, REFILL_ID } from './ids.js';
 import { listAt, objectAt } from './response-shape.js';
 import { pagedListCommand } from './paged-list.js';
 import { formatCell, formatFields, formatTable, type Column } from './table.js';
@@ -59,7 +60,7 @@ export const LIFECYCLE_COMMANDS: readonly Command[] = [
   {
     words: ['order', 'extend'],
     summary: "extend a worker's lease on a processing order it claimed: it then ends --lease-seconds from now",
-    args: ['ID'],
+    args: [ORDER_ID],
     options: {
       worker: { kind: 'text', placeholder: 'NAME', required: true, help: 'the worker holding the order' },
       'lease-seconds': { kind: 'integer', placeholder: 'S', help: 'the new lease, in seconds from now (default: five minutes)' },
@@ -77,7 +78,7 @@ export const LIFECYCLE_COMMANDS: readonly Command[] = [
   {
     words: ['order', 'release'],
     summary: 'give a processing order a worker claimed back to the claim queue (pending; no money moves)',
-    args: ['ID'],
+    args: [ORDER_ID],
     options: {
       worker: { kind: 'text', placeholder: 'NAME', required: true, help: 'the worker holding the order' },
     },
@@ -87,7 +88,7 @@ export const LIFECYCLE_COMMANDS: readonly Command[] = [
   {
     words: ['order', 'progress'],
     summary: 'record start_count and/or remains of an in_progress order (customers see them in status)',
-    args: ['ID'],
+    args: [ORDER_ID],
     options: {
       'start-count': { kind: 'integer', placeholder: 'N', help: 'the count on the target when delivery started' },
       remains: { kind: 'integer', placeholder: 'N', help: 'units still to deliver' },
@@ -124,7 +125,7 @@ export const LIFECYCLE_COMMANDS: readonly Command[] = [
   {
     words: ['refill', 'set-status'],
     summary: 'move a refill: pending → in_progress → completed | rejected (no money moves)',
-    args: ['ID'],
+    args: [REFILL_ID],
     options: {
       status: { kind: 'text', placeholder: 'STATUS', required: true, help: 'in_progress, completed or rejected' },
       reason: { kind: 'text', placeholder: 'TEXT', help: 'why (shown to nobody but the log and the operator)' },

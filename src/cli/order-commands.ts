@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { OptionSpec, OptionSpecs } from './args.js';
 import { adminPath, type Command, type CommandInput, type JsonObject } from './command.js';
+import { ORDER_ID } from './ids.js';
 import { UsageError } from './errors.js';
 import { pagedListCommand } from './paged-list.js';
 import { objectAt } from './response-shape.js';
@@ -60,7 +61,7 @@ function listOptions(): OptionSpecs {
  * refuses a field the service's type does not take, naming it.
  */
 const PLACE_OPTIONS: OptionSpecs = {
-  account: { kind: 'text', placeholder: 'ID', required: true, help: 'the account to order for' },
+  account: { kind: 'account', placeholder: 'ID', required: true, help: 'the account to order for' },
   service: { kind: 'integer', placeholder: 'N', required: true, help: 'service id (see `service list`, whose TYPE says what the order takes)' },
   target: { kind: 'text', placeholder: 'URL', required: true, help: 'http(s) URL of the item to promote' },
   quantity: { kind: 'integer', placeholder: 'Q', help: "units to order, within the service's min..max" },
@@ -110,7 +111,7 @@ export const ORDER_COMMANDS: readonly Command[] = [
     member: 'orders',
     status: { default: DEFAULT_STATUS, help: `one of ${STATUSES} (default ${DEFAULT_STATUS})` },
     filters: {
-      account: { kind: 'text', placeholder: 'ID', help: "only this account's orders" },
+      account: { kind: 'account', placeholder: 'ID', help: "only this account's orders" },
       worker: { kind: 'text', placeholder: 'NAME', help: 'only the orders this worker claimed' },
       number: { kind: 'integer', placeholder: 'N', help: 'only the order with this number (any status unless --status is given)' },
     },
@@ -119,15 +120,15 @@ export const ORDER_COMMANDS: readonly Command[] = [
   }),
   {
     words: ['order', 'show'],
-    summary: 'show one order, with its rate, debit, channel and plan flag',
-    args: ['ID'],
+    summary: 'show one order (by its id or its number), with its rate, debit, channel and plan flag',
+    args: [{ name: 'ID', id: 'order-or-number' }],
     request: (input) => ({ method: 'GET', path: adminPath('orders', input.arg('ID')) }),
     render: (body) => formatFields(Object.entries(objectAt(body, 'order'))),
   },
   {
     words: ['order', 'set-status'],
     summary: 'move an order to a new status; canceling or a partial delivery refunds the wallet',
-    args: ['ID'],
+    args: [ORDER_ID],
     options: {
       status: { kind: 'text', placeholder: 'STATUS', required: true, help: `the new status: one of ${STATUSES}` },
       remains: { kind: 'integer', placeholder: 'N', help: 'units not delivered; only with --status partial' },

@@ -2,6 +2,7 @@ import type { AdminResponse } from './admin-client.js';
 import type { OptionSpec, OptionSpecs } from './args.js';
 import { adminPath, type AdminRequest, type Command, type CommandInput, type JsonObject, type Send } from './command.js';
 import { CliError } from './errors.js';
+import type { Positional } from './ids.js';
 import { PROGRAM } from './help.js';
 import { rawArrayItems, rawMember } from './raw-json.js';
 import { listAt } from './response-shape.js';
@@ -23,7 +24,7 @@ export interface PagedList {
   words: readonly string[];
   summary: string;
   /** Positional arguments, as in Command.args; the next-page command repeats them. */
-  args?: readonly string[];
+  args?: readonly Positional[];
   /** The admin path's segments, e.g. `['orders']`, or a function of the input for a path that holds an argument. */
   path: readonly string[] | ((input: CommandInput) => readonly string[]);
   /** Query parameters every page carries, e.g. `{ cancel_requested: 'true' }`. */
@@ -61,7 +62,7 @@ function pageRequest(list: PagedList, input: CommandInput, cursor: string | unde
 /** A filter option as given, as its query parameter's value (a flag: `true`); undefined when not given. */
 function filterValue(input: CommandInput, name: string, spec: OptionSpec): string | undefined {
   if (spec.kind === 'flag') return input.flag(name) ? 'true' : undefined;
-  return spec.kind === 'text' ? input.text(name) : input.number(name)?.text;
+  return spec.kind === 'text' || spec.kind === 'account' ? input.text(name) : input.number(name)?.text;
 }
 
 function nextCursor(body: JsonObject): string | null {
@@ -102,7 +103,7 @@ async function followCursors(list: PagedList, first: AdminRequest, input: Comman
 
 /** The command that fetches the next page: the same options, plus the cursor. */
 function nextPageCommand(list: PagedList, input: CommandInput, cursor: string): string {
-  const parts = [PROGRAM, ...list.words, ...(list.args ?? []).map((name) => input.arg(name))];
+  const parts = [PROGRAM, ...list.words, ...(list.args ?? []).map((p) => input.arg(p.name))];
   if (list.status !== undefined) parts.push('--status', input.text('status') ?? list.status.default);
   for (const [name, spec] of Object.entries(list.filters ?? {})) {
     const value = filterValue(input, name, spec);

@@ -1,4 +1,5 @@
 import { adminPath, type Command, type CommandInput, type JsonObject } from './command.js';
+import { SERVICE_ID } from './ids.js';
 import type { OptionSpecs } from './args.js';
 import { UsageError } from './errors.js';
 import { JsonNumber } from './json-number.js';
@@ -98,7 +99,7 @@ function setEnabled(input: CommandInput, enabled: boolean) {
 /** An optional `--reason`, sent as `reason` and written into the server's log event. */
 const REASON: OptionSpecs = { reason: { kind: 'text', placeholder: 'TEXT', help: 'why, recorded with the change' } };
 
-const ID = ['ID'] as const;
+const ID = [SERVICE_ID] as const;
 
 export const SERVICE_COMMANDS: readonly Command[] = [
   {

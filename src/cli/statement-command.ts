@@ -1,4 +1,5 @@
 import type { Command, JsonObject } from './command.js';
+import { ACCOUNT_ID } from './ids.js';
 import { pagedListCommand } from './paged-list.js';
 import { listAt } from './response-shape.js';
 import { formatCell, type Column } from './table.js';
@@ -35,7 +36,7 @@ function renderCsv(body: JsonObject): string {
 const paged = pagedListCommand({
   words: ['account', 'statement'],
   summary: "list every movement of an account's money (top-ups, orders, refunds, plan grants) with the balance each left",
-  args: ['ID'],
+  args: [ACCOUNT_ID],
   path: (input) => ['accounts', input.arg('ID'), 'statement'],
   member: 'movements',
   filters: {

@@ -1,4 +1,5 @@
 import { adminPath, type Command, type CommandInput, type JsonObject } from './command.js';
+import { WEBHOOK_ID } from './ids.js';
 import { UsageError } from './errors.js';
 import { pagedListCommand } from './paged-list.js';
 import { listAt, objectAt } from './response-shape.js';
@@ -47,7 +48,7 @@ function events(input: CommandInput): string[] | undefined {
   return list;
 }
 
-const ID = ['ID'] as const;
+const ID = [WEBHOOK_ID] as const;
 
 function setEnabled(input: CommandInput, enabled: boolean) {
   return { method: 'PATCH', path: adminPath('webhooks', input.arg('ID')), body: { enabled } } as const;
@@ -60,7 +61,7 @@ export const WEBHOOK_COMMANDS: readonly Command[] = [
     path: ['webhooks'],
     member: 'webhooks',
     filters: {
-      account: { kind: 'integer', placeholder: 'ID', help: "only this account's endpoints" },
+      account: { kind: 'account', placeholder: 'ID', help: "only this account's endpoints" },
       failing: { kind: 'flag', help: 'only endpoints marked failing (a message failed for WEBHOOKS_RETRY_HOURS)' },
     },
     noun: (input) => (input.flag('failing') ? 'failing webhook endpoints' : 'webhook endpoints'),
@@ -69,7 +70,7 @@ export const WEBHOOK_COMMANDS: readonly Command[] = [
   {
     words: ['webhook', 'add'],
     summary: "register a webhook endpoint for an account (its secret is shown once)",
-    args: ['ACCOUNT'],
+    args: [{ name: 'ACCOUNT', id: 'account' }],
     options: {
       url: { kind: 'text', placeholder: 'URL', required: true, help: 'https URL that receives the notifications' },
       events: { kind: 'text', placeholder: 'LIST', help: 'comma-separated: order.updated, refill.updated (default order.updated)' },

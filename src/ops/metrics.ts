@@ -15,7 +15,7 @@
  * it, says what it is and reads it.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { MS_PER_SECOND } from '../platform/index.js';
+import { logLinesDropped, MS_PER_SECOND } from '../platform/index.js';
 import { BATCH_ENTRIES_MAX, RECORD_ENTRIES_MAX } from '../wal/index.js';
 import { snapshotGauges } from './snapshot-gauges.js';
 import type { SnapshotResult } from './snapshot-report.js';
@@ -174,6 +174,15 @@ export class Metrics {
       registers,
     });
     for (const figure of SCRAPED) registerScraped(figure, this.registry, () => this.scraped!);
+    new Counter({
+      name: 'coa_log_lines_dropped_total',
+      help: 'Log lines standard output dropped since start: LOG_BUFFER_BYTES_MAX were waiting while it refused bytes (a non-blocking pipe whose reader stalled), or it was gone.',
+      registers,
+      collect(this: Counter) {
+        this.reset();
+        this.inc(logLinesDropped());
+      },
+    });
     collectDefaultMetrics({ register: this.registry });
     for (const route of options.routes ?? []) this.route(route);
   }

@@ -170,6 +170,15 @@ describe('operator session against the real server', () => {
     expect(order).toEqual({ code: 1, out: '', err: 'error: NOT_FOUND: No account with id 999999.\n' });
   });
 
+  it('a word that cannot be an id exits 2 with the usage line; an order number finds its order', async () => {
+    const r = await cli('account', 'show', 'abc');
+    expect(r.code).toBe(2);
+    expect(r.err).toBe('error: account show: ID must be an account id, a whole number from 1 (like 42), not "abc".\nUsage: credit-order-api account show ID [options]\nRun `credit-order-api account show --help` for details.\n');
+    expect((await cli('order', 'set-status', 'abc', '--status', 'canceled')).code).toBe(2);
+    const byId = await cliJson('order', 'show', orderId);
+    expect((await cliJson('order', 'show', String(byId.order.number))).order.id).toBe(orderId);
+  });
+
   it('verify reports a consistent ledger', async () => {
     const r = await cli('verify');
     expect(r).toMatchObject({ code: 0, err: '' });

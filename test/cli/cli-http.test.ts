@@ -37,7 +37,7 @@ describe('account commands', () => {
     expect(r.out).toMatch(/^api_key\s+ak_123$/m);
     expect(r.out).toMatch(/^api_secret\s+sk_secret$/m);
     expect(r.out).toMatch(/shown only once/);
-    expect(r.out).toMatch(/^id\s+acc_1$/m);
+    expect(r.out).toMatch(/^id\s+1$/m);
   });
 
   it('accepts the plural group name', async () => {
@@ -72,7 +72,7 @@ describe('account commands', () => {
   });
 
   it('--json prints the body exactly as the server sent it', async () => {
-    const raw = '{"ok":true,"accounts":[{"id":"acc_1","credits":0.3}]}';
+    const raw = '{"ok":true,"accounts":[{"id":1,"credits":0.3}]}';
     fake.reply = () => ({ status: 200, body: raw });
     const r = await cli(['account', 'list', '--json']);
     expect(r).toEqual({ code: 0, out: raw + '\n', err: '' });
@@ -84,18 +84,18 @@ describe('account commands', () => {
     expect(r.out).toContain('alice');
     expect(r.out).not.toContain('bob');
     expect(r.out).toContain(
-      '\nMore accounts follow. Next page: `credit-order-api account list --limit 1 --cursor acc_1` (or add --all for every page).\n',
+      '\nMore accounts follow. Next page: `credit-order-api account list --limit 1 --cursor 1` (or add --all for every page).\n',
     );
     fake.requests = [];
-    const next = await cli(['account', 'list', '--limit', '1', '--cursor', 'acc_1']);
-    expect(only().url).toBe('/admin/v1/accounts?limit=1&cursor=acc_1');
+    const next = await cli(['account', 'list', '--limit', '1', '--cursor', '1']);
+    expect(only().url).toBe('/admin/v1/accounts?limit=1&cursor=1');
     expect(next.out).toContain('bob');
     expect(next.out).not.toContain('Next page');
   });
 
   it('account list --all follows the cursors until null, in pages of 500 unless --limit says otherwise', async () => {
     const all = await cli(['account', 'list', '--all', '--limit', '1', '--json']);
-    expect(fake.requests.map((q) => q.url)).toEqual(['/admin/v1/accounts?limit=1', '/admin/v1/accounts?limit=1&cursor=acc_1']);
+    expect(fake.requests.map((q) => q.url)).toEqual(['/admin/v1/accounts?limit=1', '/admin/v1/accounts?limit=1&cursor=1']);
     expect(JSON.parse(all.out)).toEqual({ ok: true, accounts: ACCOUNTS, next_cursor: null });
     fake.requests = [];
     await cli(['account', 'list', '--all']);
@@ -104,11 +104,11 @@ describe('account commands', () => {
 
   it('account list after the last account says so', async () => {
     fake.reply = () => ({ status: 200, body: { ok: true, accounts: [], next_cursor: null } });
-    expect((await cli(['account', 'list', '--cursor', 'acc_22'])).out).toBe('No accounts after this cursor.\n');
+    expect((await cli(['account', 'list', '--cursor', '22'])).out).toBe('No accounts after this cursor.\n');
   });
 
   it('account show prints key/value lines', async () => {
-    const r = await cli(['account', 'show', 'acc_1']);
+    const r = await cli(['account', 'show', '1']);
     expect(r.code).toBe(0);
     expect(only().method).toBe('GET');
     expect(r.out).toMatch(/^name\s+alice$/m);
@@ -116,41 +116,41 @@ describe('account commands', () => {
     expect(r.out).toMatch(/^banned\s+no$/m);
   });
 
-  it('escapes ids in the path so they cannot change the route', async () => {
-    await cli(['account', 'show', '../services']);
-    expect(only().url).toBe('/admin/v1/accounts/..%2Fservices');
+  it('refuses a word that cannot be an account id before sending anything, so it cannot change the route', async () => {
+    expect((await cli(['account', 'show', '../services'])).code).toBe(2);
+    expect(fake.requests).toHaveLength(0);
   });
 
   it('account credits sends the amount as the exact decimal typed', async () => {
-    const r = await cli(['account', 'credits', 'acc_1', '--amount', '0.3', '--reason', 'top-up']);
+    const r = await cli(['account', 'credits', '1', '--amount', '0.3', '--reason', 'top-up']);
     expect(r.code).toBe(0);
     const req = only();
     expect(req.method).toBe('POST');
-    expect(req.url).toBe('/admin/v1/accounts/acc_1/credits');
+    expect(req.url).toBe('/admin/v1/accounts/1/credits');
     expect(req.body).toBe('{"amount":0.3,"reason":"top-up"}');
     expect(r.out).toMatch(/^credits\s+12.8$/m);
   });
 
   it('keeps digits a binary float would lose, and drops leading zeros JSON forbids', async () => {
-    await cli(['account', 'credits', 'acc_1', '--amount', '0099999999999.999999', '--reason', 'x']);
+    await cli(['account', 'credits', '1', '--amount', '0099999999999.999999', '--reason', 'x']);
     expect(fake.requests[0]!.body).toBe('{"amount":99999999999.999999,"reason":"x"}');
   });
 
   it('accepts a negative amount written with a space or with =', async () => {
-    await cli(['account', 'credits', 'acc_1', '--amount', '-5', '--reason', 'refund fix']);
-    await cli(['account', 'credits', 'acc_1', '--amount=-0.25', '--reason', 'refund fix']);
+    await cli(['account', 'credits', '1', '--amount', '-5', '--reason', 'refund fix']);
+    await cli(['account', 'credits', '1', '--amount=-0.25', '--reason', 'refund fix']);
     expect(fake.requests.map((r) => JSON.parse(r.body).amount)).toEqual([-5, -0.25]);
   });
 
   it.each([['1.2345678'], ['1e3'], ['12,5'], ['.5'], ['abc']])('refuses amount %s before sending anything', async (amount) => {
-    const r = await cli(['account', 'credits', 'acc_1', '--amount', amount, '--reason', 'x']);
+    const r = await cli(['account', 'credits', '1', '--amount', amount, '--reason', 'x']);
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/^error: --amount must be a decimal number with at most 6 decimal places/);
     expect(fake.requests).toHaveLength(0);
   });
 
   it('requires a reason for credits', async () => {
-    const r = await cli(['account', 'credits', 'acc_1', '--amount', '5']);
+    const r = await cli(['account', 'credits', '1', '--amount', '5']);
     expect(r.code).toBe(2);
     expect(r.err).toContain('error: account credits needs --reason.');
     expect(r.err).toContain('credit-order-api account credits --help');
@@ -158,66 +158,66 @@ describe('account commands', () => {
   });
 
   it('account ban / unban patch banned', async () => {
-    expect((await cli(['account', 'ban', 'acc_1'])).code).toBe(0);
-    const unban = await cli(['account', 'unban', 'acc_1']);
+    expect((await cli(['account', 'ban', '1'])).code).toBe(0);
+    const unban = await cli(['account', 'unban', '1']);
     expect(fake.requests.map((r) => [r.method, r.url, r.body])).toEqual([
-      ['PATCH', '/admin/v1/accounts/acc_1', '{"banned":true}'],
-      ['PATCH', '/admin/v1/accounts/acc_1', '{"banned":false}'],
+      ['PATCH', '/admin/v1/accounts/1', '{"banned":true}'],
+      ['PATCH', '/admin/v1/accounts/1', '{"banned":false}'],
     ]);
     expect(unban.out).toMatch(/^banned\s+no$/m);
   });
 
   it('account rate-limit patches rate_limit_per_minute as an integer', async () => {
-    const r = await cli(['account', 'rate-limit', 'acc_1', '--per-minute', '100000000']);
+    const r = await cli(['account', 'rate-limit', '1', '--per-minute', '100000000']);
     expect(r.code).toBe(0);
     expect(only().body).toBe('{"rate_limit_per_minute":100000000}');
     expect(r.out).toMatch(/^rate_limit_per_minute\s+100000000$/m);
   });
 
   it('account ban / unban / rate-limit send --reason in the PATCH body', async () => {
-    await cli(['account', 'ban', 'acc_1', '--reason', 'chargeback #12']);
-    await cli(['account', 'unban', 'acc_1', '--reason', 'resolved']);
-    const r = await cli(['account', 'rate-limit', 'acc_1', '--per-minute', '600', '--reason', 'bulk reseller']);
+    await cli(['account', 'ban', '1', '--reason', 'chargeback #12']);
+    await cli(['account', 'unban', '1', '--reason', 'resolved']);
+    const r = await cli(['account', 'rate-limit', '1', '--per-minute', '600', '--reason', 'bulk reseller']);
     expect(r.code).toBe(0);
     expect(fake.requests.map((q) => [q.method, q.url, q.body])).toEqual([
-      ['PATCH', '/admin/v1/accounts/acc_1', '{"banned":true,"reason":"chargeback #12"}'],
-      ['PATCH', '/admin/v1/accounts/acc_1', '{"banned":false,"reason":"resolved"}'],
-      ['PATCH', '/admin/v1/accounts/acc_1', '{"rate_limit_per_minute":600,"reason":"bulk reseller"}'],
+      ['PATCH', '/admin/v1/accounts/1', '{"banned":true,"reason":"chargeback #12"}'],
+      ['PATCH', '/admin/v1/accounts/1', '{"banned":false,"reason":"resolved"}'],
+      ['PATCH', '/admin/v1/accounts/1', '{"rate_limit_per_minute":600,"reason":"bulk reseller"}'],
     ]);
   });
 
   it('an empty --reason is a usage error, not an empty string sent', async () => {
-    const r = await cli(['account', 'ban', 'acc_1', '--reason', ' ']);
+    const r = await cli(['account', 'ban', '1', '--reason', ' ']);
     expect(r.code).toBe(2);
     expect(r.err).toContain('error: --reason must not be empty.');
     expect(fake.requests).toHaveLength(0);
   });
 
   it('account rate-limit refuses a non-integer', async () => {
-    const r = await cli(['account', 'rate-limit', 'acc_1', '--per-minute', '1.5']);
+    const r = await cli(['account', 'rate-limit', '1', '--per-minute', '1.5']);
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/--per-minute must be a whole number/);
   });
 
   it('account rotate-secret shows the new secret once', async () => {
-    const r = await cli(['account', 'rotate-secret', 'acc_1']);
+    const r = await cli(['account', 'rotate-secret', '1']);
     expect(r.code).toBe(0);
-    expect(only()).toMatchObject({ method: 'POST', url: '/admin/v1/accounts/acc_1/rotate-secret', body: '' });
+    expect(only()).toMatchObject({ method: 'POST', url: '/admin/v1/accounts/1/rotate-secret', body: '' });
     expect(r.out).toMatch(/^api_secret\s+sk_new$/m);
     expect(r.out).toMatch(/shown only once/);
   });
 
   it('account v2-key issues the API v2 key and shows it once; revoke-v2-key revokes it', async () => {
-    const r = await cli(['account', 'v2-key', 'acc_1']);
+    const r = await cli(['account', 'v2-key', '1']);
     expect(r.code).toBe(0);
-    expect(only()).toMatchObject({ method: 'POST', url: '/admin/v1/accounts/acc_1/v2-key', body: '' });
+    expect(only()).toMatchObject({ method: 'POST', url: '/admin/v1/accounts/1/v2-key', body: '' });
     expect(r.out).toMatch(/^v2_key\s+0123456789abcdef0123456789abcdef$/m);
     expect(r.out).toMatch(/shown only once/);
     fake.requests.length = 0;
-    const revoked = await cli(['account', 'revoke-v2-key', 'acc_1']);
+    const revoked = await cli(['account', 'revoke-v2-key', '1']);
     expect(revoked.code).toBe(0);
-    expect(only()).toMatchObject({ method: 'DELETE', url: '/admin/v1/accounts/acc_1/v2-key' });
-    expect(revoked.out).toContain('API v2 key revoked for account acc_1.');
+    expect(only()).toMatchObject({ method: 'DELETE', url: '/admin/v1/accounts/1/v2-key' });
+    expect(revoked.out).toContain('API v2 key revoked for account 1.');
   });
 });
 
@@ -371,7 +371,7 @@ describe('server errors', () => {
       status: 400,
       body: { ok: false, error: 'VALIDATION', message: 'amount must be a decimal number with at most 6 decimal places.' },
     });
-    const r = await cli(['account', 'credits', 'acc_1', '--amount', '1', '--reason', 'x']);
+    const r = await cli(['account', 'credits', '1', '--amount', '1', '--reason', 'x']);
     expect(r).toEqual({
       code: 1,
       out: '',
@@ -403,7 +403,7 @@ describe('server errors', () => {
 
   it('escapes control characters that come back in names', async () => {
     fake.reply = () => ({ status: 200, body: { ok: true, account: { ...ACCOUNT, name: 'evil\u001b[2J\nname' } } });
-    const r = await cli(['account', 'show', 'acc_1']);
+    const r = await cli(['account', 'show', '1']);
     expect(r.out).toMatch(/^name\s+evil\\u001b\[2J\\nname$/m);
   });
 });
@@ -466,7 +466,7 @@ describe('usage', () => {
   });
 
   it('options may come before the command words', async () => {
-    const r = await cli(['--amount', '5', '--reason', 'x', 'account', 'credits', 'acc_1']);
+    const r = await cli(['--amount', '5', '--reason', 'x', 'account', 'credits', '1']);
     expect(r.code).toBe(0);
     expect(only().body).toBe('{"amount":5,"reason":"x"}');
   });

@@ -24,7 +24,7 @@ export interface Reply {
 }
 
 export const ACCOUNT = {
-  id: 'acc_1',
+  id: 1,
   name: 'alice',
   credits: 12.5,
   banned: false,
@@ -33,10 +33,10 @@ export const ACCOUNT = {
   unlimited_expires: null,
   created_at: '2025-01-01T00:00:00.000Z',
 };
-/** Two accounts; the fake pages through them with the cursor "acc_1" (the last id of a page of one). */
+/** Two accounts, numbered as the admin API numbers them; the fake pages through them with the cursor "1" (the last id of a page of one). */
 export const ACCOUNTS = [
   ACCOUNT,
-  { ...ACCOUNT, id: 'acc_22', name: 'bob', credits: 1000000000.123456, banned: true, rate_limit_per_minute: 100000000, unlimited: true, unlimited_expires: '2026-02-01T00:00:00.000Z' },
+  { ...ACCOUNT, id: 22, name: 'bob', credits: 1000000000.123456, banned: true, rate_limit_per_minute: 100000000, unlimited: true, unlimited_expires: '2026-02-01T00:00:00.000Z' },
 ];
 export const SERVICE = { id: 3, platform: 'telegram', name: 'Members', rate: 0.5, rate_per_1000: 500, min: 10, max: 1000, enabled: true };
 
@@ -97,10 +97,10 @@ function ordersPage(url: URL): Reply {
 function accountsPage(url: URL): Reply {
   const limit = Number(url.searchParams.get('limit') ?? '100');
   const cursor = url.searchParams.get('cursor');
-  const start = cursor === null ? 0 : ACCOUNTS.findIndex((a) => a.id === cursor) + 1;
+  const start = cursor === null ? 0 : ACCOUNTS.findIndex((a) => String(a.id) === cursor) + 1;
   const page = ACCOUNTS.slice(start, start + limit);
   const more = start + page.length < ACCOUNTS.length;
-  return { status: 200, body: { ok: true, accounts: page, next_cursor: more ? page[page.length - 1]!.id : null } };
+  return { status: 200, body: { ok: true, accounts: page, next_cursor: more ? String(page[page.length - 1]!.id) : null } };
 }
 
 /** The contract's happy path; individual tests override with `fake.reply`. */
@@ -113,24 +113,24 @@ export function contractReply(req: Recorded): Reply {
     return { status: 201, body: { ok: true, account: { ...ACCOUNT, name: json.name }, api_key: 'ak_123', api_secret: 'sk_secret' } };
   }
   if (route === 'GET /admin/v1/accounts') return accountsPage(url);
-  if (route === 'GET /admin/v1/accounts/acc_1') return { status: 200, body: { ok: true, account: ACCOUNT } };
-  if (route === 'POST /admin/v1/accounts/acc_1/credits') return { status: 200, body: { ok: true, credits: 12.8 } };
-  if (route === 'PATCH /admin/v1/accounts/acc_1') {
+  if (route === 'GET /admin/v1/accounts/1') return { status: 200, body: { ok: true, account: ACCOUNT } };
+  if (route === 'POST /admin/v1/accounts/1/credits') return { status: 200, body: { ok: true, credits: 12.8 } };
+  if (route === 'PATCH /admin/v1/accounts/1') {
     const { reason: _reason, ...fields } = json;
     return { status: 200, body: { ok: true, account: { ...ACCOUNT, ...fields } } };
   }
-  if (route === 'POST /admin/v1/accounts/acc_1/rotate-secret') {
+  if (route === 'POST /admin/v1/accounts/1/rotate-secret') {
     return { status: 200, body: { ok: true, api_key: 'ak_123', api_secret: 'sk_new' } };
   }
-  if (route === 'POST /admin/v1/accounts/acc_1/v2-key') return { status: 200, body: { ok: true, account: 1, v2_key: '0123456789abcdef0123456789abcdef' } };
-  if (route === 'DELETE /admin/v1/accounts/acc_1/v2-key') return { status: 200, body: { ok: true, account: 1 } };
-  if (route === 'POST /admin/v1/accounts/acc_1/plan') {
+  if (route === 'POST /admin/v1/accounts/1/v2-key') return { status: 200, body: { ok: true, account: 1, v2_key: '0123456789abcdef0123456789abcdef' } };
+  if (route === 'DELETE /admin/v1/accounts/1/v2-key') return { status: 200, body: { ok: true, account: 1 } };
+  if (route === 'POST /admin/v1/accounts/1/plan') {
     return {
       status: 200,
       body: { ok: true, account: { ...ACCOUNT, unlimited: true, unlimited_expires: '2025-03-01T00:00:00.000Z' }, price_inr: 19998 },
     };
   }
-  if (route === 'POST /admin/v1/accounts/acc_1/forcejoin') {
+  if (route === 'POST /admin/v1/accounts/1/forcejoin') {
     return {
       status: 200,
       body: {
@@ -144,7 +144,7 @@ export function contractReply(req: Recorded): Reply {
       },
     };
   }
-  if (route === 'POST /admin/v1/accounts/acc_1/orders') {
+  if (route === 'POST /admin/v1/accounts/1/orders') {
     return { status: 201, body: { ok: true, order: ORDER_ID, number: 41, charge: 50, status: 'pending', balance: 7.5 } };
   }
   if (route === 'POST /admin/v1/services') {

@@ -11,8 +11,9 @@ import { spawnServer } from '../helpers/server-process.js';
  * account's wallet row gets a negative balance, which no command can
  * produce. The next run serves the other accounts as usual; the first
  * request that loads that wallet meets the violation, and the process logs
- * it (one fatal line with its message and stack) and exits 1 without
- * answering that request, never a 500 that carries on. With the row put
+ * it (one fatal line with its message and stack, after the access lines
+ * of the requests answered before it) and exits 1 without answering that
+ * request, never a 500 that carries on. With the row put
  * back as it was, a restart holds exactly the durable state: every
  * acknowledged order and balance, and a ledger that verifies.
  */
@@ -76,6 +77,15 @@ describe('a broken invariant stops the real process', () => {
       expect(fatal[0]!.err!.type).toBe('InvariantError');
       expect(fatal[0]!.err!.message).toMatch(new RegExp(`^invariant: wallet credits must be a non-negative safe integer; got \\{"id":${broken.id},"credits":-1,`));
       expect(fatal[0]!.err!.stack).toContain('checkWallet');
+      // The access lines of the two orders answered just before were still in the log's buffer: the fatal line writes them first.
+      const logged = server
+        .output()
+        .split('\n')
+        .filter((line) => line.startsWith('{"level"'))
+        .map((line) => JSON.parse(line) as { level: number; msg: string; route?: string; status?: number });
+      const fatalAt = logged.findIndex((line) => line.level === 60);
+      expect(logged.slice(0, fatalAt).filter((line) => line.msg === 'request' && line.route === '/api/v1/order' && line.status === 201)).toHaveLength(2);
+      expect(logged.filter((line) => line.msg === 'request' && line.route === '/api/v1/balance')).toHaveLength(0);
 
       // The operator puts the row back as it was committed; the restart has exactly the durable state.
       const repair = openStore(dir);

@@ -121,6 +121,7 @@ describe('Metrics', () => {
     expect(Object.fromEntries([...types].filter(([name]) => name.startsWith('coa_')))).toEqual({
       coa_http_requests_total: 'counter',
       coa_http_request_duration_seconds: 'histogram',
+      coa_log_lines_dropped_total: 'counter',
       coa_wal_batch_entries: 'histogram',
       coa_wal_sync_seconds: 'histogram',
       coa_wal_commits_total: 'counter',
