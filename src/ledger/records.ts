@@ -5,7 +5,7 @@
  */
 import { assert } from '../platform/index.js';
 import type { OrderExtras, OrderType } from './order-types.js';
-import type { SubscriptionStatus } from './subscription-record.js';
+import type { SubscriptionStatus, SubscriptionTerms } from './subscription-record.js';
 
 export type Channel = 'api' | 'panel';
 export type OrderStatus = 'pending' | 'processing' | 'in_progress' | 'completed' | 'partial' | 'canceled';
@@ -244,22 +244,7 @@ export type LogEvent =
    * its posts' orders are order.placed events naming it. `subscription` is
    * its id, a number of the orders' sequence.
    */
-  | {
-      type: 'subscription.placed';
-      atMs: number;
-      account: number;
-      subscription: number;
-      service: number;
-      username: string;
-      min: number;
-      max: number;
-      posts: number;
-      oldPosts: number;
-      delayMinutes: number;
-      expiryMs: number | null;
-      rate: number;
-      channel: Channel;
-    }
+  | ({ type: 'subscription.placed'; atMs: number; account: number; subscription: number; rate: number; channel: Channel } & SubscriptionTerms)
   /** A subscription's status moved (paused for funds, resumed, completed, expired, canceled). Moves no money. */
   | { type: 'subscription.status'; atMs: number; account: number; subscription: number; from: SubscriptionStatus; to: SubscriptionStatus; reason?: string }
   | {

@@ -11,7 +11,7 @@ import { noOrders, type LedgerSource, type StatusCounts } from './ledger-source.
 import { OpenOrders } from './open-orders.js';
 import { OrderRowCursor } from './order-row-cursor.js';
 import { ServiceVersions } from './service-versions.js';
-import type { SubscriptionStatus } from '../subscription-record.js';
+import type { SubscriptionStatus, SubscriptionTerms } from '../subscription-record.js';
 
 export interface AccountState {
   balance: number;
@@ -21,15 +21,8 @@ export interface AccountState {
 }
 
 /** A subscription as the log leaves it so far (subscription-events.ts). */
-export interface ReplaySubscription {
+export interface ReplaySubscription extends SubscriptionTerms {
   account: number;
-  service: number;
-  username: string;
-  min: number;
-  max: number;
-  posts: number;
-  oldPosts: number;
-  expiryMs: number | null;
   rate: number;
   status: SubscriptionStatus;
   postsDone: number;
