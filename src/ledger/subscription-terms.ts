@@ -65,7 +65,7 @@ function count(fields: Readonly<Record<string, string>>, name: 'posts' | 'old_po
   return { ok: true, n };
 }
 
-/** Reads the terms; `username`, `min` and `max` are required, the rest default to none (0, no expiry). */
+/** Reads the terms; `username`, `min` and `max` are required, the rest default to none (0, no expiry; `expiry` 0 is none too). */
 export function readSubscriptionTerms(fields: Readonly<Record<string, string>>): TermsRead {
   const username = (fields['username'] ?? '').trim();
   if (!isName(username)) return { ok: false, message: `Field 'username' is required: the account whose new posts are delivered to, one word of at most ${USERNAME_CHARS_MAX} characters.` };
@@ -83,9 +83,11 @@ export function readSubscriptionTerms(fields: Readonly<Record<string, string>>):
   if (delayMinutes === null || !SUBSCRIPTION_DELAYS_MINUTES.includes(delayMinutes)) {
     return { ok: false, message: `Field 'delay' must be one of ${SUBSCRIPTION_DELAYS_MINUTES.join(', ')} (minutes).` };
   }
+  // Absent, empty or 0: no end, as panels' forms send an unset date.
   const expiry = fields['expiry'] ?? '';
-  const expiryMs = expiry === '' ? null : expiryFromText(expiry);
-  if (expiryMs === null && expiry !== '') return { ok: false, message: "Field 'expiry' must be a date as DD/MM/YYYY, or left out for no end." };
+  const noEnd = expiry === '' || expiry === '0';
+  const expiryMs = noEnd ? null : expiryFromText(expiry);
+  if (expiryMs === null && !noEnd) return { ok: false, message: "Field 'expiry' must be a date as DD/MM/YYYY, or left out for no end." };
   return { ok: true, terms: { username, min, max, posts: posts.n, oldPosts: oldPosts.n, delayMinutes, expiryMs } };
 }
 

@@ -114,7 +114,9 @@ describe('Subscriptions', () => {
     const mine = (await add({ username: 'natgeo', min: 10, max: 20 })).body.order as number;
     expect((await t.v2({ key, action: 'cancel', orders: String(mine) })).body).toEqual([{ order: mine, cancel: 1 }]);
     expect((await t.v2({ key, action: 'status', order: mine })).body).toMatchObject({ status: 'Canceled' });
-    const other = (await add({ username: 'natgeo', min: 10, max: 20 })).body.order as number;
+    // posts 0 and expiry 0, as panels' forms send unset fields: no limit and no end.
+    const other = (await add({ username: 'natgeo', min: 10, max: 20, posts: 0, expiry: 0 })).body.order as number;
+    expect((await t.v2({ key, action: 'status', order: other })).body).toEqual({ status: 'Active', expiry: null, posts: '0', orders: [] });
     expect((await t.admin('POST', `/admin/v1/subscriptions/${other}/cancel`, { reason: 'customer asked' })).body.subscription).toMatchObject({ status: 'Canceled' });
     expect((await post(other, { post: 'y', link: 'https://instagram.com/p/y', quantity: 10 })).status).toBe(409);
     await verified(t);

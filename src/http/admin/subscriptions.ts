@@ -12,6 +12,7 @@ import { errorOutcome } from '../../errors/index.js';
 import { parsePositiveId } from '../../ids/index.js';
 import { expiryText, isPostId, isSubscriptionStatus, POST_ID_CHARS_MAX, SUBSCRIPTION_STATUSES, type SubscriptionRecord } from '../../ledger/index.js';
 import { formatMicro, formatPer1000 } from '../../money/index.js';
+import { assert } from '../../platform/index.js';
 import { checkOrderInput } from '../orders/order-input.js';
 import { send, sendError, type Exchange } from '../transport/reply.js';
 import type { AppContext } from '../context.js';
@@ -92,7 +93,7 @@ export const reportPost: AdminHandler = async (ex, ctx, [id], body) => {
   const decision = await applied(ex, delivery);
   if (decision === null) return;
   const outcome = decision.outcome;
-  if (outcome.kind !== 'placed') return sendError(ex, errorOutcome('INTERNAL', 'A post was neither placed nor refused.'));
+  assert(outcome.kind === 'placed', 'an accepted post answers its order', outcome.kind);
   const replayed = decision.events.length === 0;
   send(ex, replayed ? 200 : 201, `{"ok":true,"order":${renderAdminOrder(outcome.order)},"replayed":${replayed},"credits":${formatMicro(account.actor.state.wallet.credits)}}`);
 };
