@@ -97,6 +97,18 @@ describe('Subscriptions', () => {
     await verified(t);
   });
 
+  it('two reports of one post at once place one order and charge it once', async () => {
+    const before = await credits(t, creds);
+    const id = (await add({ username: 'natgeo', min: 10, max: 20 })).body.order as number;
+    const report = { post: 'same', link: 'https://instagram.com/p/same', quantity: 20 };
+    const both = await Promise.all([post(id, report), post(id, report), post(id, report)]);
+    expect(both.map((r) => r.status).sort()).toEqual([200, 200, 201]);
+    expect(new Set(both.map((r) => r.body.order.id)).size).toBe(1);
+    expect(await credits(t, creds)).toBe(before - plainCharge(20, RATE_MICRO));
+    expect((await t.v2({ key, action: 'status', order: id })).body).toMatchObject({ posts: '1' });
+    await verified(t);
+  });
+
   it('expires at the end of its expiry day on the injected clock: by the sweep, or on the next touch', async () => {
     const lastDay = t.clock.wallMs() + 2 * DAY_MS;
     const swept = (await add({ username: 'natgeo', min: 10, max: 20, expiry: ddmmyyyy(lastDay) })).body.order as number;
