@@ -57,3 +57,21 @@ export const LEASE_SWEEP_TURN_MAX = 50;
  * order does not move, and a small row rewritten with each completion.
  */
 export const SERVICE_TIMES_KEPT = 10;
+
+/**
+ * How often the subscription sweep looks for subscriptions whose expiry
+ * has passed: a minute. An expiry is a day's end, and any command about a
+ * subscription (a post, a cancel) logs its expiry itself when it finds it
+ * passed, so the sweep only has to make the status true for readers soon
+ * after the day ends.
+ */
+export const SUBSCRIPTION_SWEEP_EVERY_MS = MS_PER_MINUTE;
+
+/**
+ * The most subscriptions one sweep step expires: each is a command to a
+ * wallet actor and a log event, so a step costs what a claim of as many
+ * orders does, as for the lease sweep (LEASE_SWEEP_STEP_MAX); expiries are
+ * days' ends, so many fall due at once, and a larger backlog drains over
+ * the next ticks.
+ */
+export const SUBSCRIPTION_SWEEP_STEP_MAX = 500;

@@ -21,6 +21,9 @@ interface Gathered {
   cancel: 'order' | 'service';
   refill: 'order' | 'service' | 'refillId';
   'refill-status': 'order' | 'orderId';
+  subscribe: 'number';
+  'subscription-post': 'subscription' | 'prior' | 'orderId' | 'seq' | 'number';
+  'subscription-status': 'subscription';
 }
 
 export type Request = {

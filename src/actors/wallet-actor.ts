@@ -12,6 +12,8 @@
  */
 import { assert, type Clock } from '../platform/index.js';
 import { idempotencyExpiryKey, leaseKey, orderIndexKey, type StoredOrders, type TablePut, type Wal, type WalEntry } from '../wal/index.js';
+import type { SubscriptionRecord } from '../ledger/index.js';
+import { subscriptionRows, type SubscriptionStore } from './subscription-rows.js';
 import { checkOrder, checkWallet, type Command, decide, type Decision, type IdempotencyRecord, initialState, type LogEvent, onlyLeaseExtended, type Now, type OrderRecord, type Outcome, type RefillRecord, type WalletState } from '../ledger/index.js';
 import type { NewOrderId, OrderNumbers, RefillIds } from '../ids/index.js';
 import type { Catalog } from './catalog.js';
@@ -49,6 +51,8 @@ export interface ActorContext {
    * wants it). Injected (src/webhooks), absent where there are no webhooks.
    */
   withWebhookMessages?(events: LogEvent[], account: number, order: OrderRecord | null, refill: RefillRecord | null, atMs: number): LogEvent[];
+  /** The durable subscriptions and their posts' orders (absent in the simulator, which places none). */
+  subscriptions?: SubscriptionStore;
   /** The services' delivery times, which an order's move to `completed` adds to in the same commit (absent in the simulator). */
   serviceTimes?: Pick<ServiceTimes, 'rowFor' | 'appended'>;
 }
@@ -86,6 +90,9 @@ export class WalletActor {
   private pendingKeys: Map<string, IdempotencyRecord> | null = null;
   /** Orders changed in memory but not yet durable, so a second move sees the first. */
   private pendingOrders: Map<string, OrderRecord> | null = null;
+  /** Subscriptions changed in memory but not yet durable, and the orders of their posts by subscriptionPostKey's text. */
+  private pendingSubscriptions: Map<number, SubscriptionRecord> | null = null;
+  private pendingPosts: Map<string, OrderRecord> | null = null;
 
   constructor(
     readonly id: number,
@@ -145,22 +152,23 @@ export class WalletActor {
     const { clock } = this.ctx;
     const now: Now = { monotonicMs: clock.monotonicMs(), wallMs: clock.wallMs() };
     // A new order's id comes with its storage key, kept here for the put below.
-    const fresh = request.kind === 'order' ? this.ctx.orders.newId(now.wallMs) : null;
+    const fresh = request.kind === 'order' || request.kind === 'subscription-post' ? this.ctx.orders.newId(now.wallMs) : null;
     const command = this.prepare(request, now, fresh);
     const decision = decide(this.state, command, now);
     if (decision.events.length === 0) {
       this.apply(decision.state);
       return { decision, durable: this.track(this.lastWrite), remembered: null };
     }
-    const { entry, idem, timesRow } = this.entryFor(command, decision, now, fresh);
+    const { entry, idem, timesRow, numberTaken } = this.entryFor(command, decision, now, fresh);
     const durable = this.ctx.wal.append(entry);
     // Nothing below throws: memory follows the entry the WAL now holds.
     this.apply(decision.state);
     const order = decision.order;
     if (timesRow !== null) this.ctx.serviceTimes!.appended(order!.service, timesRow, durable);
     if (order !== null) (this.pendingOrders ??= new Map()).set(order.id, order);
-    // A new order's number is taken in the same turn as the peek (entryFor checked it is the next one).
-    if (order !== null && command.kind === 'order') this.ctx.orderNumbers.take(command.number);
+    // A new order's (or subscription's) number is taken in the same turn as the peek (entryFor checked it is the next one).
+    if (numberTaken !== null) this.ctx.orderNumbers.take(numberTaken);
+    const settledSubscription = this.holdSubscription(command, decision);
     if (idem !== null) (this.pendingKeys ??= new Map()).set(idem.key, idem.record);
     this.lastWrite = durable;
     // One reaction does the bookkeeping and frees the mailbox slot (the
@@ -181,6 +189,7 @@ export class WalletActor {
           this.pendingOrders.delete(order.id);
           if (this.pendingOrders.size === 0) this.pendingOrders = null;
         }
+        settledSubscription?.();
       },
       () => {
         this.waiting--;
@@ -198,7 +207,7 @@ export class WalletActor {
     decision: Decision,
     now: Now,
     fresh: NewOrderId | null,
-  ): { entry: WalEntry; idem: { key: string; record: IdempotencyRecord } | null; timesRow: TablePut | null } {
+  ): { entry: WalEntry; idem: { key: string; record: IdempotencyRecord } | null; timesRow: TablePut | null; numberTaken: number | null } {
     const next = decision.state;
     // The row for the WAL must not be the actor's own object, which the
     // next command changes in place (possibly before this entry is encoded).
@@ -206,15 +215,23 @@ export class WalletActor {
     const puts: TablePut[] = [{ table: 'wallets', key: this.id, value: checkWallet(row) }];
     const entry: WalEntry = { events: decision.events, puts };
     const order = decision.order;
+    let numberTaken: number | null = null;
     if (order !== null) {
       puts.push({ table: 'orders', key: fresh === null ? this.ctx.orders.keyOf(order.id) : fresh.key, value: checkOrder(order) });
       if ('order' in command && command.order !== null) entry.removes = [{ table: 'orderIndex', key: orderIndexKey(command.order) }];
       puts.push({ table: 'orderIndex', key: orderIndexKey(order), value: order.account });
       this.leaseRows(entry, 'order' in command ? command.order : null, order);
-      if (command.kind === 'order') {
+      if (command.kind === 'order' || command.kind === 'subscription-post') {
         assert(command.number === this.ctx.orderNumbers.peek(), 'a new order gets the number peeked in the same turn', command.number);
         puts.push({ table: 'numbers', key: command.number, value: order.id });
+        numberTaken = command.number;
       }
+    }
+    if (decision.subscription !== undefined) {
+      const rows = subscriptionRows(command, decision.subscription, order, this.ctx.orderNumbers.peek());
+      entry.puts.push(...rows.puts);
+      if (rows.removes.length > 0) (entry.removes ??= []).push(...rows.removes);
+      numberTaken ??= rows.numberTaken;
     }
     if (decision.refill !== null) puts.push({ table: 'refills', key: decision.refill.id, value: decision.refill });
     // A placement never completes an order: the common path skips the look at its events.
@@ -233,7 +250,7 @@ export class WalletActor {
       puts.push({ table: 'idempotency', key: tableKey, value: idem.record });
       puts.push({ table: 'idempotencyExpiry', key: idempotencyExpiryKey(idem.record.atMs, tableKey), value: 1 });
     }
-    return { entry, idem, timesRow };
+    return { entry, idem, timesRow, numberTaken };
   }
 
   /**
@@ -287,6 +304,16 @@ export class WalletActor {
       }
       case 'refill-status':
         return Object.assign({}, request, { orderId: request.stored.order, order: this.latestOrder(request.stored.order) });
+      case 'subscribe':
+        return Object.assign({}, request, { number: this.ctx.orderNumbers.peek() });
+      case 'subscription-status':
+        return Object.assign({}, request, { subscription: this.latestSubscription(request.subscriptionId) });
+      case 'subscription-post': {
+        const priorId = this.pendingPosts?.get(`${request.subscriptionId}:${request.post}`)?.id ?? this.ctx.subscriptions?.postOrder(request.subscriptionId, request.post);
+        const prior = priorId === undefined ? null : this.latestOrder(priorId);
+        const subscription = this.latestSubscription(request.subscriptionId);
+        return Object.assign({}, request, { subscription, prior, orderId: fresh!.id, seq: fresh!.seq, number: this.ctx.orderNumbers.peek() });
+      }
       default:
         return request;
     }
@@ -294,6 +321,29 @@ export class WalletActor {
 
   private latestOrder(id: string): OrderRecord | null {
     return this.pendingOrders?.get(id) ?? this.ctx.orders.read(id) ?? null;
+  }
+
+  private latestSubscription(id: number): SubscriptionRecord | null {
+    return this.pendingSubscriptions?.get(id) ?? this.ctx.subscriptions?.read(id) ?? null;
+  }
+
+  /**
+   * Keeps a decision's subscription (and its post's order) in memory until
+   * its commit is durable, so the next command about it sees it; returns
+   * what forgets them then, or null when the decision changed none.
+   */
+  private holdSubscription(command: Command, decision: Decision): (() => void) | null {
+    const sub = decision.subscription;
+    if (sub === undefined) return null;
+    (this.pendingSubscriptions ??= new Map()).set(sub.id, sub);
+    const postKey = command.kind === 'subscription-post' && decision.order !== null ? `${sub.id}:${command.post}` : null;
+    if (postKey !== null) (this.pendingPosts ??= new Map()).set(postKey, decision.order!);
+    return () => {
+      if (this.pendingSubscriptions?.get(sub.id) === sub) this.pendingSubscriptions.delete(sub.id);
+      if (this.pendingSubscriptions?.size === 0) this.pendingSubscriptions = null;
+      if (postKey !== null) this.pendingPosts?.delete(postKey);
+      if (this.pendingPosts?.size === 0) this.pendingPosts = null;
+    };
   }
 
   /** Whether this wallet holds a record for the Idempotency-Key that is not yet durable (the sweep keeps its stored one). */

@@ -28,6 +28,8 @@ export interface ServerOptions {
    * claims still put ended leases back in the queue).
    */
   leaseSweepEveryMs?: number | null;
+  /** How often the subscription sweep runs (SUBSCRIPTION_SWEEP_EVERY_MS by default); null: never (tests call step()). */
+  subscriptionSweepEveryMs?: number | null;
   /**
    * How often (wall time) the webhook dispatcher looks for retries that are
    * due on the clock (250 ms). New messages are sent as soon as they are

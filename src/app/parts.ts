@@ -5,14 +5,14 @@
  * request: each service is an object of the part it belongs to.
  */
 import type { Logger } from 'pino';
-import { Catalog, LeaseSweeper, Registry, type Account, type ActorContext } from '../actors/index.js';
+import { Catalog, LeaseSweeper, Registry, SubscriptionSweeper, type Account, type ActorContext } from '../actors/index.js';
 import { ForceJoinVerifier } from '../forcejoin/index.js';
 import { AbuseLog, type AppContext, AuthFailureLimiter, buildOpenApi, type HttpLimits, type Readiness, renderAnswer, SCAN_ENTRIES_MAX } from '../http/index.js';
 import { OrderIds, OrderNumbers, RefillIds } from '../ids/index.js';
 import type { ForceJoinVerdict, IdempotencyRecord } from '../ledger/index.js';
 import { type Metrics, OperatorJobs, SnapshotSchedule } from '../ops/index.js';
 import { BYTES_PER_MIB, type Clock, MS_PER_HOUR, reportFault, VERSION } from '../platform/index.js';
-import { IdempotencySweeper, lastOrderNumber, lastRefillId, StoredOrders } from '../wal/index.js';
+import { IdempotencySweeper, lastOrderNumber, lastRefillId, lastSubscriptionNumber, StoredOrders, storedSubscriptions } from '../wal/index.js';
 import { Webhooks } from '../webhooks/index.js';
 import type { Config } from './config.js';
 import type { ServerOptions } from './options.js';
@@ -24,6 +24,7 @@ export interface Parts {
   registry: Registry;
   sweeper: IdempotencySweeper;
   leases: LeaseSweeper;
+  subscriptionSweeper: SubscriptionSweeper;
   webhooks: Webhooks;
   /** Scheduled snapshots; null when SNAPSHOT_EVERY is not set. */
   snapshots: SnapshotSchedule | null;
@@ -123,7 +124,9 @@ export function buildParts(config: Config, options: ServerOptions, storage: Stor
     orders,
     services: catalog,
     refillIds: new RefillIds(lastRefillId(store)),
-    orderNumbers: new OrderNumbers(lastOrderNumber(store)),
+    // Subscriptions take their ids from the same numbers (src/wal/subscription-numbers.ts).
+    orderNumbers: new OrderNumbers(Math.max(lastOrderNumber(store), lastSubscriptionNumber(store))),
+    subscriptions: storedSubscriptions(store),
     renderAnswer,
     withWebhookMessages: (events, account, order, refill, atMs) => webhooks.outbox.withMessages(events, account, order, refill, atMs),
     serviceTimes: catalog.times,
@@ -132,6 +135,7 @@ export function buildParts(config: Config, options: ServerOptions, storage: Stor
   const sweeper = new IdempotencySweeper(store, wal, clock, actorContext.idempotencyRetentionMs, (tableKey) => registry.idempotencyKeyPending(tableKey));
   // A standalone server is the only node of its group, so always its leader.
   const leases = new LeaseSweeper(store, registry, clock, () => true);
+  const subscriptionSweeper = new SubscriptionSweeper(store, registry, clock, () => true);
   let draining = false;
   const context: AppContext = {
     ...actorContext,
@@ -167,6 +171,7 @@ export function buildParts(config: Config, options: ServerOptions, storage: Stor
     registry,
     sweeper,
     leases,
+    subscriptionSweeper,
     webhooks,
     snapshots: snapshotSchedule(config, context, clock, log, onFatal),
     startDraining: () => {

@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import { type AppContext, closeListenSocket, createApp, type ListenSocket, listenExclusive, localPort, mountAdmin, mountCustomerApi, type TemplatedApp } from '../http/index.js';
 import { Metrics, type SnapshotSchedule } from '../ops/index.js';
 import { createLogger, InvariantError, makePrivateDirectory, reportFault, systemClock } from '../platform/index.js';
-import { ACCOUNT_EVICT_EVERY_MS, LEASE_SWEEP_EVERY_MS, type LeaseSweeper } from '../actors/index.js';
+import { ACCOUNT_EVICT_EVERY_MS, LEASE_SWEEP_EVERY_MS, SUBSCRIPTION_SWEEP_EVERY_MS, type LeaseSweeper, type SubscriptionSweeper } from '../actors/index.js';
 import { type IdempotencySweeper, removeCommitLog, SWEEP_EVERY_MS } from '../wal/index.js';
 import { POLL_EVERY_MS, type Webhooks } from '../webhooks/index.js';
 import { adminToken } from './admin-token.js';
@@ -29,6 +29,7 @@ export interface Server {
   context: AppContext;
   sweeper: IdempotencySweeper;
   leases: LeaseSweeper;
+  subscriptionSweeper: SubscriptionSweeper;
   webhooks: Webhooks;
   /** The highest log position this node's LMDB has flushed (replicated mode; 0 standalone). */
   flushedTo(): number;
@@ -90,6 +91,8 @@ function startBackgroundWork(parts: Parts, options: ServerOptions, log: Logger, 
   if (sweepEveryMs !== null) parts.sweeper.start(sweepEveryMs, (error) => void reportFault({ log, onFatal }, error, 'idempotency sweep failed'));
   const leaseSweepEveryMs = options.leaseSweepEveryMs === undefined ? LEASE_SWEEP_EVERY_MS : options.leaseSweepEveryMs;
   if (leaseSweepEveryMs !== null) parts.leases.start(leaseSweepEveryMs, (error) => void reportFault({ log, onFatal }, error, 'lease sweep failed'));
+  const subscriptionSweepEveryMs = options.subscriptionSweepEveryMs === undefined ? SUBSCRIPTION_SWEEP_EVERY_MS : options.subscriptionSweepEveryMs;
+  if (subscriptionSweepEveryMs !== null) parts.subscriptionSweeper.start(subscriptionSweepEveryMs, (error) => void reportFault({ log, onFatal }, error, 'subscription sweep failed'));
   parts.webhooks.start(options.webhookPollMs ?? POLL_EVERY_MS);
   parts.snapshots?.start();
 }
@@ -122,6 +125,7 @@ async function shutDown(storage: Storage, parts: Parts, listeners: Listeners): P
   parts.context.ops.close();
   await parts.sweeper.stop();
   await parts.leases.stop();
+  await parts.subscriptionSweeper.stop();
   parts.registry.stopEviction();
   // Attempts in flight finish (or time out) and their results are committed; held messages wait for the next start.
   await parts.webhooks.stop();
@@ -198,6 +202,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     context: parts.context,
     sweeper: parts.sweeper,
     leases: parts.leases,
+    subscriptionSweeper: parts.subscriptionSweeper,
     webhooks: parts.webhooks,
     flushedTo: () => storage.replica?.flushedTo() ?? 0,
     snapshots: parts.snapshots,

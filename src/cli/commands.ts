@@ -3,6 +3,7 @@ import type { Command } from './command.js';
 import { LIFECYCLE_COMMANDS } from './lifecycle-commands.js';
 import { ORDER_COMMANDS } from './order-commands.js';
 import { SERVICE_COMMANDS } from './service-commands.js';
+import { SUBSCRIPTION_COMMANDS } from './subscription-commands.js';
 import { SYSTEM_COMMANDS } from './system-commands.js';
 import { WEBHOOK_COMMANDS } from './webhook-commands.js';
 
@@ -10,7 +11,7 @@ import { WEBHOOK_COMMANDS } from './webhook-commands.js';
  * The command table. A new group is a new `*-commands.ts` array listed here;
  * a new command in an existing group is one more entry in its array.
  */
-export const COMMANDS: readonly Command[] = [...SYSTEM_COMMANDS, ...ACCOUNT_COMMANDS, ...SERVICE_COMMANDS, ...ORDER_COMMANDS, ...LIFECYCLE_COMMANDS, ...WEBHOOK_COMMANDS];
+export const COMMANDS: readonly Command[] = [...SYSTEM_COMMANDS, ...ACCOUNT_COMMANDS, ...SERVICE_COMMANDS, ...ORDER_COMMANDS, ...LIFECYCLE_COMMANDS, ...SUBSCRIPTION_COMMANDS, ...WEBHOOK_COMMANDS];
 
 export type Lookup =
   | { kind: 'command'; command: Command }

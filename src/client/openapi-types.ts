@@ -276,7 +276,7 @@ export interface components {
             /** @description Grouping shown to clients. */
             category: string;
             /** @description Order type: which inputs an order of this service takes. */
-            type: "Default" | "Package" | "Custom Comments" | "Custom Comments Package" | "Mentions Custom List" | "Poll" | "Comment Likes" | "Mentions with Hashtags" | "Mentions Hashtag" | "Mentions User Followers" | "Mentions Media Likers" | "SEO" | "Invites from Groups";
+            type: "Default" | "Package" | "Custom Comments" | "Custom Comments Package" | "Mentions Custom List" | "Poll" | "Comment Likes" | "Mentions with Hashtags" | "Mentions Hashtag" | "Mentions User Followers" | "Mentions Media Likers" | "SEO" | "Invites from Groups" | "Subscriptions";
             /** @description Whether completed or partial orders may ask for a refill. */
             refill: boolean;
             /** @description Days after completion during which a refill may be asked for. */
@@ -454,7 +454,7 @@ export interface components {
                 /** @description Grouping shown to clients. */
                 category: string;
                 /** @description Order type: which inputs an order of this service takes. */
-                type: "Default" | "Package" | "Custom Comments" | "Custom Comments Package" | "Mentions Custom List" | "Poll" | "Comment Likes" | "Mentions with Hashtags" | "Mentions Hashtag" | "Mentions User Followers" | "Mentions Media Likers" | "SEO" | "Invites from Groups";
+                type: "Default" | "Package" | "Custom Comments" | "Custom Comments Package" | "Mentions Custom List" | "Poll" | "Comment Likes" | "Mentions with Hashtags" | "Mentions Hashtag" | "Mentions User Followers" | "Mentions Media Likers" | "SEO" | "Invites from Groups" | "Subscriptions";
                 /** @description Whether completed or partial orders may ask for a refill. */
                 refill: boolean;
                 /** @description Days after completion during which a refill may be asked for. */

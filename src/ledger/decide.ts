@@ -25,6 +25,9 @@ import {
 } from './lifecycle.js';
 import { holdRefusal, holdRefusalMessage, leaseEnded, leaseRefusal } from './lease.js';
 import { PLAN_MONTHS_MAX } from './limits.js';
+import { placedEvent } from './placed-event.js';
+import { decidePost, decideSubscribe, decideSubscriptionStatus, type PostReport, type SubscriptionVerdict } from './subscription-decide.js';
+import type { SubscriptionRecord, SubscriptionTerms } from './subscription-record.js';
 import { isRanged, readOrderInputs, type OrderExtras, type OrderPayload } from './order-types.js';
 import type { Channel, IdempotencyRecord, LogEvent, OrderRecord, OrderStatus, RefillRecord, RefillStatus, ServiceRecord, WalletRecord } from './records.js';
 import { fullBucket, takeToken, type BucketState, type BucketVerdict } from './token-bucket.js';
@@ -57,6 +60,10 @@ export interface OrderInput {
 export function readOrderPayload(payload: OrderPayload, service: ServiceRecord | null): { ok: true; input: OrderInput } | { ok: false; error: ErrorOutcome } {
   const { serviceId, target } = payload;
   if (service === null) return { ok: true, input: { serviceId, target, quantity: payload.quantity ?? 0 } };
+  if (service.type === 'Subscriptions') {
+    const message = `Service ${service.id} takes subscriptions, placed through API v2 (action=add with username, min, max, posts, delay, expiry); each post's delivery becomes an order of its own.`;
+    return { ok: false, error: errorOutcome('VALIDATION', message) };
+  }
   const typed = readOrderInputs(service.type, service.dripfeed, payload);
   if (!typed.ok) return { ok: false, error: errorOutcome('VALIDATION', typed.message) };
   return { ok: true, input: { serviceId, target, quantity: typed.quantity, extras: typed.extras } };
@@ -132,10 +139,21 @@ export type Command = Readonly<
   | { kind: 'refill'; orderId: string; order: OrderRecord | null; service: ServiceRecord | null; refillId: number }
   /** The operator moves a refill; `stored` is its durable row, `order` is gathered. */
   | { kind: 'refill-status'; stored: RefillRecord; orderId: string; order: OrderRecord | null; to: RefillStatus; reason?: string }
+  /** A customer places a subscription (subscription-decide.ts); `number` is gathered, its id if it is placed. */
+  | { kind: 'subscribe'; channel: Channel; request: SubscribeRequest; number: number }
+  /** The processing system reports a post of a subscription; `subscription` and the report's gathered fields are gathered. */
+  | ({ kind: 'subscription-post'; subscriptionId: number; subscription: SubscriptionRecord | null } & PostReport)
+  /** The customer or the operator cancels a subscription, or the sweep expires it; `subscription` is gathered. */
+  | { kind: 'subscription-status'; subscriptionId: number; subscription: SubscriptionRecord | null; to: 'Canceled' | 'Expired'; reason: string }
   | { kind: 'grant-plan'; months: number; reason?: string }
   | { kind: 'credit'; amount: number; reason: string }
   | { kind: 'update'; banned?: boolean; rateLimitPerMinute?: number; reason?: string }
 >;
+
+/** A subscription as the front end read it, with the force-join verdict, or why it could not be read. */
+export type SubscribeRequest =
+  | { readonly ok: true; readonly terms: SubscriptionTerms; readonly service: ServiceRecord | null; readonly forceJoin: ForceJoinVerdict | null }
+  | { readonly ok: false; readonly reason: ErrorOutcome };
 
 /** A claim: the worker a pending order moves to processing for, and when its lease ends. */
 export interface Claim {
@@ -159,6 +177,7 @@ export type Outcome =
   | { kind: 'moved'; order: OrderRecord; refund: number; balance: number }
   | { kind: 'cancel-requested'; order: OrderRecord }
   | { kind: 'refill-opened'; refill: RefillRecord }
+  | { kind: 'subscribed'; subscription: SubscriptionRecord }
   /** An accepted operator change whose answer the front end builds from the new state (account, plan, progress, refill move). */
   | { kind: 'changed' }
   | { kind: 'error'; error: ErrorOutcome }
@@ -181,6 +200,8 @@ export interface Decision {
    * commit, so that a retry gets the same answer. The shell renders it.
    */
   remember: { key: string; fingerprint: string } | null;
+  /** A subscription as the decision leaves it, written in the same commit (absent when none changed). */
+  subscription?: SubscriptionRecord;
 }
 
 export function initialState(wallet: WalletRecord, nowMs: number): WalletState {
@@ -223,6 +244,11 @@ export function decide(state: WalletState, command: Command, now: Now): Decision
     case 'release':
     case 'expire-lease':
       return decideLease(state, command, now);
+    // The processing system's and the operator's side of a subscription: not the API key's, so no ban or rate check.
+    case 'subscription-post':
+      return fromSubscription(state, decidePost(state.wallet, command.subscriptionId, command.subscription, command, now.wallMs));
+    case 'subscription-status':
+      return fromSubscription(state, decideSubscriptionStatus(state.wallet, command.subscriptionId, command.subscription, command.to, command.reason, now.wallMs));
     case 'order':
       // Orders the operator places through the panel skip the API-access
       // checks (ban, rate limit) but go through every business check.
@@ -255,7 +281,35 @@ export function decide(state: WalletState, command: Command, now: Now): Decision
     }
     case 'order':
       return decideOrder(limited, command, now, verdict);
+    case 'subscribe':
+      return decideSubscribeRequest(limited, command, now, verdict);
   }
+}
+
+/** A subscription: VALIDATION, then SERVICE and QTY (decideSubscribe), then FORCEJOIN, after the ban and the rate limit. */
+function decideSubscribeRequest(state: WalletState, command: Extract<Command, { kind: 'subscribe' }>, now: Now, rate: BucketVerdict): Decision {
+  const { request } = command;
+  if (!request.ok) return refused(state, request.reason, rate);
+  const verdict = decideSubscribe(state.wallet, request.terms, request.service, command.number, command.channel, now.wallMs);
+  if (verdict.outcome.kind === 'subscribed' && request.forceJoin !== null && !request.forceJoin.joined) {
+    return refused(state, errorOutcome('FORCEJOIN', request.forceJoin.message, { join_link: request.forceJoin.joinLink }), rate);
+  }
+  return fromSubscription(state, verdict, rate);
+}
+
+/** A subscription verdict as the wallet's decision. */
+function fromSubscription(state: WalletState, verdict: SubscriptionVerdict, rate: BucketVerdict | null = null): Decision {
+  const decision: Decision = {
+    state: verdict.wallet === state.wallet ? state : { wallet: verdict.wallet, bucket: state.bucket },
+    events: verdict.events,
+    outcome: verdict.outcome,
+    rate,
+    order: verdict.order,
+    refill: null,
+    remember: null,
+  };
+  if (verdict.subscription !== null) decision.subscription = verdict.subscription;
+  return decision;
 }
 
 function decideOrder(
@@ -352,33 +406,12 @@ function placeOrder(
   if (extras !== undefined) order.extras = extras;
   return {
     state: { wallet, bucket: state.bucket },
-    events: [placedEvent(order, wallet.credits, idem, now)],
+    events: [placedEvent(order, wallet.credits, idem, now.wallMs)],
     outcome: { kind: 'placed', order, balance: wallet.credits },
     rate,
     order,
     refill: null,
     remember: idem,
-  };
-}
-
-/** The order.placed event of a new order, carrying the balance its debit leaves. */
-function placedEvent(order: OrderRecord, balance: number, idem: { key: string } | null, now: Now): LogEvent {
-  return {
-    type: 'order.placed',
-    atMs: now.wallMs,
-    account: order.account,
-    order: order.id,
-    number: order.number,
-    service: order.service,
-    quantity: order.quantity,
-    rate: order.rate,
-    charge: order.charge,
-    debit: order.debit,
-    balance,
-    channel: order.channel,
-    idempotencyKey: idem?.key ?? null,
-    ...(order.type === undefined ? {} : { orderType: order.type }),
-    ...(order.extras === undefined ? {} : { extras: order.extras }),
   };
 }
 

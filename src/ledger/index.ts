@@ -13,3 +13,6 @@ export * from './decide.js';
 export * from './limits.js';
 export * from './statement.js';
 export * from './lease.js';
+export * from './subscription-record.js';
+export * from './subscription-terms.js';
+export type { SubscriptionOutcome, PostReport } from './subscription-decide.js';

@@ -84,3 +84,37 @@ export const PLAN_MONTHS_MAX = 120;
 export const LEASE_SECONDS_MIN = 10;
 export const LEASE_SECONDS_MAX = 86_400;
 export const LEASE_SECONDS_DEFAULT = 300;
+
+/**
+ * Subscriptions: the delays a subscription may ask for between a new post
+ * and its delivery, in minutes. These are the values panels' API pages and
+ * order forms offer (0, 5, 10, 15, 30, 60, 90 and on to ten hours); another
+ * value is refused rather than rounded, since rounding would change when
+ * the posts are delivered.
+ */
+export const SUBSCRIPTION_DELAYS_MINUTES: readonly number[] = [0, 5, 10, 15, 30, 60, 90, 120, 150, 180, 210, 240, 270, 300, 360, 420, 480, 540, 600];
+/**
+ * The most new posts one subscription may ask for (`posts`), and the most
+ * existing posts (`old_posts`): far above what panels sell, and small
+ * enough that a typing mistake cannot commit a wallet to years of orders.
+ */
+export const SUBSCRIPTION_POSTS_MAX = 10_000;
+export const SUBSCRIPTION_OLD_POSTS_MAX = 100;
+/**
+ * The furthest `expiry` may lie ahead: ten years in days, the same horizon
+ * as the plan's longest grant; a later date is a typing mistake.
+ */
+export const SUBSCRIPTION_EXPIRY_DAYS_MAX = 3_660;
+/**
+ * A post's id as the operator's processing system reports it (a platform's
+ * media id or shortcode): what makes a repeated report of the same post
+ * recognisable. Longer than any platform's id.
+ */
+export const POST_ID_CHARS_MAX = 128;
+/**
+ * The numbers of a subscription's latest orders its record keeps (and its
+ * status shows): one per post, so a subscription without a posts limit
+ * would otherwise grow its record, rewritten with every post, without end.
+ * The admin listing of orders finds the older ones.
+ */
+export const SUBSCRIPTION_ORDERS_KEPT = 100;

@@ -36,6 +36,7 @@ export const ORDER_TYPE_NAMES = [
   'Mentions Media Likers',
   'SEO',
   'Invites from Groups',
+  'Subscriptions',
 ] as const;
 export type OrderType = (typeof ORDER_TYPE_NAMES)[number];
 
@@ -219,6 +220,10 @@ export const ORDER_TYPES: Readonly<Record<OrderType, OrderTypeSpec>> = {
   'Mentions Media Likers': counted(urlPart('media', 'the post whose likers are mentioned')),
   SEO: counted(listPart('keywords', KEYWORD_LINES_MAX, KEYWORD_CHARS_MAX)),
   'Invites from Groups': counted(listPart('groups', GROUP_LINES_MAX, GROUP_CHARS_MAX)),
+  // A subscription's post is an order of this shape, placed by the operator's
+  // processing system (subscription-decide.ts); customers place subscriptions,
+  // never these orders directly (readOrderPayload refuses them).
+  Subscriptions: counted(namePart('username', USERNAME_CHARS_MAX, 'the account whose posts are delivered to')),
 };
 
 /** The sentence refusing `field` on an order of `type`: it names the field and what the type takes. */

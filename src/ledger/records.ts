@@ -5,6 +5,7 @@
  */
 import { assert } from '../platform/index.js';
 import type { OrderExtras, OrderType } from './order-types.js';
+import type { SubscriptionStatus, SubscriptionTerms } from './subscription-record.js';
 
 export type Channel = 'api' | 'panel';
 export type OrderStatus = 'pending' | 'processing' | 'in_progress' | 'completed' | 'partial' | 'canceled';
@@ -109,6 +110,9 @@ export interface OrderRecord {
    * (refusals take none). Absent only on orders placed before numbers existed.
    */
   number?: number;
+  /** A subscription's order: the subscription's id and the post it delivers to (the processing system's post id). */
+  subscription?: number;
+  post?: string;
 }
 
 /**
@@ -186,6 +190,9 @@ export type LogEvent =
        * their own (src/webhooks/outbox.ts). Moves no money.
        */
       webhooks?: number[];
+      /** A subscription's order: see OrderRecord.subscription. */
+      subscription?: number;
+      post?: string;
     }
   | { type: 'order.rejected'; atMs: number; account: number; idempotencyKey: string; code: string }
   | {
@@ -232,6 +239,14 @@ export type LogEvent =
   | { type: 'webhook.queued'; atMs: number; account: number; webhook: number; id: Uint8Array; order?: OrderStatusView; refill?: RefillRecord }
   /** A message failed for WEBHOOKS_RETRY_HOURS from its first failed attempt (or it held WEBHOOKS_HELD_MAX): deliveries stop until the operator replays. */
   | { type: 'webhook.failing'; atMs: number; account: number; webhook: number; reason: string }
+  /**
+   * A subscription was placed (subscription-record.ts): it moves no money;
+   * its posts' orders are order.placed events naming it. `subscription` is
+   * its id, a number of the orders' sequence.
+   */
+  | ({ type: 'subscription.placed'; atMs: number; account: number; subscription: number; rate: number; channel: Channel } & SubscriptionTerms)
+  /** A subscription's status moved (paused for funds, resumed, completed, expired, canceled). Moves no money. */
+  | { type: 'subscription.status'; atMs: number; account: number; subscription: number; from: SubscriptionStatus; to: SubscriptionStatus; reason?: string }
   | {
       type: 'forcejoin.updated';
       atMs: number;

@@ -6,7 +6,7 @@
 import type { LogEvent, OrderRecord } from '../ledger/index.js';
 
 /** Every LMDB table, declared once: the store opens these, the simulation WAL mirrors them. */
-export const TABLE_NAMES = ['profiles', 'wallets', 'keys', 'services', 'orders', 'orderIndex', 'idempotency', 'idempotencyExpiry', 'meta', 'refills', 'numbers', 'v2keys', 'webhooks', 'webhookOutbox', 'webhookLog', 'leases'] as const;
+export const TABLE_NAMES = ['profiles', 'wallets', 'keys', 'services', 'orders', 'orderIndex', 'idempotency', 'idempotencyExpiry', 'meta', 'refills', 'numbers', 'v2keys', 'webhooks', 'webhookOutbox', 'webhookLog', 'leases', 'subscriptions', 'subscriptionPosts', 'subscriptionExpiry'] as const;
 
 export type TableName = (typeof TABLE_NAMES)[number];
 
@@ -47,3 +47,21 @@ export function orderIndexKey(order: Pick<OrderRecord, 'status' | 'createdAtMs' 
   return [order.status, order.createdAtMs, order.seq, order.id];
 }
 
+
+/**
+ * Key of a post in `subscriptionPosts` (value: the id of the order it
+ * placed), written in the commit of that order: a repeated report of the
+ * post finds its order instead of placing another.
+ */
+export function subscriptionPostKey(subscription: number, post: string): [number, string] {
+  return [subscription, post];
+}
+
+/**
+ * Key of a subscription in the expiry index (`subscriptionExpiry`, value:
+ * its account), present while it is Active or Paused and has an expiry: the
+ * sweep reads the subscriptions that end first.
+ */
+export function subscriptionExpiryKey(sub: { expiryMs: number | null; id: number }): [number, number] {
+  return [sub.expiryMs!, sub.id];
+}

@@ -6,6 +6,7 @@ export { IdempotencySweeper, type IdempotencyTableStats, type SweepResult } from
 export { MemoryWal } from './memory-wal.js';
 export type { Wal, WalStats } from './wal.js';
 export * from './entry.js';
+export { lastSubscriptionNumber, storedSubscriptions } from './stored-subscriptions.js';
 export { newBatch, type Batch } from './batch.js';
 export { countEvent, countIndex, isOrderCounts, loadOrderCounts, noOrders, ORDER_COUNTS_KEY, type OrderCounts } from './order-counts.js';
 export { StoredOrders } from './stored-orders.js';

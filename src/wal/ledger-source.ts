@@ -38,6 +38,7 @@ export function storeLedgerSource(store: Store, txn: Transaction): LedgerSource 
     leases: () => range('leases'),
     indexCounts: () => countIndex(store, txn),
     countsRow: () => store.tables.meta.get(ORDER_COUNTS_KEY, { transaction: txn }) as unknown,
+    subscriptions: () => range('subscriptions'),
   };
 }
 
@@ -63,5 +64,6 @@ export function imageLedgerSource(image: DurableImage): LedgerSource {
       return counts;
     },
     countsRow: () => image.tables.meta.get(JSON.stringify(ORDER_COUNTS_KEY)),
+    subscriptions: () => rows('subscriptions'),
   };
 }

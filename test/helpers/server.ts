@@ -131,7 +131,7 @@ export function testServer(options: StartOptions | (() => StartOptions) = {}): S
   };
   const start = async (o: StartOptions, dir: string, clock: ManualClock, overrides: Partial<Config> = {}) => ({
     // The sweeps run when a test says so: their timers are wall time, the clock is not.
-    server: await startServer(testConfig(dir, { ...o.config, ...overrides }), { clock, log: createLogger('silent'), onFatal: () => {}, sweepEveryMs: null, leaseSweepEveryMs: null, ...o.server }),
+    server: await startServer(testConfig(dir, { ...o.config, ...overrides }), { clock, log: createLogger('silent'), onFatal: () => {}, sweepEveryMs: null, leaseSweepEveryMs: null, subscriptionSweepEveryMs: null, ...o.server }),
     dir,
     clock,
     options: o,

@@ -38,6 +38,7 @@ import { metrics, snapshot, stats, verify } from './ops.js';
 import { listRefills, setRefillStatus } from './refills.js';
 import { createService, listServices, patchService } from './services.js';
 import * as webhooks from './webhooks.js';
+import { cancelSubscription, listSubscriptions, reportPost, showSubscription, SUBSCRIPTION_LIST_QUERY } from './subscriptions.js';
 import type { AppContext } from '../context.js';
 import { parseJson, TOO_LARGE } from '../transport/json-request.js';
 import { failed, guarded, newExchange, send, sendError, type Exchange } from '../transport/reply.js';
@@ -91,6 +92,10 @@ export const ADMIN_ROUTES: readonly Route[] = [
   route('post', '/admin/v1/accounts/:id/orders', placePanelOrder),
   route('post', '/admin/v1/accounts/:id/plan', grantPlan),
   route('post', '/admin/v1/accounts/:id/forcejoin', setForceJoin),
+  route('get', '/admin/v1/subscriptions', listSubscriptions, SUBSCRIPTION_LIST_QUERY),
+  route('get', '/admin/v1/subscriptions/:id', showSubscription),
+  route('post', '/admin/v1/subscriptions/:id/posts', reportPost),
+  route('post', '/admin/v1/subscriptions/:id/cancel', cancelSubscription),
   route('get', '/admin/v1/webhooks', webhooks.listWebhooks, ['account', 'failing', ...PAGE]),
   route('post', '/admin/v1/accounts/:id/webhooks', webhooks.createWebhook),
   route('patch', '/admin/v1/webhooks/:id', webhooks.patchWebhook),

@@ -37,6 +37,8 @@ export function renderAnswer(outcome: Outcome, requestId: string): Answer {
       return { status: outcome.record.status, body: outcome.record.body };
     case 'changed':
     case 'pass':
+    // API v2 answers a placed subscription itself (its only customer dialect).
+    case 'subscribed':
       // Their answers are built from state the handler reads (the account, the order, a stored row).
       throw new InvariantError(`a ${outcome.kind} outcome has no answer of its own`);
   }

@@ -20,6 +20,7 @@ import type { OutcomeRenderer } from '../transport/deliver.js';
 import type { Exchange } from '../transport/reply.js';
 import { inV2Names, renderV2Error, v2Sentence, type V2Errors } from './errors.js';
 import type { V2Params } from './params.js';
+import { subscribe } from './subscription.js';
 
 const ok = (body: string): Answer => ({ status: 200, body });
 const invalid = (message: string): ErrorOutcome => errorOutcome('VALIDATION', message);
@@ -77,6 +78,7 @@ export function add(ex: Exchange, ctx: AppContext, account: Account, params: V2P
   const serviceId = parsePositiveId(params.get('service') ?? '');
   if (serviceId === null) return refused(errorOutcome('SERVICE', 'Incorrect service ID'));
   const service = ctx.catalog.get(serviceId);
+  if (service !== null && service.type === 'Subscriptions') return subscribe(ex, ctx, account, params, service, idempotency);
   const inputs = orderInputs(params, service);
   if (!inputs.ok) return refused(inputs.error);
   const link = params.get('link') ?? '';

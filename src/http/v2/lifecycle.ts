@@ -6,8 +6,8 @@
  * dialect's: money and counts as strings, an error sentence in place of a
  * record that is not the caller's.
  */
-import type { Account, Delivery } from '../../actors/index.js';
-import { errorOutcome } from '../../errors/index.js';
+import type { Account, Delivery, Request } from '../../actors/index.js';
+import { errorOutcome, type ErrorOutcome } from '../../errors/index.js';
 import { parsePositiveId } from '../../ids/index.js';
 import { BATCH_IDS_MAX, chargeDelivered, remainsShown, type OrderRecord, type RefillStatus } from '../../ledger/index.js';
 import { formatMicro } from '../../money/index.js';
@@ -20,6 +20,7 @@ import { listOf, type IdList } from '../orders/id-list.js';
 import { errorAnswer, type Exchange } from '../transport/reply.js';
 import { INCORRECT_ORDER_ID, INCORRECT_REFILL_ID, renderV2Error } from './errors.js';
 import type { V2Params } from './params.js';
+import { ownSubscription, renderSubscriptionStatus } from './subscription.js';
 
 /** Told 'Incorrect order ID' in this dialect (v2/errors.ts). */
 const ORDER_NOT_FOUND = errorOutcome('NOT_FOUND', INCORRECT_ORDER_ID);
@@ -71,7 +72,9 @@ export function status(ex: Exchange, ctx: AppContext, account: Account, params: 
   answerLookup(ex, ctx, account, list, (ids) => {
     const shown = (id: string): string => {
       const order = ownOrderByNumber(ctx, account, id);
-      return order === null ? renderV2Error(INCORRECT_ORDER_ID) : renderV2Status(order, ctx.currency);
+      if (order !== null) return renderV2Status(order, ctx.currency);
+      const sub = ownSubscription(ctx, account, id);
+      return sub === null ? renderV2Error(INCORRECT_ORDER_ID) : renderSubscriptionStatus(sub);
     };
     if (single) return shown(ids[0]!);
     return `{${ids.map((id) => `${JSON.stringify(id)}:${shown(id)}`).join(',')}}`;
@@ -97,9 +100,12 @@ function perOrder(
     ctx,
     account,
     list,
-    (id) => {
+    (id): Request | ErrorOutcome => {
       const order = ownOrderByNumber(ctx, account, id);
-      return order === null ? ORDER_NOT_FOUND : { kind, orderId: order.id };
+      if (order !== null) return { kind, orderId: order.id };
+      // A subscription's id cancels the subscription; it has nothing to refill.
+      const sub = kind === 'cancel' ? ownSubscription(ctx, account, id) : null;
+      return sub === null ? ORDER_NOT_FOUND : { kind: 'subscription-status', subscriptionId: sub.id, to: 'Canceled', reason: 'canceled by the customer' };
     },
     (results) =>
       answer(

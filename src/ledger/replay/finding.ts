@@ -6,7 +6,7 @@
  */
 
 /** Which family of invariants a failure belongs to. */
-export type Invariant = 'log-sequence' | 'balance' | 'wallet' | 'order-charge' | 'order-status' | 'idempotency' | 'lifecycle';
+export type Invariant = 'log-sequence' | 'balance' | 'wallet' | 'order-charge' | 'order-status' | 'idempotency' | 'lifecycle' | 'subscription';
 
 export interface BrokenInvariant {
   invariant: Invariant;
@@ -26,6 +26,7 @@ const LABEL: Record<Invariant, string> = {
   'order-status': 'Order status check',
   idempotency: 'Idempotency check',
   lifecycle: 'Lifecycle check',
+  subscription: 'Subscription check',
 };
 
 /** Thrown inside the replay to stop at the first failure; never escapes `replayLedger`. */

@@ -11,6 +11,7 @@ import { fail, type Invariant } from './finding.js';
 import { lifecycleEvent } from './lifecycle-events.js';
 import { orderPlaced } from './order-placed.js';
 import { orderStatus } from './order-status.js';
+import { subscriptionPlaced, subscriptionStatus } from './subscription-events.js';
 import { isInt, type Raw } from './raw.js';
 import type { ReplayState } from './replay-state.js';
 
@@ -39,6 +40,8 @@ const KNOWN_TYPES: Record<LogEvent['type'], true> = {
   'webhook.deleted': true,
   'webhook.failing': true,
   'webhook.queued': true,
+  'subscription.placed': true,
+  'subscription.status': true,
 };
 
 /** The invariant an event's failure belongs to, by its type; the others' is the balance. */
@@ -51,6 +54,8 @@ const INVARIANT_OF_TYPE = new Map<unknown, Invariant>([
   ['refill.status', 'lifecycle'],
   ['order.lease_extended', 'lifecycle'],
   ['order.released', 'lifecycle'],
+  ['subscription.placed', 'subscription'],
+  ['subscription.status', 'subscription'],
 ]);
 
 /** The invariant a failure while applying an event of this type belongs to. */
@@ -93,6 +98,10 @@ export function applyEvent(state: ReplayState, seq: number, raw: unknown): void 
       return lifecycleEvent(state, seq, accountId, e);
     case 'plan.granted':
       return planGranted(seq, accountId, account, e);
+    case 'subscription.placed':
+      return subscriptionPlaced(state, seq, accountId, e);
+    case 'subscription.status':
+      return subscriptionStatus(state, seq, accountId, e);
     case 'account.updated':
     case 'secret.rotated':
     case 'v2key.issued':

@@ -39,6 +39,8 @@ export interface LedgerSource {
   indexCounts(): StatusCounts;
   /** The counts row stats and metrics read, or undefined when the store has none. */
   countsRow(): unknown;
+  /** The `subscriptions` table (key = id); absent where a source keeps none (the simulator places no subscriptions). */
+  subscriptions?(): Iterable<SourceRow>;
 }
 
 /** Whether a stored row is a count of orders per status, each a safe integer. */

@@ -13,6 +13,7 @@ import { finalState, type OpenOrder } from './open-orders.js';
 import { asRaw, isInt, type Raw } from './raw.js';
 import type { AccountState, ReplayState } from './replay-state.js';
 import { credits, planWindow, shown } from './wording.js';
+import { subscriptionOrder } from './subscription-events.js';
 
 /**
  * The fields an orders row must share with its order.placed (whose `type`
@@ -53,6 +54,7 @@ export function orderPlaced(state: ReplayState, seq: number, id: number, account
   if (row === 'missing') fail('order-charge', seq, id, orderId, 'order.placed has no row in the orders table.');
   const r = asRaw(row);
   checkRow(seq, id, orderId, r, e, placed, unlimited);
+  subscriptionOrder(state, seq, id, orderId, e, r);
   state.counts.orders++;
   state.statuses.pending++;
   // Only an order whose row ends somewhere else than where it starts is

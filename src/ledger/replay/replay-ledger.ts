@@ -48,7 +48,10 @@
  *              (order.released, cause expired) only once it has ended, and
  *              each orders row's worker and lease equal what the log leaves
  *              (see `lease-events.ts`); (g') the lease index holds exactly
- *              the processing orders under a lease, at their lease's end.
+ *              the processing orders under a lease, at their lease's end;
+ *   (h)        every subscription event follows the subscription rules and
+ *              each subscription's row is what the log leaves (see
+ *              `subscription-events.ts`).
  *
  * Memory does not grow with the number of orders (see `ReplayState`). The
  * replay walks the log and the `orders` table (in storage-key order, which

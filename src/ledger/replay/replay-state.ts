@@ -11,12 +11,21 @@ import { noOrders, type LedgerSource, type StatusCounts } from './ledger-source.
 import { OpenOrders } from './open-orders.js';
 import { OrderRowCursor } from './order-row-cursor.js';
 import { ServiceVersions } from './service-versions.js';
+import type { SubscriptionStatus, SubscriptionTerms } from '../subscription-record.js';
 
 export interface AccountState {
   balance: number;
   /** Expiry of the unlimited-plan window from the latest plan.granted, if any: what the wallet row holds. */
   unlimitedExpiresMs: number | null;
   hasWallet: boolean;
+}
+
+/** A subscription as the log leaves it so far (subscription-events.ts). */
+export interface ReplaySubscription extends SubscriptionTerms {
+  account: number;
+  rate: number;
+  status: SubscriptionStatus;
+  postsDone: number;
 }
 
 export interface ReplayState {
@@ -40,6 +49,8 @@ export interface ReplayState {
   lastNumber: number;
   /** Processing orders under a claim's lease, as the log leaves them so far: the lease index holds one entry for each. */
   leases: number;
+  /** Every subscription placed so far, as the log leaves it (one small record each: subscriptions are far fewer than orders). */
+  readonly subscriptions: Map<number, ReplaySubscription>;
 }
 
 /** The state before the first event; it starts the walk of the `orders` table (its first read). */
@@ -58,5 +69,6 @@ export function newReplayState(source: LedgerSource): ReplayState {
     totals: { credited: 0n, debited: 0n, refunded: 0n },
     lastNumber: 0,
     leases: 0,
+    subscriptions: new Map(),
   };
 }

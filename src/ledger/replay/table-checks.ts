@@ -10,6 +10,7 @@ import { isCounts } from './ledger-source.js';
 import { asRaw, isInt, type Raw } from './raw.js';
 import type { ReplayState } from './replay-state.js';
 import { credits, instant, planWindow } from './wording.js';
+import { checkSubscriptionRows } from './subscription-events.js';
 
 /** Every check of the tables, in the order their failures are reported. */
 export function checkTables(state: ReplayState): void {
@@ -18,6 +19,7 @@ export function checkTables(state: ReplayState): void {
   checkOrderCounts(state);
   checkLeases(state);
   checkIdempotency(state);
+  checkSubscriptionRows(state);
 }
 
 /** (b): the wallets table against the replay, both ways. */
