@@ -4,8 +4,8 @@
  * (exit 2, with the command's usage line), never a request the server
  * answers NOT_FOUND.
  *
- * Accounts, services, webhook endpoints and refills are numbered from 1
- * (the admin API's routes take only such a number). Orders have two names:
+ * Accounts, services, webhook endpoints, refills and subscriptions are
+ * numbered from 1 (the admin API's routes take only such a number). Orders have two names:
  * the opaque order id (22 base64url characters, which may start with a
  * dash) and the order number resellers quote from API v2; `order show`
  * takes either, the commands that change an order take its id, as the
@@ -14,7 +14,7 @@
 import { ORDER_ID_PATTERN, parsePositiveId } from '../ids/index.js';
 import { UsageError } from './errors.js';
 
-export type IdKind = 'account' | 'service' | 'webhook' | 'refill' | 'order' | 'order-or-number';
+export type IdKind = 'account' | 'service' | 'webhook' | 'refill' | 'subscription' | 'order' | 'order-or-number';
 
 /** A positional argument: its name in usage lines and the id it must be. */
 export interface Positional {
@@ -27,12 +27,14 @@ export const SERVICE_ID: Positional = { name: 'ID', id: 'service' };
 export const WEBHOOK_ID: Positional = { name: 'ID', id: 'webhook' };
 export const REFILL_ID: Positional = { name: 'ID', id: 'refill' };
 export const ORDER_ID: Positional = { name: 'ID', id: 'order' };
+export const SUBSCRIPTION_ID: Positional = { name: 'ID', id: 'subscription' };
 
 const NUMBERED: Record<Exclude<IdKind, 'order' | 'order-or-number'>, string> = {
   account: 'an account id',
   service: 'a service id',
   webhook: 'a webhook endpoint id',
   refill: 'a refill id',
+  subscription: 'a subscription id',
 };
 
 /** `text` if it can be an id of `kind`; else a usage error naming `label` and what it must be. */

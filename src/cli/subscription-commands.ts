@@ -1,4 +1,5 @@
 import { adminPath, type Command, type JsonObject } from './command.js';
+import { SUBSCRIPTION_ID } from './ids.js';
 import { pagedListCommand } from './paged-list.js';
 import { objectAt } from './response-shape.js';
 import { formatCell, formatFields, type Column } from './table.js';
@@ -30,7 +31,7 @@ export const SUBSCRIPTION_COMMANDS: readonly Command[] = [
     member: 'subscriptions',
     filters: {
       status: { kind: 'text', placeholder: 'STATUS', help: 'only this status: Active, Paused, Completed, Expired or Canceled' },
-      account: { kind: 'integer', placeholder: 'ID', help: "only this account's subscriptions" },
+      account: { kind: 'account', placeholder: 'ID', help: "only this account's subscriptions" },
     },
     noun: (input) => (input.text('status') === undefined ? 'subscriptions' : `${formatCell(input.text('status'))} subscriptions`),
     columns: SUBSCRIPTION_COLUMNS,
@@ -38,14 +39,14 @@ export const SUBSCRIPTION_COMMANDS: readonly Command[] = [
   {
     words: ['subscription', 'show'],
     summary: "show one subscription: its terms, the rate it fixed, its status, posts and latest orders' numbers",
-    args: ['ID'],
+    args: [SUBSCRIPTION_ID],
     request: (input) => ({ method: 'GET', path: adminPath('subscriptions', input.arg('ID')) }),
     render: (body) => formatFields(Object.entries(objectAt(body, 'subscription'))),
   },
   {
     words: ['subscription', 'post'],
     summary: "report a post of the subscription's account: places its order, charged --quantity × the subscription's rate (the same --post again charges nothing)",
-    args: ['ID'],
+    args: [SUBSCRIPTION_ID],
     options: {
       post: { kind: 'text', placeholder: 'POST', required: true, help: "the post's id on its platform, what makes a repeated report recognisable" },
       link: { kind: 'text', placeholder: 'URL', required: true, help: "the post's link, the order's target" },
@@ -65,7 +66,7 @@ export const SUBSCRIPTION_COMMANDS: readonly Command[] = [
   {
     words: ['subscription', 'cancel'],
     summary: 'cancel a subscription: it takes no more posts (its orders so far are not touched)',
-    args: ['ID'],
+    args: [SUBSCRIPTION_ID],
     options: { reason: { kind: 'text', placeholder: 'TEXT', help: 'why (kept in the log)' } },
     request: (input) => ({ method: 'POST', path: adminPath('subscriptions', input.arg('ID'), 'cancel'), body: { reason: input.text('reason') } }),
     render: (body) => `Subscription ${formatCell(objectAt(body, 'subscription').id)} is canceled.\n`,
