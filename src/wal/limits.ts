@@ -24,12 +24,15 @@ export const BATCH_ENTRIES_MAX = 4096;
 export const PENDING_ENTRIES_MAX = 200_000;
 
 /**
- * Most batches handed to LMDB and not yet synced. Enough to keep lmdb-js's
- * write thread busy while the event loop seals the next batches; the rest
- * wait in the group commit's own queue, where they can still grow to
- * BATCH_ENTRIES_MAX instead of being committed one small batch at a time.
+ * Most group commits handed to LMDB and not yet synced: one. LMDB has one
+ * writer, so a second commit queued behind the first would only start
+ * when the first is synced, with whatever had arrived by then (a few
+ * entries, while the event loop is still answering the first): many small
+ * commits, each with the fixed cost of a sync, B-tree pages and wake-ups.
+ * With one in flight, everything that arrives meanwhile waits in the open
+ * batch and goes as the next commit, so commits grow with load.
  */
-export const BATCHES_IN_FLIGHT_MAX = 64;
+export const COMMITS_IN_FLIGHT_MAX = 1;
 
 /**
  * Most entries in one commit-log record (WAL_SYNC_MODE=log). LMDB applies a
