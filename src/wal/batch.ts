@@ -1,12 +1,20 @@
 /**
  * A group-commit batch: entries that share one commit, one sync and one
- * promise. Shared by every WAL implementation so they batch the same way.
+ * settlement. Shared by every WAL implementation so they batch the same way.
  */
 import type { WalEntry } from './entry.js';
+import type { Settled } from './wal.js';
 
 export interface Batch {
   entries: WalEntry[];
   promise: Promise<void>;
+  /**
+   * Told of the settlement, in the order they were added, before the
+   * promise's reactions run (`Wal.appendSettled`): one loop over the
+   * batch's waiters instead of a promise reaction each.
+   */
+  listeners: Settled[];
+  /** Settles the batch (once; a later call does nothing). */
   resolve: () => void;
   reject: (error: unknown) => void;
 }
@@ -27,16 +35,35 @@ export function addToOpenBatch(open: Batch | null, closed: Batch[], entry: WalEn
 }
 
 export function newBatch(): Batch {
-  let resolve!: () => void;
-  let reject!: (error: unknown) => void;
+  let resolvePromise!: () => void;
+  let rejectPromise!: (error: unknown) => void;
   const promise = new Promise<void>((res, rej) => {
-    resolve = res;
-    reject = rej;
+    resolvePromise = res;
+    rejectPromise = rej;
   });
   // Waiters attach their own handlers; this keeps a failed batch from also
   // being reported as an unhandled rejection (the process is stopping anyway).
   promise.catch(() => {});
-  return { entries: [], promise, resolve, reject };
+  const listeners: Settled[] = [];
+  let settled = false;
+  const settle = (error: unknown): void => {
+    if (settled) return;
+    settled = true;
+    for (const listener of listeners) listener(error);
+    if (error === null) resolvePromise();
+    else rejectPromise(error);
+  };
+  return { entries: [], promise, listeners, resolve: () => settle(null), reject: (error) => settle(error ?? new Error('a commit failed')) };
+}
+
+/**
+ * What an append returns to a WAL that has already failed: its error, to
+ * the promise and, in a later microtask (never before the caller has its
+ * promise in hand), to the listener.
+ */
+export function failedAppend(error: unknown, settled?: Settled): Promise<void> {
+  if (settled !== undefined) queueMicrotask(() => settled(error));
+  return Promise.reject(error);
 }
 
 /**

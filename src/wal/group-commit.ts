@@ -1,17 +1,16 @@
 /**
  * Group commit on LMDB. Entries from many actors join one open batch. At
- * the end of an event-loop turn, if no commit is in flight, everything
- * waiting becomes one commit: one conditional write block queued to
- * lmdb-js's write thread, which writes it in one LMDB transaction, commits
- * and syncs it (`overlappingSync: false`). While that commit is being
- * written and synced the open batch stays open and takes every entry that
- * arrives; once the commit is acknowledged, what waited goes as the next
- * commit at the end of that turn. So a commit holds what arrived during
- * the one before it: commits grow with load, their fixed cost (the sync,
- * the B-tree pages, the wake-ups) is shared by every entry in them, and a
- * lone entry on an idle server is queued at the end of its own turn and
- * waits for its own sync only. COMMITS_IN_FLIGHT_MAX says how many commits
- * may be queued at once.
+ * the end of an event-loop turn everything waiting becomes one commit: one
+ * conditional write block queued to lmdb-js's write thread, which puts
+ * every block queued so far into one LMDB transaction, commits it and
+ * syncs it (`overlappingSync: false`), then starts the next transaction
+ * with whatever was queued meanwhile. So transactions grow with load, the
+ * cost of a sync is shared by everything that waited for it, the write
+ * thread never waits for the busy main thread between two commits, and a
+ * lone entry on an idle server waits for its own sync only. When
+ * COMMITS_IN_FLIGHT_MAX commits are queued and not yet synced (a disk far
+ * behind the event loop), the open batch stays open and takes everything
+ * that arrives until one is acknowledged, then goes as one commit.
  *
  * Each batch's promise resolves, in order, only once its transaction is
  * synced: one settlement per batch, however many entries share it. A
@@ -25,11 +24,11 @@
  */
 import { asBinary, type Database, type Key } from 'lmdb';
 import { assert } from '../platform/index.js';
-import { newBatch, PendingBatches, type Batch } from './batch.js';
+import { failedAppend, newBatch, PendingBatches, type Batch } from './batch.js';
 import { CHAIN_KEY, type Store } from './store.js';
 import { countEvent, loadOrderCounts, ORDER_COUNTS_KEY, type OrderCounts } from './order-counts.js';
 import type { WalEntry } from './entry.js';
-import type { Wal, WalStats } from './wal.js';
+import type { Settled, Wal, WalStats } from './wal.js';
 import { BATCH_ENTRIES_MAX, COMMITS_IN_FLIGHT_MAX, KEY_CHARS_MAX, LMDB_KEY_BYTES_MAX, PENDING_ENTRIES_MAX } from './limits.js';
 
 
@@ -111,14 +110,24 @@ export class LmdbGroupCommit implements Wal {
   }
 
   append(entry: WalEntry): Promise<void> {
-    if (this.failed !== null) return Promise.reject(this.failed);
+    if (this.failed !== null) return failedAppend(this.failed);
+    return this.add(entry).promise;
+  }
+
+  appendSettled(entry: WalEntry, settled: Settled): Promise<void> {
+    if (this.failed !== null) return failedAppend(this.failed, settled);
+    const batch = this.add(entry);
+    batch.listeners.push(settled);
+    return batch.promise;
+  }
+
+  private add(entry: WalEntry): Batch {
     assert(!this.closed, 'no append after the WAL was closed');
     // In sync mode 'log' a commit is acknowledged before LMDB syncs it, so
     // only what the commit log already holds may come this way.
     assert(this.store.syncMode !== 'log', "in sync mode 'log' entries reach LMDB only through the commit log (appendTogether)");
-    const batch = this.batches.add(entry);
     this.pendingEntries++;
-    return batch.promise;
+    return this.batches.add(entry);
   }
 
   /**
@@ -300,8 +309,8 @@ export class LmdbGroupCommit implements Wal {
 
   /**
    * Acknowledges synced commits in order. What waited is queued at the end
-   * of this turn, not at once, so that the requests this turn still reads
-   * join the next commit.
+   * of this turn, as every batch is, so that the open batch still takes
+   * the requests this turn reads.
    */
   private acknowledge(): void {
     while (this.inFlight.length > 0 && this.inFlight[0]!.done) {

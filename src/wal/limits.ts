@@ -24,15 +24,23 @@ export const BATCH_ENTRIES_MAX = 4096;
 export const PENDING_ENTRIES_MAX = 200_000;
 
 /**
- * Most group commits handed to LMDB and not yet synced: one. LMDB has one
- * writer, so a second commit queued behind the first would only start
- * when the first is synced, with whatever had arrived by then (a few
- * entries, while the event loop is still answering the first): many small
- * commits, each with the fixed cost of a sync, B-tree pages and wake-ups.
- * With one in flight, everything that arrives meanwhile waits in the open
- * batch and goes as the next commit, so commits grow with load.
+ * Most group commits handed to LMDB and not yet synced. Enough to keep
+ * lmdb-js's write thread busy while the event loop seals the next ones:
+ * the write thread starts each transaction with every commit queued so
+ * far, so under load one transaction holds many of them. Beyond it the
+ * open batch stays open and takes everything that arrives until a commit
+ * is acknowledged, then goes as one commit.
+ *
+ * Measured against one or two in flight (bench:cpu and interleaved
+ * bench:http runs, docs/DECISIONS.md "Group commit: how many in flight"):
+ * with one, the 64 connections split into two cohorts that take turns
+ * (a commit holds what arrived while the one before it was synced, while
+ * the replies of that one are still on their way), so a commit held about
+ * 33 entries against 46–50 here, and each durable order cost more CPU;
+ * with syncs off the write thread waited for the event loop between
+ * commits and orders/s fell by a third or more.
  */
-export const COMMITS_IN_FLIGHT_MAX = 1;
+export const COMMITS_IN_FLIGHT_MAX = 64;
 
 /**
  * Most entries in one commit-log record (WAL_SYNC_MODE=log). LMDB applies a

@@ -6,8 +6,8 @@
  * becomes one commit-log record (its position one more than the last),
  * written with one `pwrite` and one `fdatasync`. Only one record is being
  * written at a time: the open batch takes what arrives meanwhile and goes
- * as the next record at the end of the turn in which the sync returns, so
- * records grow with load and a lone entry waits only for its own sync. Once a record is on disk its entries, with the position they
+ * as the next record as soon as the sync returns, so records grow with
+ * load and a lone entry waits only for its own sync. Once a record is on disk its entries, with the position they
  * bring LMDB to (`LOG_APPLIED_KEY`, in the same transaction), go to the
  * LMDB group commit, which commits without waiting for LMDB's own sync
  * (lmdb-js overlapping sync: the data pages and the meta page are flushed
@@ -28,13 +28,13 @@
  * acknowledged after it.
  */
 import { assert, InvariantError } from '../platform/index.js';
-import { PendingBatches, type Batch } from './batch.js';
+import { failedAppend, PendingBatches, type Batch } from './batch.js';
 import type { DurableLog } from './durable-log.js';
 import type { WalEntry } from './entry.js';
 import { keysFit, type LmdbGroupCommit } from './group-commit.js';
 import { decodeEntries, encodeRecord } from './log-record.js';
 import type { Store } from './store.js';
-import type { Wal, WalStats } from './wal.js';
+import type { Settled, Wal, WalStats } from './wal.js';
 import { PENDING_ENTRIES_MAX, RECORD_ENTRIES_MAX } from './limits.js';
 
 /** The `meta` row holding the position of the last commit-log record LMDB has applied. */
@@ -146,11 +146,22 @@ export class LogFirstWal implements Wal {
   }
 
   append(entry: WalEntry): Promise<void> {
-    if (this.failed !== null) return Promise.reject(this.failed);
+    if (this.failed !== null) return failedAppend(this.failed);
+    return this.add(entry).promise;
+  }
+
+  appendSettled(entry: WalEntry, settled: Settled): Promise<void> {
+    if (this.failed !== null) return failedAppend(this.failed, settled);
+    const batch = this.add(entry);
+    batch.listeners.push(settled);
+    return batch.promise;
+  }
+
+  private add(entry: WalEntry): Batch {
     assert(!this.closed, 'no append after the WAL was closed');
     this.last = this.batches.add(entry);
     this.pendingEntries++;
-    return this.last.promise;
+    return this.last;
   }
 
   flushed(): Promise<void> {
@@ -205,8 +216,7 @@ export class LogFirstWal implements Wal {
         if (this.failed !== null) return;
         this.counters.commits++;
         this.apply(position, entries, logged);
-        // What waited goes at the end of this turn, with what the turn still reads.
-        if (!this.batches.empty) this.batches.schedule();
+        this.writeNext();
       },
       (error: unknown) => this.fail(error),
     );

@@ -62,9 +62,45 @@ function groupCommit(store: Store): { wal: LmdbGroupCommit; fatals: unknown[] } 
 afterEach(cleanup);
 
 describe('LMDB group commit', () => {
-  it('while a commit is in flight, the entries of every later turn wait in one batch and go as the next commit, acknowledged in order', async () => {
+  it('queues batches from many turns while earlier ones are being written, and acknowledges them in order', async () => {
     const { store, dir } = open();
     const { wal, fatals } = groupCommit(store);
+    const acknowledged: number[] = [];
+    const all: Promise<void>[] = [];
+    // A first commit writes the log's record structures (a synchronous write, which the lock would block).
+    await wal.append(entry(7, -1));
+    const before = wal.stats();
+    const lock = await holdWriteLock(dir);
+    for (let t = 0; t < 50; t++) {
+      for (let i = 0; i < 5; i++) {
+        const amount = t * 5 + i;
+        const p = wal.append(entry(1 + (amount % 7), amount));
+        all.push(p.then(() => void acknowledged.push(amount)));
+      }
+      await turn();
+    }
+    // Nothing can have landed while another process holds the write lock.
+    expect(acknowledged).toEqual([]);
+    await lock.release();
+    await Promise.all(all);
+    expect(fatals).toEqual([]);
+    const expected = Array.from({ length: 250 }, (_, i) => i);
+    expect(acknowledged).toEqual(expected);
+    const stats = wal.stats();
+    expect(stats.batches - before.batches).toBe(50);
+    expect(stats.entries - before.entries).toBe(250);
+    // LMDB's write thread took the waiting batches into one commit (two if it had begun one with the first batch alone).
+    expect(stats.commits - before.commits).toBeLessThanOrEqual(2);
+    await store.close();
+    const reopened = open(dir).store;
+    expect(amounts(reopened)).toEqual([-1, ...expected]);
+    expect(reopened.chain.getEntry(CHAIN_KEY)?.version).toBe(51);
+  });
+
+  it('while every commit slot is taken, the entries of every later turn wait in one open batch and go as one commit, acknowledged in order', async () => {
+    const { store, dir } = open();
+    const fatals: unknown[] = [];
+    const wal = new LmdbGroupCommit(store, { onFatal: (e) => fatals.push(e), commitsInFlightMax: 1 });
     const acknowledged: number[] = [];
     const all: Promise<void>[] = [];
     // A first commit writes the log's record structures (a synchronous write, which the lock would block).
