@@ -193,8 +193,8 @@ export class LmdbGroupCommit implements Wal {
     }
   }
 
-  private queue(batches: Batch[], fast: boolean): void {
-    const { store } = this;
+  /** The entries of a commit's batches, in order, and the flush callbacks `appendTogether` gave them. */
+  private contents(batches: readonly Batch[]): { entries: WalEntry[]; onFlushed: (() => void)[] } {
     const onFlushed: (() => void)[] = [];
     const entries: WalEntry[] = [];
     for (const batch of batches) {
@@ -205,6 +205,12 @@ export class LmdbGroupCommit implements Wal {
       }
       for (const entry of batch.entries) entries.push(entry);
     }
+    return { entries, onFlushed };
+  }
+
+  private queue(batches: Batch[], fast: boolean): void {
+    const { store } = this;
+    const { entries, onFlushed } = this.contents(batches);
     const item: Queued = { batches, entries: entries.length, fast, startedMs: performance.now(), events: 0, done: false };
     const expected = this.chainVersion;
     const next = expected + 1;
