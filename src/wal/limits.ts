@@ -31,14 +31,11 @@ export const PENDING_ENTRIES_MAX = 200_000;
  * open batch stays open and takes everything that arrives until a commit
  * is acknowledged, then goes as one commit.
  *
- * Measured against one or two in flight (bench:cpu and interleaved
- * bench:http runs, docs/DECISIONS.md "Group commit: how many in flight"):
- * with one, the 64 connections split into two cohorts that take turns
- * (a commit holds what arrived while the one before it was synced, while
- * the replies of that one are still on their way), so a commit held about
- * 33 entries against 46–50 here, and each durable order cost more CPU;
- * with syncs off the write thread waited for the event loop between
- * commits and orders/s fell by a third or more.
+ * One in flight holds fewer entries per commit, not more (docs/DECISIONS.md,
+ * "Many commits in flight, one settlement per batch"): at 64 connections
+ * the clients split into two cohorts that take turns, a commit holding
+ * about 33 entries against 45–50 with 64 in flight, and with fast syncs
+ * the write thread waits for the event loop between commits.
  */
 export const COMMITS_IN_FLIGHT_MAX = 64;
 
