@@ -56,6 +56,12 @@ export function newBatch(): Batch {
   return { entries: [], promise, listeners, resolve: () => settle(null), reject: (error) => settle(error ?? new Error('a commit failed')) };
 }
 
+/** An append's promise: the batch's, with `settled` (if given) among its listeners. */
+export function joined(batch: Batch, settled: Settled | undefined): Promise<void> {
+  if (settled !== undefined) batch.listeners.push(settled);
+  return batch.promise;
+}
+
 /**
  * What an append returns to a WAL that has already failed: its error, to
  * the promise and, in a later microtask (never before the caller has its

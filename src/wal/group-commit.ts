@@ -24,7 +24,7 @@
  */
 import { asBinary, type Database, type Key } from 'lmdb';
 import { assert } from '../platform/index.js';
-import { failedAppend, newBatch, PendingBatches, type Batch } from './batch.js';
+import { failedAppend, joined, newBatch, PendingBatches, type Batch } from './batch.js';
 import { CHAIN_KEY, type Store } from './store.js';
 import { countEvent, loadOrderCounts, ORDER_COUNTS_KEY, type OrderCounts } from './order-counts.js';
 import type { WalEntry } from './entry.js';
@@ -110,15 +110,11 @@ export class LmdbGroupCommit implements Wal {
   }
 
   append(entry: WalEntry): Promise<void> {
-    if (this.failed !== null) return failedAppend(this.failed);
-    return this.add(entry).promise;
+    return this.appendSettled(entry);
   }
 
-  appendSettled(entry: WalEntry, settled: Settled): Promise<void> {
-    if (this.failed !== null) return failedAppend(this.failed, settled);
-    const batch = this.add(entry);
-    batch.listeners.push(settled);
-    return batch.promise;
+  appendSettled(entry: WalEntry, settled?: Settled): Promise<void> {
+    return this.failed === null ? joined(this.add(entry), settled) : failedAppend(this.failed, settled);
   }
 
   private add(entry: WalEntry): Batch {

@@ -28,7 +28,7 @@
  * acknowledged after it.
  */
 import { assert, InvariantError } from '../platform/index.js';
-import { failedAppend, PendingBatches, type Batch } from './batch.js';
+import { failedAppend, joined, PendingBatches, type Batch } from './batch.js';
 import type { DurableLog } from './durable-log.js';
 import type { WalEntry } from './entry.js';
 import { keysFit, type LmdbGroupCommit } from './group-commit.js';
@@ -146,15 +146,11 @@ export class LogFirstWal implements Wal {
   }
 
   append(entry: WalEntry): Promise<void> {
-    if (this.failed !== null) return failedAppend(this.failed);
-    return this.add(entry).promise;
+    return this.appendSettled(entry);
   }
 
-  appendSettled(entry: WalEntry, settled: Settled): Promise<void> {
-    if (this.failed !== null) return failedAppend(this.failed, settled);
-    const batch = this.add(entry);
-    batch.listeners.push(settled);
-    return batch.promise;
+  appendSettled(entry: WalEntry, settled?: Settled): Promise<void> {
+    return this.failed === null ? joined(this.add(entry), settled) : failedAppend(this.failed, settled);
   }
 
   private add(entry: WalEntry): Batch {

@@ -21,7 +21,7 @@
  * read can never change what is durable.
  */
 import { assert } from '../platform/index.js';
-import { addToOpenBatch, failedAppend, type Batch } from './batch.js';
+import { addToOpenBatch, failedAppend, joined, type Batch } from './batch.js';
 import type { LogEvent } from '../ledger/index.js';
 import { TABLE_NAMES, type TableName, type WalEntry } from './entry.js';
 import type { Settled, Wal, WalStats } from './wal.js';
@@ -108,17 +108,12 @@ export class MemoryWal implements Wal {
   // --- The Wal interface -------------------------------------------------
 
   append(entry: WalEntry): Promise<void> {
-    assert(!this.crashedFlag, 'no append after the simulated process crashed');
-    if (this.failed !== null) return failedAppend(this.failed);
-    return this.add(entry).promise;
+    return this.appendSettled(entry);
   }
 
-  appendSettled(entry: WalEntry, settled: Settled): Promise<void> {
+  appendSettled(entry: WalEntry, settled?: Settled): Promise<void> {
     assert(!this.crashedFlag, 'no append after the simulated process crashed');
-    if (this.failed !== null) return failedAppend(this.failed, settled);
-    const batch = this.add(entry);
-    batch.listeners.push(settled);
-    return batch.promise;
+    return this.failed === null ? joined(this.add(entry), settled) : failedAppend(this.failed, settled);
   }
 
   private add(entry: WalEntry): Batch {
