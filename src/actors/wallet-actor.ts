@@ -160,42 +160,46 @@ export class WalletActor {
       return { decision, durable: this.track(this.lastWrite), remembered: null };
     }
     const { entry, idem, timesRow, numberTaken } = this.entryFor(command, decision, now, fresh);
-    const durable = this.ctx.wal.append(entry);
+    const order = decision.order;
+    // Set below, once the entry is appended: what the subscription's rows wait for.
+    let settledSubscription: (() => void) | null = null;
+    // The bookkeeping runs from the batch's one settlement, before the
+    // reply's reaction to `durable` (the hot path: no promise reaction of
+    // its own per order). It frees the mailbox slot and forgets what is
+    // durable now.
+    const durable: Promise<void> = this.ctx.wal.appendSettled(entry, (error) => {
+      this.waiting--;
+      if (error !== null) return;
+      this.settle(durable, idem, order);
+      settledSubscription?.();
+    });
     // Nothing below throws: memory follows the entry the WAL now holds.
     this.apply(decision.state);
-    const order = decision.order;
     if (timesRow !== null) this.ctx.serviceTimes!.appended(order!.service, timesRow, durable);
     if (order !== null) (this.pendingOrders ??= new Map()).set(order.id, order);
     // A new order's (or subscription's) number is taken in the same turn as the peek (entryFor checked it is the next one).
     if (numberTaken !== null) this.ctx.orderNumbers.take(numberTaken);
-    const settledSubscription = this.holdSubscription(command, decision);
+    settledSubscription = this.holdSubscription(command, decision);
     if (idem !== null) (this.pendingKeys ??= new Map()).set(idem.key, idem.record);
     this.lastWrite = durable;
-    // One reaction does the bookkeeping and frees the mailbox slot (the
-    // hot path: one less promise reaction per order than `track`).
     this.waiting++;
-    durable.then(
-      () => {
-        this.waiting--;
-        if (this.lastWrite === durable) this.lastWrite = null;
-        // An emptied map is dropped, not kept: a Map that shrinks on delete
-        // allocates a new table that would outlive many scavenges (the
-        // wallet's next order is far away) and be promoted to the old space.
-        if (idem !== null && this.pendingKeys?.get(idem.key) === idem.record) {
-          this.pendingKeys.delete(idem.key);
-          if (this.pendingKeys.size === 0) this.pendingKeys = null;
-        }
-        if (order !== null && this.pendingOrders?.get(order.id) === order) {
-          this.pendingOrders.delete(order.id);
-          if (this.pendingOrders.size === 0) this.pendingOrders = null;
-        }
-        settledSubscription?.();
-      },
-      () => {
-        this.waiting--;
-      },
-    );
     return { decision, durable, remembered: idem === null ? null : idem.record };
+  }
+
+  /** Forgets what a durable write kept pending: the last write, if it is, its Idempotency-Key record and its order. */
+  private settle(durable: Promise<void>, idem: { key: string; record: IdempotencyRecord } | null, order: OrderRecord | null): void {
+    if (this.lastWrite === durable) this.lastWrite = null;
+    // An emptied map is dropped, not kept: a Map that shrinks on delete
+    // allocates a new table that would outlive many scavenges (the
+    // wallet's next order is far away) and be promoted to the old space.
+    if (idem !== null && this.pendingKeys?.get(idem.key) === idem.record) {
+      this.pendingKeys.delete(idem.key);
+      if (this.pendingKeys.size === 0) this.pendingKeys = null;
+    }
+    if (order !== null && this.pendingOrders?.get(order.id) === order) {
+      this.pendingOrders.delete(order.id);
+      if (this.pendingOrders.size === 0) this.pendingOrders = null;
+    }
   }
 
   /**

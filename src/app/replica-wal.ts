@@ -17,7 +17,7 @@ import type { Logger } from 'pino';
 import type { Metrics } from '../ops/index.js';
 import { InvariantError, MS_PER_SECOND } from '../platform/index.js';
 import { type GroupDb, type Leadership, LogFollower, PgAppender } from '../replication/index.js';
-import { appliedPosition, type FileReserve, LmdbGroupCommit, LogFirstWal, type Store, type Wal, type WalStats } from '../wal/index.js';
+import { appliedPosition, type FileReserve, LmdbGroupCommit, LogFirstWal, type Settled, type Store, type Wal, type WalStats } from '../wal/index.js';
 
 /** What a replicated node is asked to be when its server starts. */
 export type ReplicaRole =
@@ -39,6 +39,12 @@ class FollowerWal implements Wal {
 
   append(): Promise<void> {
     return Promise.reject(new InvariantError('a follower never appends: requests that change state are answered 503 before they reach a wallet'));
+  }
+
+  appendSettled(_entry: unknown, settled: Settled): Promise<void> {
+    const refused = this.append();
+    refused.catch(settled);
+    return refused;
   }
 
   flushed(): Promise<void> {

@@ -1,38 +1,44 @@
 /**
- * Group commit on LMDB. Entries from many actors accumulate in a batch for
- * one event-loop turn; the batch is then queued to lmdb-js's write thread,
- * which puts everything queued so far into one LMDB transaction, commits it
- * and syncs it (`overlappingSync: false`), then starts the next transaction
- * with whatever was queued meanwhile. Batches therefore grow with load, the
- * cost of a sync is shared by everything that waited for it, and the write
- * thread never waits for the busy main thread between two commits.
+ * Group commit on LMDB. Entries from many actors join one open batch. At
+ * the end of an event-loop turn everything waiting becomes one commit: one
+ * conditional write block queued to lmdb-js's write thread, which puts
+ * every block queued so far into one LMDB transaction, commits it and
+ * syncs it (`overlappingSync: false`), then starts the next transaction
+ * with whatever was queued meanwhile. So transactions grow with load, the
+ * cost of a sync is shared by everything that waited for it, the write
+ * thread never waits for the busy main thread between two commits, and a
+ * lone entry on an idle server waits for its own sync only. When
+ * COMMITS_IN_FLIGHT_MAX commits are queued and not yet synced (a disk far
+ * behind the event loop), the open batch stays open and takes everything
+ * that arrives until one is acknowledged, then goes as one commit.
  *
  * Each batch's promise resolves, in order, only once its transaction is
- * synced. A failed commit is fail-stop: `onFatal` is called and nothing in
- * the failed batch or after it is ever acknowledged. Since several batches
- * may be queued at once, a later one must also never *land* after an
- * earlier one failed (its wallet rows were computed on top of the failed
- * one): every batch is queued on condition that the chain row's version is
- * the one its predecessor wrote, and writes the next version itself. A
- * batch whose predecessor did not land therefore writes nothing.
+ * synced: one settlement per batch, however many entries share it. A
+ * failed commit is fail-stop: `onFatal` is called and nothing in the failed
+ * commit or after it is ever acknowledged. When several commits are queued
+ * at once, a later one must also never *land* after an earlier one failed
+ * (its wallet rows were computed on top of the failed one): every commit is
+ * queued on condition that the chain row's version is the one its
+ * predecessor wrote, and writes the next version itself. A commit whose
+ * predecessor did not land therefore writes nothing.
  */
 import { asBinary, type Database, type Key } from 'lmdb';
 import { assert } from '../platform/index.js';
-import { newBatch, TurnBatches, type Batch } from './batch.js';
+import { failedAppend, joined, newBatch, PendingBatches, type Batch } from './batch.js';
 import { CHAIN_KEY, type Store } from './store.js';
 import { countEvent, loadOrderCounts, ORDER_COUNTS_KEY, type OrderCounts } from './order-counts.js';
 import type { WalEntry } from './entry.js';
-import type { Wal, WalStats } from './wal.js';
-import { BATCH_ENTRIES_MAX, BATCHES_IN_FLIGHT_MAX, KEY_CHARS_MAX, LMDB_KEY_BYTES_MAX, PENDING_ENTRIES_MAX } from './limits.js';
+import type { Settled, Wal, WalStats } from './wal.js';
+import { BATCH_ENTRIES_MAX, COMMITS_IN_FLIGHT_MAX, KEY_CHARS_MAX, LMDB_KEY_BYTES_MAX, PENDING_ENTRIES_MAX } from './limits.js';
 
 
 export interface GroupCommitOptions {
-  /** Most entries in one batch. */
+  /** Most entries in one commit. */
   batchEntriesMax?: number;
   /** Most entries waiting in total; beyond it the server answers 503. */
   pendingEntriesMax?: number;
-  /** Most batches queued to LMDB and not yet synced. */
-  batchesInFlightMax?: number;
+  /** Most commits queued to LMDB and not yet synced. */
+  commitsInFlightMax?: number;
   onFatal: (error: unknown) => void;
   onBatch?: (entries: number, syncMs: number) => void;
   /**
@@ -56,10 +62,10 @@ interface WriteSink {
   remove(db: Database<any, any>, r: NonNullable<WalEntry['removes']>[number]): void;
 }
 
+/** One commit queued to LMDB: the batches it carries, oldest first. */
 interface Queued {
-  batch: Batch;
-  /** Called once the batch's transaction is flushed (sync mode 'log' only: its acknowledgement comes at the commit). */
-  onFlushed: (() => void) | null;
+  batches: Batch[];
+  entries: number;
   /** Queued as a write block (else written by a child-transaction callback). */
   fast: boolean;
   startedMs: number;
@@ -70,10 +76,10 @@ interface Queued {
 export class LmdbGroupCommit implements Wal {
   private readonly batchEntriesMax: number;
   private readonly pendingEntriesMax: number;
-  private readonly batchesInFlightMax: number;
+  private readonly commitsInFlightMax: number;
   /** Batches not yet handed to LMDB: the open one and the closed ones. */
-  private readonly batches: TurnBatches;
-  /** Batches handed to LMDB, not yet acknowledged, oldest first. */
+  private readonly batches: PendingBatches;
+  /** Commits handed to LMDB, not yet acknowledged, oldest first. */
   private readonly inFlight: Queued[] = [];
   /** The chain version the last queued batch writes. */
   private chainVersion: number;
@@ -92,8 +98,8 @@ export class LmdbGroupCommit implements Wal {
   ) {
     this.batchEntriesMax = options.batchEntriesMax ?? BATCH_ENTRIES_MAX;
     this.pendingEntriesMax = options.pendingEntriesMax ?? PENDING_ENTRIES_MAX;
-    this.batchesInFlightMax = options.batchesInFlightMax ?? BATCHES_IN_FLIGHT_MAX;
-    this.batches = new TurnBatches(this.batchEntriesMax, () => this.queueWaiting());
+    this.commitsInFlightMax = options.commitsInFlightMax ?? COMMITS_IN_FLIGHT_MAX;
+    this.batches = new PendingBatches(this.batchEntriesMax, () => this.queueWaiting());
     const entry = store.chain.getEntry(CHAIN_KEY);
     if (entry === undefined) store.chain.putSync(CHAIN_KEY, 0, 0);
     this.chainVersion = entry?.version ?? 0;
@@ -104,14 +110,20 @@ export class LmdbGroupCommit implements Wal {
   }
 
   append(entry: WalEntry): Promise<void> {
-    if (this.failed !== null) return Promise.reject(this.failed);
+    return this.appendSettled(entry);
+  }
+
+  appendSettled(entry: WalEntry, settled?: Settled): Promise<void> {
+    return this.failed === null ? joined(this.add(entry), settled) : failedAppend(this.failed, settled);
+  }
+
+  private add(entry: WalEntry): Batch {
     assert(!this.closed, 'no append after the WAL was closed');
     // In sync mode 'log' a commit is acknowledged before LMDB syncs it, so
     // only what the commit log already holds may come this way.
     assert(this.store.syncMode !== 'log', "in sync mode 'log' entries reach LMDB only through the commit log (appendTogether)");
-    const batch = this.batches.add(entry);
     this.pendingEntries++;
-    return batch.promise;
+    return this.batches.add(entry);
   }
 
   /**
@@ -132,7 +144,8 @@ export class LmdbGroupCommit implements Wal {
   }
 
   flushed(): Promise<void> {
-    const last = this.batches.last() ?? this.inFlight[this.inFlight.length - 1]?.batch;
+    const batches = this.inFlight[this.inFlight.length - 1]?.batches;
+    const last = this.batches.last() ?? batches?.[batches.length - 1];
     return last === undefined ? Promise.resolve() : last.promise;
   }
 
@@ -157,27 +170,44 @@ export class LmdbGroupCommit implements Wal {
     this.closed = true;
   }
 
+  /** Queues what waits as commits, while fewer than `commitsInFlightMax` are in flight. */
   private queueWaiting(): void {
-    while (this.failed === null && this.batches.waiting.length > 0 && this.inFlight.length < this.batchesInFlightMax) {
-      const batch = this.batches.waiting[0]!;
-      const fast = queueable(batch.entries);
-      // A batch that must be written by a callback is queued alone: once
+    while (this.failed === null && this.inFlight.length < this.commitsInFlightMax) {
+      const first = this.batches.first();
+      if (first === undefined) return;
+      const fast = queueable(first.entries);
+      // A batch that must be written by a callback is committed alone: once
       // everything before it is acknowledged, and nothing after it until it
       // is (it is rare: see `queueable`). lmdb-js runs transaction callbacks
       // apart from the queued write blocks, so a block queued behind one
       // could be checked against the chain before the callback wrote it.
-      // (So a child batch in flight is always the only one: inFlight[0].)
+      // (So a child commit in flight is always the only one: inFlight[0].)
       if (this.inFlight.length > 0 && (!fast || !this.inFlight[0]!.fast)) return;
-      this.batches.waiting.shift();
-      this.queue(batch, fast);
+      // `take(0)` takes the first batch alone.
+      const taken = fast ? this.batches.take(this.batchEntriesMax, (b) => queueable(b.entries)) : this.batches.take(0);
+      this.queue(taken, fast);
     }
   }
 
-  private queue(batch: Batch, fast: boolean): void {
+  /** The entries of a commit's batches, in order, and the flush callbacks `appendTogether` gave them. */
+  private contents(batches: readonly Batch[]): { entries: WalEntry[]; onFlushed: (() => void)[] } {
+    const onFlushed: (() => void)[] = [];
+    const entries: WalEntry[] = [];
+    for (const batch of batches) {
+      const callback = this.flushCallbacks.get(batch);
+      if (callback !== undefined) {
+        onFlushed.push(callback);
+        this.flushCallbacks.delete(batch);
+      }
+      for (const entry of batch.entries) entries.push(entry);
+    }
+    return { entries, onFlushed };
+  }
+
+  private queue(batches: Batch[], fast: boolean): void {
     const { store } = this;
-    const onFlushed = this.flushCallbacks.get(batch) ?? null;
-    this.flushCallbacks.delete(batch);
-    const item: Queued = { batch, onFlushed, fast, startedMs: performance.now(), events: 0, done: false };
+    const { entries, onFlushed } = this.contents(batches);
+    const item: Queued = { batches, entries: entries.length, fast, startedMs: performance.now(), events: 0, done: false };
     const expected = this.chainVersion;
     const next = expected + 1;
     this.chainVersion = next;
@@ -191,7 +221,7 @@ export class LmdbGroupCommit implements Wal {
         // syncs on its own; an error there aborts the whole transaction, so
         // the block lands whole or not at all, and only if the chain version
         // is still `expected`.
-        const writes = this.encode(batch.entries, item);
+        const writes = this.encode(entries, item);
         written = store.chain.ifVersion(CHAIN_KEY, expected, () => {
           for (const w of writes) {
             if (w.value === undefined) w.db.remove(w.key);
@@ -204,7 +234,7 @@ export class LmdbGroupCommit implements Wal {
         // throws (lmdb-js commits whatever a plain transaction callback wrote
         // before it threw).
         written = store.root.childTransaction(() => {
-          this.writeInTransaction(batch.entries, item);
+          this.writeInTransaction(entries, item);
           store.chain.put(CHAIN_KEY, next, next);
           return true;
         });
@@ -219,10 +249,10 @@ export class LmdbGroupCommit implements Wal {
     // is acknowledged once committed (visible to reads), and its flush only
     // lets the log reuse its space.
     const durable = store.syncMode === 'overlapping' ? flushedAfter(store, written) : written;
-    if (store.syncMode === 'log' && onFlushed !== null) {
+    if (store.syncMode === 'log' && onFlushed.length > 0) {
       flushedAfter(store, written).then(
         (landed) => {
-          if (landed === true && this.failed === null) onFlushed();
+          if (landed === true && this.failed === null) for (const callback of onFlushed) callback();
         },
         (error: unknown) => this.fail(error),
       );
@@ -279,28 +309,33 @@ export class LmdbGroupCommit implements Wal {
     if (countsChanged) to.put(store.tables.meta, ORDER_COUNTS_KEY, { ...this.orderCounts });
   }
 
-  /** Acknowledges synced batches in order, then queues what waited. */
+  /**
+   * Acknowledges synced commits in order. What waited is queued at the end
+   * of this turn, as every batch is, so that the open batch still takes
+   * the requests this turn reads.
+   */
   private acknowledge(): void {
     while (this.inFlight.length > 0 && this.inFlight[0]!.done) {
-      const { batch, startedMs, events } = this.inFlight.shift()!;
+      const { batches, entries, startedMs, events } = this.inFlight.shift()!;
       const syncMs = performance.now() - startedMs;
-      this.pendingEntries -= batch.entries.length;
+      this.pendingEntries -= entries;
       this.counters.batches++;
-      this.counters.entries += batch.entries.length;
+      this.counters.entries += entries;
       this.counters.events += events;
-      this.counters.lastBatchEntries = batch.entries.length;
+      this.counters.lastBatchEntries = entries;
       this.counters.lastSyncMs = syncMs;
-      this.options.onBatch?.(batch.entries.length, syncMs);
-      batch.resolve();
+      this.options.onBatch?.(entries, syncMs);
+      for (const batch of batches) batch.resolve();
     }
-    if (this.inFlight.length === 0 && this.batches.waiting.length === 0 && this.failed === null) this.options.onIdle?.();
-    this.queueWaiting();
+    if (this.failed !== null) return;
+    if (!this.batches.empty) this.batches.schedule();
+    else if (this.inFlight.length === 0) this.options.onIdle?.();
   }
 
   private fail(error: unknown): void {
     if (this.failed !== null) return;
     this.failed = error;
-    for (const { batch } of this.inFlight) batch.reject(error);
+    for (const { batches } of this.inFlight) for (const batch of batches) batch.reject(error);
     this.batches.rejectAll(error);
     this.options.onFatal(error);
   }

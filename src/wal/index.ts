@@ -4,7 +4,7 @@ export { LmdbGroupCommit, type GroupCommitOptions } from './group-commit.js';
 export { FileReserve, dataFileBytes, type FileReserveOptions, type FileReserveStats } from './file-reserve.js';
 export { IdempotencySweeper, type IdempotencyTableStats, type SweepResult } from './idempotency-sweeper.js';
 export { MemoryWal } from './memory-wal.js';
-export type { Wal, WalStats } from './wal.js';
+export type { Settled, Wal, WalStats } from './wal.js';
 export * from './entry.js';
 export { lastSubscriptionNumber, storedSubscriptions } from './stored-subscriptions.js';
 export { newBatch, type Batch } from './batch.js';

@@ -1,11 +1,13 @@
 /**
  * The commit path of sync mode 'log': the commit log first, LMDB behind it.
  *
- * Entries accumulate for one event-loop turn, as in the LMDB group commit;
- * then everything waiting becomes one commit-log record (its position one
- * more than the last), written with one `pwrite` and one `fdatasync`. Only
- * one record is being written at a time, so batches grow while a sync is in
- * progress. Once a record is on disk its entries, with the position they
+ * Entries join one open batch, as in the LMDB group commit. At the end of
+ * an event-loop turn, if no record is being written, everything waiting
+ * becomes one commit-log record (its position one more than the last),
+ * written with one `pwrite` and one `fdatasync`. Only one record is being
+ * written at a time: the open batch takes what arrives meanwhile and goes
+ * as the next record as soon as the sync returns, so records grow with
+ * load and a lone entry waits only for its own sync. Once a record is on disk its entries, with the position they
  * bring LMDB to (`LOG_APPLIED_KEY`, in the same transaction), go to the
  * LMDB group commit, which commits without waiting for LMDB's own sync
  * (lmdb-js overlapping sync: the data pages and the meta page are flushed
@@ -26,13 +28,13 @@
  * acknowledged after it.
  */
 import { assert, InvariantError } from '../platform/index.js';
-import { TurnBatches, type Batch } from './batch.js';
+import { failedAppend, joined, PendingBatches, type Batch } from './batch.js';
 import type { DurableLog } from './durable-log.js';
 import type { WalEntry } from './entry.js';
 import { keysFit, type LmdbGroupCommit } from './group-commit.js';
 import { decodeEntries, encodeRecord } from './log-record.js';
 import type { Store } from './store.js';
-import type { Wal, WalStats } from './wal.js';
+import type { Settled, Wal, WalStats } from './wal.js';
 import { PENDING_ENTRIES_MAX, RECORD_ENTRIES_MAX } from './limits.js';
 
 /** The `meta` row holding the position of the last commit-log record LMDB has applied. */
@@ -103,7 +105,7 @@ export class LogFirstWal implements Wal {
   private readonly recordEntriesMax: number;
   private readonly pendingEntriesMax: number;
   /** Batches not yet in a record: the open one and the closed ones. */
-  private readonly batches: TurnBatches;
+  private readonly batches: PendingBatches;
   /** The batch that took the latest entry: its promise settles after every earlier one. */
   private last: Batch | null = null;
   /** Records being written or applied, not yet acknowledged, oldest first. */
@@ -127,7 +129,7 @@ export class LogFirstWal implements Wal {
   ) {
     this.recordEntriesMax = options.recordEntriesMax ?? RECORD_ENTRIES_MAX;
     this.pendingEntriesMax = options.pendingEntriesMax ?? PENDING_ENTRIES_MAX;
-    this.batches = new TurnBatches(this.recordEntriesMax, () => this.writeNext());
+    this.batches = new PendingBatches(this.recordEntriesMax, () => this.writeNext());
     this.position = position;
     this.flushedPosition = position;
   }
@@ -144,11 +146,18 @@ export class LogFirstWal implements Wal {
   }
 
   append(entry: WalEntry): Promise<void> {
-    if (this.failed !== null) return Promise.reject(this.failed);
+    return this.appendSettled(entry);
+  }
+
+  appendSettled(entry: WalEntry, settled?: Settled): Promise<void> {
+    return this.failed === null ? joined(this.add(entry), settled) : failedAppend(this.failed, settled);
+  }
+
+  private add(entry: WalEntry): Batch {
     assert(!this.closed, 'no append after the WAL was closed');
     this.last = this.batches.add(entry);
     this.pendingEntries++;
-    return this.last.promise;
+    return this.last;
   }
 
   flushed(): Promise<void> {
@@ -177,14 +186,12 @@ export class LogFirstWal implements Wal {
 
   /** Writes everything waiting (up to a record's limit) as the next record, unless one is being written. */
   private writeNext(): void {
-    if (this.writing || this.failed !== null || this.batches.waiting.length === 0) return;
-    const logged: Logged = { batches: [], entries: 0, startedMs: performance.now() };
+    if (this.writing || this.failed !== null || this.batches.empty) return;
+    const logged: Logged = { batches: this.batches.take(this.recordEntriesMax), entries: 0, startedMs: performance.now() };
     const entries: WalEntry[] = [];
-    while (this.batches.waiting.length > 0 && (logged.entries === 0 || logged.entries + this.batches.waiting[0]!.entries.length <= this.recordEntriesMax)) {
-      const batch = this.batches.waiting.shift()!;
-      logged.batches.push(batch);
+    for (const batch of logged.batches) {
       logged.entries += batch.entries.length;
-      entries.push(...batch.entries);
+      for (const entry of batch.entries) entries.push(entry);
     }
     const position = this.position + 1;
     let record: Buffer;

@@ -21,10 +21,10 @@
  * read can never change what is durable.
  */
 import { assert } from '../platform/index.js';
-import { addToOpenBatch, type Batch } from './batch.js';
+import { addToOpenBatch, failedAppend, joined, type Batch } from './batch.js';
 import type { LogEvent } from '../ledger/index.js';
 import { TABLE_NAMES, type TableName, type WalEntry } from './entry.js';
-import type { Wal, WalStats } from './wal.js';
+import type { Settled, Wal, WalStats } from './wal.js';
 import { BATCH_ENTRIES_MAX, PENDING_ENTRIES_MAX } from './limits.js';
 
 
@@ -108,14 +108,21 @@ export class MemoryWal implements Wal {
   // --- The Wal interface -------------------------------------------------
 
   append(entry: WalEntry): Promise<void> {
+    return this.appendSettled(entry);
+  }
+
+  appendSettled(entry: WalEntry, settled?: Settled): Promise<void> {
     assert(!this.crashedFlag, 'no append after the simulated process crashed');
-    if (this.failed !== null) return Promise.reject(this.failed);
+    return this.failed === null ? joined(this.add(entry), settled) : failedAppend(this.failed, settled);
+  }
+
+  private add(entry: WalEntry): Batch {
     assert(!this.closed, 'no append after the WAL was closed');
     // Copied now, as LMDB serialises at write time: what is durable is what
     // was appended, whatever the caller does with its objects afterwards.
     this.current = addToOpenBatch(this.current, this.sealed, structuredClone(entry), this.batchEntriesMax);
     this.pendingEntries++;
-    return this.current.promise;
+    return this.current;
   }
 
   /** Nothing is visible before its batch is acknowledged. */

@@ -17,8 +17,21 @@ export interface WalStats {
   pendingEntries: number;
 }
 
+/**
+ * Told once when an appended entry settles: with null once it is durable,
+ * with the error when its commit failed (the process is then stopping).
+ */
+export type Settled = (error: unknown) => void;
+
 export interface Wal {
   append(entry: WalEntry): Promise<void>;
+  /**
+   * `append`, and `settled` is called from the batch's one settlement,
+   * before the reactions to the promise run and never before this returns:
+   * the hot path's bookkeeping (the wallet actor's) costs no promise
+   * reaction of its own.
+   */
+  appendSettled(entry: WalEntry, settled: Settled): Promise<void>;
   /** Resolves when everything appended so far is durable. */
   flushed(): Promise<void>;
   /**

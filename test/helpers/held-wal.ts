@@ -3,7 +3,7 @@
  * promise until the test releases it: a simulated slow disk, used to fill a
  * mailbox or to observe that no reply leaves before its sync.
  */
-import type { Wal, WalEntry, WalStats } from '../../src/wal/index.js';
+import type { Settled, Wal, WalEntry, WalStats } from '../../src/wal/index.js';
 
 export class HeldWal implements Wal {
   holding = false;
@@ -26,6 +26,13 @@ export class HeldWal implements Wal {
     return new Promise((resolve, reject) => {
       durable.then(() => (this.holding ? this.held.push(resolve) : resolve()), reject);
     });
+  }
+
+  /** The listener hears of the settlement the caller sees: the held one, or the inner WAL's failure. */
+  appendSettled(entry: WalEntry, settled: Settled): Promise<void> {
+    const durable = this.append(entry);
+    durable.then(() => settled(null), settled);
+    return durable;
   }
 
   get heldCount(): number {

@@ -358,6 +358,31 @@ describe.each(IMPLEMENTATIONS)('WAL contract: $name', (impl) => {
     expect(view.events.some((e) => (e.event as { amount: number }).amount === 40)).toBe(false);
   });
 
+  it('appendSettled tells its listener once, from the batch settlement, after it returns and before the promise reactions', async () => {
+    const s = make();
+    const heard: string[] = [];
+    const p = s.wal.appendSettled(entry(1, 10), (error) => heard.push(`durable:${error === null}`));
+    void p.then(() => heard.push('reaction'));
+    const alongside = s.wal.append(entry(2, 10));
+    expect(alongside).toBe(p);
+    expect(heard).toEqual([]);
+    await s.sync();
+    await p;
+    expect(heard).toEqual(['durable:true', 'reaction']);
+    const failed: unknown[] = [];
+    const bad = watch(s.wal.appendSettled(s.failing(entry(1, 30)), (error) => failed.push(error)));
+    await s.sync();
+    expect(bad.state).toBe('rejected');
+    expect(failed).toEqual([s.fatals[0]]);
+    // After the failure a listener still hears the error, never before its append has returned.
+    const late: unknown[] = [];
+    const after = watch(s.wal.appendSettled(entry(1, 40), (error) => late.push(error)));
+    expect(late).toEqual([]);
+    await turn();
+    expect(after.state).toBe('rejected');
+    expect(late).toEqual([s.fatals[0]]);
+  });
+
   // lmdb-js `transaction(callback)` commits whatever the callback wrote
   // before it threw (half an entry could land), so the group commit writes
   // such a batch in a child transaction.

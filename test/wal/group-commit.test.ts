@@ -6,7 +6,7 @@
  */
 import { spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CHAIN_KEY, LmdbGroupCommit, ORDER_COUNTS_KEY, type Store, type WalEntry } from '../../src/wal/index.js';
+import { CHAIN_KEY, LmdbGroupCommit, ORDER_COUNTS_KEY, type Store, type WalEntry, type WalStats } from '../../src/wal/index.js';
 import { type LogEvent } from '../../src/ledger/index.js';
 import { queueable } from '../../src/wal/group-commit.js';
 import { tempStores } from '../helpers/temp-store.js';
@@ -59,33 +59,44 @@ function groupCommit(store: Store): { wal: LmdbGroupCommit; fatals: unknown[] } 
   return { wal: new LmdbGroupCommit(store, { onFatal: (e) => fatals.push(e) }), fatals };
 }
 
+/**
+ * After a first commit (which writes the log's record structures, a
+ * synchronous write the lock would block), appends five entries in each of
+ * 50 turns while another process holds the write lock, then releases it.
+ * Checks that nothing landed under the lock and that the 250 entries were
+ * acknowledged in append order; returns the stats before, the order, and
+ * the pending entries while the lock was held.
+ */
+async function turnsBehindLock(wal: LmdbGroupCommit, dir: string): Promise<{ before: WalStats; acknowledged: number[]; pendingUnderLock: number }> {
+  await wal.append(entry(7, -1));
+  const before = wal.stats();
+  const lock = await holdWriteLock(dir);
+  const acknowledged: number[] = [];
+  const all: Promise<void>[] = [];
+  for (let t = 0; t < 50; t++) {
+    for (let i = 0; i < 5; i++) {
+      const amount = t * 5 + i;
+      all.push(wal.append(entry(1 + (amount % 7), amount)).then(() => void acknowledged.push(amount)));
+    }
+    await turn();
+  }
+  // Nothing can have landed while another process holds the write lock.
+  expect(acknowledged).toEqual([]);
+  const pendingUnderLock = wal.stats().pendingEntries;
+  await lock.release();
+  await Promise.all(all);
+  expect(acknowledged).toEqual(Array.from({ length: 250 }, (_, i) => i));
+  return { before, acknowledged, pendingUnderLock };
+}
+
 afterEach(cleanup);
 
 describe('LMDB group commit', () => {
   it('queues batches from many turns while earlier ones are being written, and acknowledges them in order', async () => {
     const { store, dir } = open();
     const { wal, fatals } = groupCommit(store);
-    const acknowledged: number[] = [];
-    const all: Promise<void>[] = [];
-    // A first commit writes the log's record structures (a synchronous write, which the lock would block).
-    await wal.append(entry(7, -1));
-    const before = wal.stats();
-    const lock = await holdWriteLock(dir);
-    for (let t = 0; t < 50; t++) {
-      for (let i = 0; i < 5; i++) {
-        const amount = t * 5 + i;
-        const p = wal.append(entry(1 + (amount % 7), amount));
-        all.push(p.then(() => void acknowledged.push(amount)));
-      }
-      await turn();
-    }
-    // Nothing can have landed while another process holds the write lock.
-    expect(acknowledged).toEqual([]);
-    await lock.release();
-    await Promise.all(all);
+    const { before, acknowledged } = await turnsBehindLock(wal, dir);
     expect(fatals).toEqual([]);
-    const expected = Array.from({ length: 250 }, (_, i) => i);
-    expect(acknowledged).toEqual(expected);
     const stats = wal.stats();
     expect(stats.batches - before.batches).toBe(50);
     expect(stats.entries - before.entries).toBe(250);
@@ -93,8 +104,27 @@ describe('LMDB group commit', () => {
     expect(stats.commits - before.commits).toBeLessThanOrEqual(2);
     await store.close();
     const reopened = open(dir).store;
-    expect(amounts(reopened)).toEqual([-1, ...expected]);
+    expect(amounts(reopened)).toEqual([-1, ...acknowledged]);
     expect(reopened.chain.getEntry(CHAIN_KEY)?.version).toBe(51);
+  });
+
+  it('while every commit slot is taken, the entries of every later turn wait in one open batch and go as one commit, acknowledged in order', async () => {
+    const { store, dir } = open();
+    const fatals: unknown[] = [];
+    const wal = new LmdbGroupCommit(store, { onFatal: (e) => fatals.push(e), commitsInFlightMax: 1 });
+    const { before, acknowledged, pendingUnderLock } = await turnsBehindLock(wal, dir);
+    // The first turn's batch is in flight; the other 49 turns share the open batch.
+    expect(pendingUnderLock).toBe(250);
+    expect(fatals).toEqual([]);
+    const stats = wal.stats();
+    expect(stats.batches - before.batches).toBe(2);
+    expect(stats.entries - before.entries).toBe(250);
+    expect(stats.lastBatchEntries).toBe(245);
+    expect(stats.commits - before.commits).toBe(2);
+    await store.close();
+    const reopened = open(dir).store;
+    expect(amounts(reopened)).toEqual([-1, ...acknowledged]);
+    expect(reopened.chain.getEntry(CHAIN_KEY)?.version).toBe(3);
   });
 
   it('a batch whose predecessor did not land writes nothing, stops the WAL, and nothing after it is acknowledged', async () => {
