@@ -241,11 +241,17 @@ export class LmdbGroupCommit implements Wal {
     );
   }
 
-  /** The batch's writes with every value already encoded (a remove has no value). */
+  /**
+   * The batch's writes, every record already encoded (a remove has no
+   * value). A number or a string (an order's account in the status index,
+   * its id under its number) cannot make msgpack throw or save a structure:
+   * lmdb-js encodes it as it queues the write, into its encoder's buffer,
+   * which spares the view of the bytes that encoding it here allocates.
+   */
   private encode(entries: readonly WalEntry[], item: Queued): Write[] {
     const writes: Write[] = [];
     this.eachWrite(entries, item, {
-      put: (db, key, value) => writes.push({ db, key, value: encoded(db, value) }),
+      put: (db, key, value) => writes.push({ db, key, value: typeof value === 'number' || typeof value === 'string' ? value : encoded(db, value) }),
       remove: (db, r) => writes.push({ db, key: r.key, value: undefined }),
     });
     return writes;
