@@ -21,8 +21,8 @@ import { assert } from '../platform/index.js';
 import { newBatch, TurnBatches, type Batch } from './batch.js';
 import { CHAIN_KEY, type Store } from './store.js';
 import { countEvent, loadOrderCounts, ORDER_COUNTS_KEY, type OrderCounts } from './order-counts.js';
-import type { WalEntry } from './entry.js';
 import { WriteValues } from './write-values.js';
+import type { WalEntry } from './entry.js';
 import type { Wal, WalStats } from './wal.js';
 import { BATCH_ENTRIES_MAX, BATCHES_IN_FLIGHT_MAX, KEY_CHARS_MAX, LMDB_KEY_BYTES_MAX, PENDING_ENTRIES_MAX } from './limits.js';
 
