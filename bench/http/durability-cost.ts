@@ -18,11 +18,11 @@
  * eatmydata`), not an npm one; without it this prints one line saying so and
  * exits 0.
  */
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { findEatmydata, LIBRARY_DIRS } from './eatmydata.js';
 import { interleave, meanSe, ratioSe, variant, type Variant } from './interleave.js';
 import { SERVER_MAIN } from './server-process.js';
 import { describeSyncLatency, measureSyncLatency } from './sync-latency.js';
@@ -50,23 +50,6 @@ const end = (scenario: string): string => `<!-- bench:durability:${scenario}:end
 /** The targets at 64 connections: durable ÷ no-sync throughput, and the durable order p99. */
 const RATIO_TARGET = 0.85;
 const P99_TARGET_MS = 5;
-
-/** Where Debian, Ubuntu, Fedora and Arch put libeatmydata. */
-const LIBRARY_DIRS = ['/usr/lib/x86_64-linux-gnu', '/usr/lib/aarch64-linux-gnu', '/usr/lib64', '/usr/lib', '/usr/local/lib'];
-
-function findEatmydata(): string | null {
-  for (const dir of LIBRARY_DIRS) {
-    let names: string[];
-    try {
-      names = readdirSync(dir);
-    } catch {
-      continue;
-    }
-    const name = names.filter((n) => n.startsWith('libeatmydata.so')).sort()[0];
-    if (name !== undefined) return join(dir, name);
-  }
-  return null;
-}
 
 function commandLine(argv: string[]): string {
   const args = shellArgs(argv);

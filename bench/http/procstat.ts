@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 
 /** Clock ticks per second for /proc CPU times (USER_HZ; 100 on every mainstream Linux). */
-const TICKS_PER_S = 100;
+export const TICKS_PER_S = 100;
 
 export interface ThreadTimes {
   tid: number;
@@ -47,6 +47,50 @@ export function processTimes(pid: number): ProcessTimes | null {
   } catch {
     return null;
   }
+}
+
+/** One thread's name and its time on a CPU so far, in nanoseconds (from /proc/<pid>/task/<tid>/schedstat). */
+export interface ThreadRuntime {
+  tid: number;
+  comm: string;
+  runNs: number;
+}
+
+/**
+ * Every live thread of a process with its CPU time in nanoseconds, or null
+ * when the process is gone. The scheduler's own count (schedstat) is exact,
+ * where /proc's utime and stime come in ticks of 10 ms.
+ */
+export function threadRuntimes(pid: number): ThreadRuntime[] | null {
+  let entries: string[];
+  try {
+    entries = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return null;
+  }
+  const out: ThreadRuntime[] = [];
+  for (const entry of entries) {
+    try {
+      const runNs = Number(readFileSync(`/proc/${pid}/task/${entry}/schedstat`, 'utf8').split(' ')[0]);
+      const comm = readFileSync(`/proc/${pid}/task/${entry}/comm`, 'utf8').trim();
+      out.push({ tid: Number(entry), comm, runNs });
+    } catch {
+      // The thread ended between readdir and read.
+    }
+  }
+  return out;
+}
+
+/**
+ * CPU ticks of this process's children that have ended and been waited
+ * for (cutime + cstime of /proc/self/stat): the difference across one run of
+ * a child (wrk) is that child's CPU time, every thread of it included.
+ */
+export function reapedChildrenTicks(): number {
+  const text = readFileSync('/proc/self/stat', 'utf8');
+  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  // fields[0] is field 3 (state); cutime and cstime are fields 16 and 17.
+  return Number(fields[13]) + Number(fields[14]);
 }
 
 export interface CpuUse {

@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 
-interface CallFrame {
+export interface CallFrame {
   functionName: string;
   url: string;
   lineNumber: number;
@@ -52,7 +52,7 @@ export interface ProfileSummary {
   top: ProfileRow[];
 }
 
-function area(frame: CallFrame): string {
+export function area(frame: CallFrame): string {
   const { url, functionName } = frame;
   if (url === '') {
     if (functionName === '(garbage collector)') return 'gc';
@@ -83,7 +83,15 @@ function label(frame: CallFrame): string {
   return `${name} ${file}:${lineNumber + 1}`;
 }
 
-export function summarizeProfile(file: string, window: { fromUs: number; toUs: number } | null = null, topN = 30): ProfileSummary {
+/** A profile's nodes by id, each node's parent, and the sampled self time per node inside the window. */
+export interface Sampled {
+  byId: Map<number, ProfileNode>;
+  parent: Map<number, number>;
+  selfUs: Map<number, number>;
+  windowUsed: boolean;
+}
+
+export function readSamples(file: string, window: { fromUs: number; toUs: number } | null): Sampled {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
   const byId = new Map<number, ProfileNode>();
   for (const node of profile.nodes) byId.set(node.id, node);
@@ -102,7 +110,11 @@ export function summarizeProfile(file: string, window: { fromUs: number; toUs: n
     const id = profile.samples[i]!;
     selfUs.set(id, (selfUs.get(id) ?? 0) + duration);
   }
+  return { byId, parent, selfUs, windowUsed };
+}
 
+export function summarizeProfile(file: string, window: { fromUs: number; toUs: number } | null = null, topN = 30): ProfileSummary {
+  const { byId, parent, selfUs, windowUsed } = readSamples(file, window);
   const selfByKey = new Map<string, { frame: CallFrame; us: number }>();
   const totalByKey = new Map<string, number>();
   const areaUs = new Map<string, number>();

@@ -26,6 +26,8 @@ export interface ServerOptions {
   readyTimeoutMs?: number;
   /** Prefix for the server's forwarded output lines; null drops them. */
   outputTag?: string | null;
+  /** More environment for the server only (e.g. LD_PRELOAD), over the benchmark's own. */
+  env?: Record<string, string>;
 }
 
 export interface ServerProcess {
@@ -55,6 +57,7 @@ export async function startServer(dataDir: string, options: ServerOptions = {}):
     LOG_LEVEL: 'warn',
     SEED_DEMO: 'false',
     RATE_LIMIT_DEFAULT: '100000000',
+    ...options.env,
   };
   if (options.syncMode !== undefined && options.syncMode !== null) env['WAL_SYNC_MODE'] = options.syncMode;
   const nodeArgs = options.profDir === undefined || options.profDir === null ? [] : ['--cpu-prof', `--cpu-prof-dir=${options.profDir}`];

@@ -6,6 +6,7 @@
  * with the port as its argument; says 'ready' over IPC once listening.
  */
 import { createApp } from '../../src/http/transport/uws.js';
+import { answerWhenBodyEnds } from './whole-body.js';
 
 const port = Number(process.argv[2]);
 const BODY = '{"ok":true,"order":"AbCdEfGhIjKlMnOpQrStUv","charge":1,"status":"pending","balance":999999990}';
@@ -13,23 +14,16 @@ let counter = 0;
 
 createApp()
   .any('/*', (res) => {
-    let aborted = false;
-    res.onAborted(() => {
-      aborted = true;
-    });
-    res.onData((_chunk, isLast) => {
-      if (!isLast || aborted) return;
-      res.cork(() => {
-        res.writeStatus('201 Created');
-        res.writeHeader('Content-Type', 'application/json');
-        res.writeHeader('Request-Id', `req_0123abcd${(counter++).toString(36)}`);
-        res.writeHeader('RateLimit-Policy', '"default";q=100000000;w=60');
-        res.writeHeader('RateLimit', '"default";r=99999990;t=1');
-        res.writeHeader('X-RateLimit-Limit', '100000000');
-        res.writeHeader('X-RateLimit-Remaining', '99999990');
-        res.writeHeader('X-RateLimit-Reset', '1');
-        res.end(BODY);
-      });
+    answerWhenBodyEnds(res, () => {
+      res.writeStatus('201 Created');
+      res.writeHeader('Content-Type', 'application/json');
+      res.writeHeader('Request-Id', `req_0123abcd${(counter++).toString(36)}`);
+      res.writeHeader('RateLimit-Policy', '"default";q=100000000;w=60');
+      res.writeHeader('RateLimit', '"default";r=99999990;t=1');
+      res.writeHeader('X-RateLimit-Limit', '100000000');
+      res.writeHeader('X-RateLimit-Remaining', '99999990');
+      res.writeHeader('X-RateLimit-Reset', '1');
+      res.end(BODY);
     });
   })
   .listen('127.0.0.1', port, (socket) => {

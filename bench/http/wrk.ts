@@ -14,7 +14,6 @@
  * npm one; without it this prints how to get it and exits 0. bench:http
  * (autocannon) stays the benchmark of record.
  */
-import { spawnSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,10 +21,10 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { assertLedger, balances, ledgerCheck } from './ledger.js';
 import { cpuModel } from './procstat.js';
-import type { LatencySummary } from './protocol.js';
-import { RATE_MICRO, seedDirect, type Seeded } from './seed.js';
+import { RATE_MICRO, seedDirect } from './seed.js';
 import { startServer, stopServer, killServer, type ServerProcess } from './server-process.js';
 import { describeSyncLatency, measureSyncLatency } from './sync-latency.js';
+import { runWrk, wrkScript, wrkVersion, type WrkSummary } from './wrk-driver.js';
 import { f0, f2, filesystemOf, log, positiveInt, setLogPrefix, shellArgs, sourceVersion, writeMarkedBlock } from './util.js';
 
 const HELP = `Usage: npm run bench:wrk -- [options]
@@ -51,18 +50,6 @@ interface Options {
   writeResults: boolean;
 }
 
-/** What the Lua `done` hook prints (latencies in ms, as bench:http reports them). */
-interface WrkSummary {
-  durationUs: number;
-  requests: number;
-  non2xx: number;
-  connectErrors: number;
-  readErrors: number;
-  writeErrors: number;
-  timeouts: number;
-  latency: LatencySummary;
-}
-
 interface RunFigures {
   label: string;
   summary: WrkSummary;
@@ -73,7 +60,6 @@ interface RunFigures {
 const RESULTS_MD = fileURLToPath(new URL('../../../bench/RESULTS.md', import.meta.url));
 const BEGIN = '<!-- bench:wrk:begin (written by npm run bench:wrk -- --write-results) -->';
 const END = '<!-- bench:wrk:end -->';
-const SUMMARY_TAG = 'WRK-SUMMARY ';
 
 function parseOptions(argv: string[]): Options {
   const { values } = parseArgs({
@@ -109,70 +95,6 @@ function parseOptions(argv: string[]): Options {
   return options;
 }
 
-/** A Lua string literal (the values are ASCII keys, secrets and JSON). */
-function lua(text: string): string {
-  return `"${text.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
-}
-
-/**
- * The wrk script: every request is made once per thread at start-up, one per
- * account; each thread starts at its own offset and cycles through them.
- */
-function wrkScript(seeded: Seeded, quantity: number): string {
-  const rows: string[] = [];
-  for (let i = 0; i < seeded.count; i++) {
-    const a = seeded.account(i);
-    const body = `{"service":${seeded.serviceId},"target":"https://example.com/p/${i}","quantity":${quantity}}`;
-    rows.push(`{${lua(a.key)},${lua(a.secret)},${lua(body)}}`);
-  }
-  return `
-local accounts = {
-${rows.join(',\n')}
-}
-local nextThread = 0
-function setup(thread)
-  thread:set("offset", nextThread)
-  nextThread = nextThread + 1
-end
-local requests = {}
-local at = 0
-function init(args)
-  for i, a in ipairs(accounts) do
-    requests[i] = wrk.format("POST", "/api/v1/order", {
-      ["Content-Type"] = "application/json", ["X-API-Key"] = a[1], ["X-API-Secret"] = a[2] }, a[3])
-  end
-  at = (offset * 997) % #requests
-end
-function request()
-  at = at % #requests + 1
-  return requests[at]
-end
-function done(summary, latency, requests)
-  local e = summary.errors
-  io.write(string.format('${SUMMARY_TAG}{"durationUs":%d,"requests":%d,"non2xx":%d,"connectErrors":%d,"readErrors":%d,"writeErrors":%d,"timeouts":%d,' ..
-    '"latency":{"p50":%f,"p90":%f,"p99":%f,"p999":%f,"max":%f,"mean":%f,"count":%d}}\\n',
-    summary.duration, summary.requests, e.status, e.connect, e.read, e.write, e.timeout,
-    latency:percentile(50) / 1000, latency:percentile(90) / 1000, latency:percentile(99) / 1000, latency:percentile(99.9) / 1000,
-    latency.max / 1000, latency.mean / 1000, summary.requests))
-end
-`;
-}
-
-function runWrk(options: Options, server: ServerProcess, script: string, durationS: number): Promise<WrkSummary> {
-  return new Promise((resolve, reject) => {
-    const args = [`-t${options.threads}`, `-c${options.connections}`, `-d${durationS}s`, '--timeout', '10s', '-s', script, server.baseUrl];
-    const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      const line = out.split('\n').find((l) => l.startsWith(SUMMARY_TAG));
-      if (code !== 0 || line === undefined) return reject(new Error(`wrk exited with ${code}; its output:\n${out}`));
-      resolve(JSON.parse(line.slice(SUMMARY_TAG.length)) as WrkSummary);
-    });
-  });
-}
-
 function table(runs: RunFigures[]): string {
   const lines = [
     '| run | durable orders/s | 201s / ledger orders | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms | non-2xx / socket errors / timeouts |',
@@ -198,12 +120,11 @@ async function main(): Promise<void> {
     process.stderr.write(`bench:wrk: ${(error as Error).message}\n${HELP}`);
     process.exit(2);
   }
-  const probe = spawnSync('wrk', ['--version'], { encoding: 'utf8' });
-  if (probe.error !== undefined) {
+  const version = wrkVersion();
+  if (version === null) {
     log('wrk is not installed (Debian: apt-get install wrk): skipped. bench:http measures the same path with autocannon.');
     return;
   }
-  const version = /wrk \S+/.exec(`${probe.stdout}${probe.stderr}`)?.[0] ?? 'wrk';
   const args = shellArgs(process.argv.slice(2));
   const command =
     process.env['npm_lifecycle_event'] === 'bench:wrk' ? `npm run bench:wrk${args === '' ? '' : ` -- ${args}`}` : `node dist/bench/http/wrk.js${args === '' ? '' : ` ${args}`}`;
@@ -221,13 +142,13 @@ async function main(): Promise<void> {
     log(`server pid ${server.pid} ready; ${f0(seeded.count)} accounts; ${version}; ${options.connections} connections, ${options.threads} thread(s)`);
     const chargeMicro = BigInt(options.quantity) * RATE_MICRO;
     if (options.warmup > 0) {
-      const warm = await runWrk(options, server, script, options.warmup);
+      const warm = await runWrk(options, server.baseUrl, script, options.warmup);
       if (warm.requests - warm.non2xx === 0) throw new Error('no order succeeded during the warm-up');
     }
     const runs: RunFigures[] = [];
     for (let i = 1; i <= options.runs; i++) {
       const before = await balances(server);
-      const summary = await runWrk(options, server, script, options.duration);
+      const summary = await runWrk(options, server.baseUrl, script, options.duration);
       const after = await balances(server);
       const ok2xx = summary.requests - summary.non2xx;
       const ledger = ledgerCheck(before, after, chargeMicro);
