@@ -366,8 +366,8 @@ function placeOrder(
 /**
  * The order.placed event of a new order, carrying the balance its debit
  * leaves. Built as one literal, the type and extras added after it only when
- * the order has them: spreads of conditional objects here made events of
- * several shapes, slower to build and to encode.
+ * the order has them: a spread of a conditional object would give the
+ * events several shapes, slower to build and to encode.
  */
 function placedEvent(order: OrderRecord, balance: number, idem: { key: string } | null, now: Now): LogEvent {
   const event: Extract<LogEvent, { type: 'order.placed' }> = {
