@@ -1,20 +1,23 @@
 /**
  * Micro-benchmarks of the order path's parts (tinybench), each with a
  * baseline in the same run: the decision function, money arithmetic, the
- * token bucket, response serialisation, a WAL batch, and the recording of
- * an answered request (metrics and the access log).
+ * token bucket, response serialisation, a WAL batch, the recording of an
+ * answered request (metrics and the access log), and what queueing one
+ * order's writes costs the event loop.
  *
  *   npm run bench:micro            # prints a table per group
  *   node dist/bench/micro/run.js requestRecord   # only the groups named
  */
-import { closeSync, mkdtempSync, openSync, rmSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Bench } from 'tinybench';
-import { decide, initialState, takeToken, withServiceDefaults, type Command } from '../../src/ledger/index.js';
+import { decide, initialState, takeToken, withServiceDefaults, type Command, type WalletRecord } from '../../src/ledger/index.js';
 import { formatMicro, multiplyMicro, parseMicro } from '../../src/money/index.js';
 import { renderOrderPlaced } from '../../src/wire/index.js';
-import { LmdbGroupCommit, openStore, type WalEntry } from '../../src/wal/index.js';
+import { LmdbGroupCommit, openStore, orderIndexKey, type WalEntry } from '../../src/wal/index.js';
+import { WriteValues } from '../../src/wal/write-values.js';
+import { asBinary, type Database, type Key } from 'lmdb';
 import { pino } from 'pino';
 import { Metrics } from '../../src/ops/index.js';
 import { createLogger } from '../../src/platform/index.js';
@@ -180,7 +183,89 @@ async function requestRecord(): Promise<void> {
   rmSync(dir, { recursive: true, force: true });
 }
 
-const GROUPS: Record<string, () => Promise<void>> = { decision, money, bucket, serialisation, walBatch, requestRecord };
+/** Nanoseconds of CPU this process's main thread has run (Linux schedstat: the event loop's own time, not lmdb-js's write thread). */
+function mainThreadNs(): number {
+  return Number(readFileSync(`/proc/self/task/${process.pid}/schedstat`, 'utf8').split(' ')[0]);
+}
+
+/**
+ * What queueing one order's writes costs the event loop: the wallet row,
+ * the order row, its status-index and number rows and its order.placed
+ * event, as the wallet actor hands them over (built by `decide`), turned
+ * into values and put into one lmdb-js write block per 64 orders, as the
+ * group commit does. Baseline: every value encoded by its table's encoder
+ * before the block (five encodes). Measured: the group commit's
+ * WriteValues, which encodes the row once for the orders table and the
+ * log (src/wal/placement-record.ts) and leaves the status index's number
+ * and the order id to lmdb-js's put. Main-thread CPU per order (Linux
+ * schedstat), the two alternated, each line one round.
+ */
+async function orderWrites(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'coa-bench-order-writes-'));
+  const store = openStore(dir);
+  let current: WalletRecord = wallet;
+  let n = 0;
+  const placement = (): WalEntry => {
+    n++;
+    const command = Object.assign(order(), { orderId: `order-${n}`, number: n });
+    const decision = decide(initialState(current, 0), command, { monotonicMs: 0, wallMs: 1_700_000_000_000 + n });
+    current = decision.state.wallet;
+    const row = decision.order!;
+    return {
+      events: decision.events,
+      puts: [
+        { table: 'wallets', key: 1, value: current },
+        { table: 'orders', key: row.id, value: row },
+        { table: 'orderIndex', key: orderIndexKey(row), value: row.account },
+        { table: 'numbers', key: n, value: row.id },
+      ],
+    };
+  };
+  let seq = 0;
+  type ValueOf = (db: Database<any, any>, value: unknown) => unknown;
+  const eachEncoded: (entries: WalEntry[]) => ValueOf = () => (db, value) => asBinary((db as unknown as { encoder: { encode(v: unknown): Uint8Array } }).encoder.encode(value));
+  const once: (entries: WalEntry[]) => ValueOf = (entries) => {
+    const values = new WriteValues(store, entries);
+    return (db, value) => values.of(db, value);
+  };
+  // The blocks of a round are queued back to back and awaited after the
+  // timed part: schedstat's clock moves in scheduler ticks, so the timed
+  // part must last many of them.
+  const run = async (valuesFor: (entries: WalEntry[]) => ValueOf, blocks: number): Promise<number> => {
+    const rounds: WalEntry[][] = [];
+    for (let b = 0; b < blocks; b++) rounds.push(Array.from({ length: 64 }, placement));
+    const written: Promise<unknown>[] = [];
+    const before = mainThreadNs();
+    for (const entries of rounds) {
+      const of = valuesFor(entries);
+      const writes: [Database<any, any>, Key, unknown][] = [];
+      for (const entry of entries) {
+        for (const event of entry.events) writes.push([store.log, ++seq, of(store.log, event)]);
+        for (const put of entry.puts) writes.push([store.tables[put.table], put.key as Key, of(store.tables[put.table], put.value)]);
+      }
+      written.push(
+        store.root.batch(() => {
+          for (const [db, key, value] of writes) db.put(key, value);
+        }),
+      );
+    }
+    const used = mainThreadNs() - before;
+    await Promise.all(written);
+    return used / (64 * blocks);
+  };
+  await run(eachEncoded, 50);
+  await run(once, 50);
+  process.stdout.write("\n## queueing one order's writes (main-thread ns of CPU per order, blocks of 64)\n\n| round | each value encoded by its table (five encodes) | WriteValues (the row encoded once) |\n|---|---:|---:|\n");
+  for (let round = 1; round <= 6; round++) {
+    const each = await run(eachEncoded, 150);
+    const one = await run(once, 150);
+    process.stdout.write(`| ${round} | ${Math.round(each)} | ${Math.round(one)} |\n`);
+  }
+  await store.close();
+  rmSync(dir, { recursive: true, force: true });
+}
+
+const GROUPS: Record<string, () => Promise<void>> = { decision, money, bucket, serialisation, walBatch, requestRecord, orderWrites };
 const chosen = process.argv.slice(2);
 for (const name of chosen) if (!(name in GROUPS)) throw new Error(`unknown group ${name}; the groups are ${Object.keys(GROUPS).join(', ')}`);
 for (const [name, run] of Object.entries(GROUPS)) if (chosen.length === 0 || chosen.includes(name)) await run();

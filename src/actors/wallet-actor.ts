@@ -14,7 +14,7 @@ import { assert, type Clock } from '../platform/index.js';
 import { idempotencyExpiryKey, leaseKey, orderIndexKey, type StoredOrders, type TablePut, type Wal, type WalEntry } from '../wal/index.js';
 import type { SubscriptionRecord } from '../ledger/index.js';
 import { subscriptionRows, type SubscriptionStore } from './subscription-rows.js';
-import { checkOrder, checkWallet, type Command, decide, type Decision, type IdempotencyRecord, initialState, type LogEvent, onlyLeaseExtended, type Now, type OrderRecord, type Outcome, type RefillRecord, type WalletState } from '../ledger/index.js';
+import { checkOrder, checkWallet, type Command, decide, type Decision, type IdempotencyRecord, initialState, type LogEvent, onlyLeaseExtended, type Now, type OrderRecord, type Outcome, type RefillRecord, type WalletState, walletWithCredits } from '../ledger/index.js';
 import type { NewOrderId, OrderNumbers, RefillIds } from '../ids/index.js';
 import type { Catalog } from './catalog.js';
 import type { Request } from './request.js';
@@ -215,7 +215,7 @@ export class WalletActor {
     const next = decision.state;
     // The row for the WAL must not be the actor's own object, which the
     // next command changes in place (possibly before this entry is encoded).
-    const row = next.wallet === this.state.wallet ? { ...next.wallet } : next.wallet;
+    const row = next.wallet === this.state.wallet ? walletWithCredits(next.wallet, next.wallet.credits) : next.wallet;
     const puts: TablePut[] = [{ table: 'wallets', key: this.id, value: checkWallet(row) }];
     const entry: WalEntry = { events: decision.events, puts };
     const order = decision.order;

@@ -29,7 +29,7 @@ import { placedEvent } from './placed-event.js';
 import { decidePost, decideSubscribe, decideSubscriptionStatus, type PostReport, type SubscriptionVerdict } from './subscription-decide.js';
 import type { SubscriptionRecord, SubscriptionTerms } from './subscription-record.js';
 import { isRanged, readOrderInputs, type OrderExtras, type OrderPayload } from './order-types.js';
-import type { Channel, IdempotencyRecord, LogEvent, OrderRecord, OrderStatus, RefillRecord, RefillStatus, ServiceRecord, WalletRecord } from './records.js';
+import { walletWithCredits, type Channel, type IdempotencyRecord, type LogEvent, type OrderRecord, type OrderStatus, type RefillRecord, type RefillStatus, type ServiceRecord, type WalletRecord } from './records.js';
 import { fullBucket, takeToken, type BucketState, type BucketVerdict } from './token-bucket.js';
 
 export interface WalletState {
@@ -383,7 +383,9 @@ function placeOrder(
   now: Now,
 ): Decision {
   const { service, charge, debit, unlimited } = accepted;
-  const wallet: WalletRecord = { ...state.wallet, credits: state.wallet.credits - debit };
+  const wallet = walletWithCredits(state.wallet, state.wallet.credits - debit);
+  // Field by field, in one order, the optional fields added only when the
+  // order has them: every Default order's record has one hidden class.
   const order: OrderRecord = {
     id: command.orderId,
     account: wallet.id,
@@ -548,7 +550,7 @@ function moveOrder(state: WalletState, order: OrderRecord, to: OrderStatus, rema
   const refund = refundFor(order, to, remains);
   const credits = addMicro(state.wallet.credits, refund);
   assert(credits !== null && refund <= order.debit, "a refund must fit in the wallet and not exceed the order's debit", order);
-  const wallet: WalletRecord = { ...state.wallet, credits };
+  const wallet = walletWithCredits(state.wallet, credits);
   const updated: OrderRecord = { ...order, status: to, remains };
   if (FINAL_STATUSES.has(to)) {
     updated.finishedAtMs = now.wallMs;

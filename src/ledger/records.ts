@@ -257,6 +257,18 @@ export type LogEvent =
       reason?: string;
     };
 
+/**
+ * The wallet row `w` with `credits`, its fields set one by one in the order
+ * of WalletRecord. Every row the order path writes then has one hidden
+ * class, whatever shape the row it starts from was read with (a spread
+ * copies that shape), and msgpack encodes all of them through one record
+ * structure. A row stored before the plan existed has no
+ * `unlimitedExpiresMs`: it is null here, which is how the replay reads it.
+ */
+export function walletWithCredits(w: WalletRecord, credits: number): WalletRecord {
+  return { id: w.id, credits, banned: w.banned, rateLimitPerMinute: w.rateLimitPerMinute, unlimitedExpiresMs: w.unlimitedExpiresMs ?? null };
+}
+
 export function checkWallet(w: WalletRecord): WalletRecord {
   // Constant messages with the row as detail: these run on every order and build no string unless one fails.
   assert(Number.isSafeInteger(w.id) && w.id >= 1, 'a wallet id must be a positive safe integer', w);

@@ -22,11 +22,12 @@
  * predecessor wrote, and writes the next version itself. A commit whose
  * predecessor did not land therefore writes nothing.
  */
-import { asBinary, type Database, type Key } from 'lmdb';
+import type { Database, Key } from 'lmdb';
 import { assert } from '../platform/index.js';
 import { failedAppend, joined, newBatch, PendingBatches, type Batch } from './batch.js';
 import { CHAIN_KEY, type Store } from './store.js';
 import { countEvent, loadOrderCounts, ORDER_COUNTS_KEY, type OrderCounts } from './order-counts.js';
+import { WriteValues } from './write-values.js';
 import type { WalEntry } from './entry.js';
 import type { Settled, Wal, WalStats } from './wal.js';
 import { BATCH_ENTRIES_MAX, COMMITS_IN_FLIGHT_MAX, KEY_CHARS_MAX, LMDB_KEY_BYTES_MAX, PENDING_ENTRIES_MAX } from './limits.js';
@@ -271,11 +272,12 @@ export class LmdbGroupCommit implements Wal {
     );
   }
 
-  /** The batch's writes with every value already encoded (a remove has no value). */
+  /** The batch's writes with every value as lmdb-js is to take it (write-values.ts; a remove has no value). */
   private encode(entries: readonly WalEntry[], item: Queued): Write[] {
     const writes: Write[] = [];
+    const values = new WriteValues(this.store, entries);
     this.eachWrite(entries, item, {
-      put: (db, key, value) => writes.push({ db, key, value: encoded(db, value) }),
+      put: (db, key, value) => writes.push({ db, key, value: values.of(db, value) }),
       remove: (db, r) => writes.push({ db, key: r.key, value: undefined }),
     });
     return writes;
@@ -352,17 +354,6 @@ export class LmdbGroupCommit implements Wal {
 function flushedAfter(store: Store, written: Promise<boolean>): Promise<boolean> {
   const own = (written as Promise<boolean> & { flushed?: PromiseLike<unknown> }).flushed;
   return Promise.all([written, own ?? written.then(() => store.root.flushed)]).then(([landed]) => landed);
-}
-
-/**
- * A record encoded by its table's own msgpack encoder (with the table's
- * shared structures), wrapped so that lmdb-js stores the bytes as they are.
- * Encoding may throw (and may save new shared structures in a transaction
- * of its own), so it is done before any write of the batch is queued.
- */
-function encoded(db: Database<any, any>, value: unknown): unknown {
-  const { encoder } = db as unknown as { encoder?: { encode(value: unknown): Uint8Array } };
-  return encoder === undefined ? value : asBinary(encoder.encode(value));
 }
 
 function keyPart(part: unknown): number {

@@ -2,9 +2,11 @@
  * The store format: one number in `meta` that says how the data in a
  * directory is laid out, so that a build never reads (or writes into) a
  * store it does not understand. A fresh store gets this build's format when
- * it is first opened for writing; a store with another format, or with data
- * and no format at all, is refused with a sentence that says what was found
- * and what to do. `openStore` runs the check, so the server, a snapshot
+ * it is first opened for writing; a store of a format this build reads as
+ * it is (UPGRADABLE_FORMATS) is stamped with this build's when first opened
+ * for writing, and read as it is when opened read-only; a store with another
+ * format, or with data and no format at all, is refused with a sentence
+ * that says what was found and what to do. `openStore` runs the check, so the server, a snapshot
  * restored by starting a server on it, `verify --data-dir` and every tool
  * that opens a store go through it.
  */
@@ -17,7 +19,16 @@ import type { TableName } from './entry.js';
  * field that replay needs, the meaning of a `meta` key. A new table, or a
  * new optional field that older stores simply lack, does not need it.
  */
-export const STORE_FORMAT = 1;
+export const STORE_FORMAT = 2;
+
+/**
+ * Earlier formats whose stores this build reads as they are, and upgrades
+ * by stamping STORE_FORMAT on them. Format 1 stores every order.placed
+ * event whole; format 2 may store one with its order row's bytes
+ * (placement-record.ts), which a build of format 1 cannot read, and reads
+ * whole events too.
+ */
+const UPGRADABLE_FORMATS: readonly unknown[] = [1];
 
 /** Key (`meta`) of the store format. */
 export const STORE_FORMAT_KEY = 'storeFormat';
@@ -36,12 +47,17 @@ export interface FormatCheckedStore {
 }
 
 /**
- * Stamps a fresh store with STORE_FORMAT (unless it is opened read-only),
- * and refuses one that holds another format or data without a format.
+ * Stamps a fresh store, or one of an upgradable format, with STORE_FORMAT
+ * (unless it is opened read-only), and refuses one that holds another
+ * format or data without a format.
  */
 export function checkStoreFormat(store: FormatCheckedStore, options: { readOnly: boolean }): void {
   const found = store.tables.meta.get(STORE_FORMAT_KEY) as unknown;
   if (found === STORE_FORMAT) return;
+  if (UPGRADABLE_FORMATS.includes(found)) {
+    if (!options.readOnly) store.tables.meta.putSync(STORE_FORMAT_KEY, STORE_FORMAT);
+    return;
+  }
   if (found === undefined && isEmpty(store)) {
     if (!options.readOnly) store.tables.meta.putSync(STORE_FORMAT_KEY, STORE_FORMAT);
     return;

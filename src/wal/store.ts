@@ -11,7 +11,8 @@
  * off by default.
  *
  * Opening checks the store format (store-format.ts): a fresh store gets this
- * build's, and a store of another is refused before anything reads it.
+ * build's, a store of the format before it is upgraded, and a store of
+ * another is refused before anything reads it.
  */
 import { statSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
@@ -19,6 +20,7 @@ import { open, type Database, type RootDatabase } from 'lmdb';
 import type { LogEvent } from '../ledger/index.js';
 import { TABLE_NAMES, type TableName } from './entry.js';
 import { checkStoreFormat } from './store-format.js';
+import { readingPlacements, type RecordCoder } from './placement-record.js';
 import { LMDB_FILES, makeFilesPrivate } from '../platform/index.js';
 
 /**
@@ -91,10 +93,17 @@ export function openStore(path: string, options: { syncMode?: SyncMode; readOnly
   // itself (lmdb-js shared structures): records are encoded about twice as
   // fast and smaller, and the structures entry is invisible to reads.
   const structured = { sharedStructuresKey: STRUCTURES_KEY };
-  const log = root.openDB<LogEvent, number>({ name: 'log', cache: false, ...structured });
-  const chain = root.openDB<number, string>({ name: 'chain', cache: false, useVersions: true });
   const tables = {} as Record<TableName, Database<any, any>>;
   for (const name of TABLE_NAMES) tables[name] = root.openDB({ name, cache: false, ...(RECORD_TABLES.has(name) ? structured : {}) });
+  // The log reads a placement stored with its order row's bytes as the
+  // whole order.placed event (placement-record.ts): its decoder is lmdb-js's
+  // own msgpack class, given the orders table's decoder for those bytes.
+  // (A store opened read-only lacks the tables it never had: the format check refuses it below.)
+  const orders = tables.orders as unknown as { encoder: InstanceType<RecordCoder> & { constructor: RecordCoder } } | undefined;
+  // lmdb-js takes `encoder` per database; its declarations list it for the root only.
+  const reading = orders === undefined ? {} : { encoder: { Encoder: readingPlacements(orders.encoder.constructor, (bytes) => orders.encoder.decode(bytes)) } };
+  const log = root.openDB<LogEvent, number>({ name: 'log', cache: false, ...structured, ...(reading as object) });
+  const chain = root.openDB<number, string>({ name: 'chain', cache: false, useVersions: true });
   try {
     checkStoreFormat({ path, log, chain, tables }, { readOnly: options.readOnly ?? false });
   } catch (error) {

@@ -13,15 +13,15 @@ import { startTestServer, useScratchDirs, withServer } from '../helpers/server.j
 import { writeMetaWithLmdb } from '../helpers/temp-store.js';
 
 const sentence = (dir: string): string =>
-  `The data directory ${dir} holds store format 2; this build reads store format 1. Restore a snapshot taken by a build of store format 1, or start with an empty DATA_DIR.`;
+  `The data directory ${dir} holds store format 3; this build reads store format 2. Restore a snapshot taken by a build of store format 2, or start with an empty DATA_DIR.`;
 
 describe('the server and the store format', () => {
   const scratchDir = useScratchDirs();
 
-  /** A directory that another build left at store format 2. */
-  async function formatTwo(): Promise<string> {
+  /** A directory that a later build left at store format 3. */
+  async function formatThree(): Promise<string> {
     const dir = scratchDir();
-    await writeMetaWithLmdb(dir, { storeFormat: 2 });
+    await writeMetaWithLmdb(dir, { storeFormat: 3 });
     return dir;
   }
 
@@ -36,12 +36,12 @@ describe('the server and the store format', () => {
   });
 
   it('startServer rejects a directory of another format with the sentence', async () => {
-    const dir = await formatTwo();
+    const dir = await formatThree();
     await expect(startTestServer({ dir })).rejects.toThrow(sentence(dir));
   });
 
   it('npm start exits non-zero with the sentence on stderr', async () => {
-    const dir = await formatTwo();
+    const dir = await formatThree();
     const run = spawnSync(process.execPath, [join(process.cwd(), 'dist/src/main.js')], {
       env: { ...process.env, DATA_DIR: dir, PORT: '0', ADMIN_PORT: '0', ADMIN_TOKEN: 'test-admin-token', SEED_DEMO: 'false', LOG_LEVEL: 'silent' },
       encoding: 'utf8',

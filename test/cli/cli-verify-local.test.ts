@@ -63,11 +63,11 @@ describe('verify --data-dir on a store of another format', () => {
   const scratchDir = useScratchDirs();
   it('is a plain sentence and exit 1, and the store is not read', async () => {
     const dir = scratchDir();
-    await writeMetaWithLmdb(dir, { storeFormat: 2 });
+    await writeMetaWithLmdb(dir, { storeFormat: 3 });
     expect(await cli('verify', '--data-dir', dir)).toEqual({
       code: 1,
       out: '',
-      err: `error: The data directory ${dir} holds store format 2; this build reads store format 1. Restore a snapshot taken by a build of store format 1, or start with an empty DATA_DIR.\n`,
+      err: `error: The data directory ${dir} holds store format 3; this build reads store format 2. Restore a snapshot taken by a build of store format 2, or start with an empty DATA_DIR.\n`,
     });
   });
 });

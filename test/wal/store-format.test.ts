@@ -43,7 +43,7 @@ describe('store format', () => {
 
   it('refuses a store of another format, for writing and for reading, and leaves it as it was', async () => {
     const dir = await writtenElsewhere({ storeFormat: 0, orderIdSecret: 'x' });
-    const sentence = `The data directory ${dir} holds store format 0; this build reads store format 1. Restore a snapshot taken by a build of store format 1, or start with an empty DATA_DIR.`;
+    const sentence = `The data directory ${dir} holds store format 0; this build reads store format 2. Restore a snapshot taken by a build of store format 2, or start with an empty DATA_DIR.`;
     expect(() => openStore(dir)).toThrow(StoreFormatError);
     expect(() => openStore(dir)).toThrow(sentence);
     expect(() => openStore(dir, { readOnly: true })).toThrow(sentence);
@@ -55,7 +55,7 @@ describe('store format', () => {
   it('refuses a store that holds data and no format', async () => {
     const dir = await writtenElsewhere({ orderIdSecret: 'x' });
     expect(() => openStore(dir)).toThrow(
-      `The data directory ${dir} holds data without a store format; this build reads store format 1. Restore a snapshot taken by a build of store format 1, or start with an empty DATA_DIR.`,
+      `The data directory ${dir} holds data without a store format; this build reads store format 2. Restore a snapshot taken by a build of store format 2, or start with an empty DATA_DIR.`,
     );
   });
 });
