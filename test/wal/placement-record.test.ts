@@ -134,7 +134,7 @@ describe('a placement in the log', () => {
     await wal.append(entry);
     const read = store.log.get(placedSeqs(store)[0]!) as Record<string, unknown>;
     for (const field of ROW_FIELDS) expect(read[field], field).toStrictEqual((event as Record<string, unknown>)[field]);
-    expect(ROW_FIELDS).toEqual(['account', 'order', 'number', 'service', 'quantity', 'rate', 'charge', 'debit', 'channel', 'orderType', 'extras']);
+    expect(ROW_FIELDS).toEqual(['account', 'order', 'number', 'service', 'quantity', 'rate', 'charge', 'debit', 'channel', 'orderType', 'extras', 'subscription', 'post']);
   });
 
   it('is kept whole when it does not agree with its row, so verify still finds the difference', async () => {
