@@ -1,6 +1,6 @@
 /**
  * Building the test-only C libraries the crash tests load into the server
- * with LD_PRELOAD (power-loss.c, late-sync.c), and the environment that
+ * with LD_PRELOAD (power-loss.c, late-sync.c, fail-sync.c), and the environment that
  * loads several of them at once.
  */
 import { spawnSync } from 'node:child_process';

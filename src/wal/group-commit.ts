@@ -25,6 +25,7 @@
 import type { Database, Key } from 'lmdb';
 import { assert } from '../platform/index.js';
 import { failedAppend, joined, newBatch, PendingBatches, type Batch } from './batch.js';
+import { FatalReport } from './commit-cause.js';
 import { CHAIN_KEY, type Store } from './store.js';
 import { countEvent, loadOrderCounts, ORDER_COUNTS_KEY, type OrderCounts } from './order-counts.js';
 import { WriteValues } from './write-values.js';
@@ -89,6 +90,7 @@ export class LmdbGroupCommit implements Wal {
   /** `appendTogether`'s flush callbacks, until their batch is queued. */
   private readonly flushCallbacks = new Map<Batch, () => void>();
   private failed: unknown = null;
+  private fatal: FatalReport | null = null;
   private closed = false;
   private pendingEntries = 0;
   private readonly counters = { batches: 0, commits: 0, entries: 0, events: 0, lastBatchEntries: 0, lastSyncMs: 0 };
@@ -335,11 +337,16 @@ export class LmdbGroupCommit implements Wal {
   }
 
   private fail(error: unknown): void {
-    if (this.failed !== null) return;
+    if (this.failed !== null) {
+      this.fatal?.also(error);
+      return;
+    }
     this.failed = error;
     for (const { batches } of this.inFlight) for (const batch of batches) batch.reject(error);
     this.batches.rejectAll(error);
-    this.options.onFatal(error);
+    // Nothing is acknowledged from here on; the fatal report waits only
+    // for lmdb-js to name the system error behind a failed commit.
+    this.fatal = new FatalReport(error, (e) => this.options.onFatal(e));
   }
 }
 

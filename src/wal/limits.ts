@@ -3,7 +3,7 @@
  * (LMDB group commit, log-first, in-memory simulation) share these, so a
  * simulation runs against the same queue bounds as the server.
  */
-import { BYTES_PER_MIB, MS_PER_MINUTE } from '../platform/index.js';
+import { BYTES_PER_MIB, MS_PER_MINUTE, MS_PER_SECOND } from '../platform/index.js';
 
 /**
  * Most entries in one batch: one LMDB write transaction and one sync. Under
@@ -95,3 +95,11 @@ export const SWEEP_STEP_ENTRIES_MAX = 1_000;
  * retention and a sweep's work stays small.
  */
 export const SWEEP_EVERY_MS = MS_PER_MINUTE;
+
+/**
+ * Longest wait, once an LMDB commit has failed, for lmdb-js's report of
+ * the system error behind it (EIO from a failed fdatasync, ENOSPC) before
+ * the process stops anyway. lmdb-js gives it right after the failed writes,
+ * a few microtasks later; the bound keeps a fail-stop from ever hanging on it.
+ */
+export const COMMIT_CAUSE_WAIT_MS = MS_PER_SECOND;

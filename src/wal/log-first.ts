@@ -29,6 +29,7 @@
  */
 import { assert, InvariantError } from '../platform/index.js';
 import { failedAppend, joined, PendingBatches, type Batch } from './batch.js';
+import { FatalReport } from './commit-cause.js';
 import type { DurableLog } from './durable-log.js';
 import type { WalEntry } from './entry.js';
 import { keysFit, type LmdbGroupCommit } from './group-commit.js';
@@ -112,6 +113,7 @@ export class LogFirstWal implements Wal {
   private readonly unacknowledged: Logged[] = [];
   private writing = false;
   private failed: unknown = null;
+  private fatal: FatalReport | null = null;
   private closed = false;
   private pendingEntries = 0;
   /** Position of the last record written (or recovered). */
@@ -270,10 +272,15 @@ export class LogFirstWal implements Wal {
    * own failures come here too.
    */
   fail(error: unknown): void {
-    if (this.failed !== null) return;
+    if (this.failed !== null) {
+      this.fatal?.also(error);
+      return;
+    }
     this.failed = error;
     for (const logged of this.unacknowledged) for (const batch of logged.batches) batch.reject(error);
     this.batches.rejectAll(error);
-    this.options.onFatal(error);
+    // LMDB's failed commit may reach here first, through a rejected batch:
+    // the fatal report waits for lmdb-js to name the system error behind it.
+    this.fatal = new FatalReport(error, (e) => this.options.onFatal(e));
   }
 }

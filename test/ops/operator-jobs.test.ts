@@ -22,12 +22,14 @@ describe('operator jobs on a live server', () => {
 
   it('a verify holding its read transaction leaves the server answering orders, and reports the moment it started from', async () => {
     const before = verifyLedger(t.server.context.store).counts.orders;
+    const microBefore = Math.round(((await t.api('GET', '/api/v1/balance', alice)).body.credits as number) * 1_000_000);
     const hold = t.server.context.ops.holdNext();
     const verifying = t.admin('GET', '/admin/v1/verify');
     await hold.paused;
     // The verify is under way in its process: the event loop is free.
     for (let i = 0; i < 5; i++) expect((await t.api('POST', '/api/v1/order', alice, order(service, 1))).status).toBe(201);
-    expect((await t.api('GET', '/api/v1/balance', alice)).body.credits).toBe(1000 - 30 * 0.1 - 5 * 0.01);
+    // Five orders of 1 unit at 0.01 credits: 50,000 micro-credits.
+    expect(Math.round(((await t.api('GET', '/api/v1/balance', alice)).body.credits as number) * 1_000_000)).toBe(microBefore - 50_000);
     expect(t.server.context.ops.current).toBe('verify');
     hold.release();
     const done = await verifying;

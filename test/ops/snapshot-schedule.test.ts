@@ -109,6 +109,7 @@ describe('scheduled snapshots', () => {
       // the first is removed once the third is taken and verified.
       const first = 'snapshot-2026-01-01T00-00-00Z';
       const pruned = (): boolean => existsSync(dir) && scheduled(dir).length === 2 && !scheduled(dir).includes(first);
+      // Its own deadline, inside the test's (60 s): three snapshots, each verified in a child process.
       const until = Date.now() + 30_000;
       while (!pruned()) {
         if (Date.now() > until) throw new Error(`no third scheduled snapshot within 30 s; ${dir} holds ${existsSync(dir) ? scheduled(dir).join(', ') : 'nothing'}`);
@@ -119,7 +120,7 @@ describe('scheduled snapshots', () => {
     } finally {
       await t.close();
     }
-  });
+  }, 60_000);
 });
 
 describe('snapshot settings', () => {

@@ -5,10 +5,14 @@
  * child-transaction way of writing a batch.
  */
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CHAIN_KEY, LmdbGroupCommit, ORDER_COUNTS_KEY, type Store, type WalEntry, type WalStats } from '../../src/wal/index.js';
+import { CHAIN_KEY, LmdbGroupCommit, openStore, ORDER_COUNTS_KEY, type Store, type WalEntry, type WalStats } from '../../src/wal/index.js';
 import { type LogEvent } from '../../src/ledger/index.js';
-import { queueable } from '../../src/wal/group-commit.js';
+import { keysFit, queueable } from '../../src/wal/group-commit.js';
+import { KEY_CHARS_MAX, LMDB_KEY_BYTES_MAX } from '../../src/wal/limits.js';
 import { tempStores } from '../helpers/temp-store.js';
 
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -232,5 +236,73 @@ describe('LMDB group commit', () => {
     expect(queueable([{ ...plain, puts: [{ table: 'meta', key: Number.NaN, value: 1 }] }])).toBe(false);
     expect(queueable([{ ...plain, removes: [{ table: 'idempotency', key: '1:a' }] }])).toBe(true);
     expect(queueable([plain, { ...plain, removes: [{ table: 'idempotency', key: 'k'.repeat(700) }] }])).toBe(false);
+  });
+
+  it('takes a key up to its bounds and refuses one past them: characters, parts of an array, non-finite numbers, empty parts', () => {
+    const withKey = (key: unknown): WalEntry[] => [{ ...entry(1, 1), puts: [{ table: 'meta', key: key as string, value: 1 }] }];
+    expect(queueable(withKey('k'.repeat(KEY_CHARS_MAX)))).toBe(true);
+    expect(queueable(withKey('k'.repeat(KEY_CHARS_MAX + 1)))).toBe(false);
+    expect(queueable(withKey(Number.POSITIVE_INFINITY))).toBe(false);
+    expect(queueable(withKey(0))).toBe(true);
+    expect(queueable(withKey(true))).toBe(false);
+    expect(queueable(withKey([1, 2, 3, 4, 5, 6, 7, 8]))).toBe(true);
+    expect(queueable(withKey([1, 2, 3, 4, 5, 6, 7, 8, 9]))).toBe(false);
+    // The characters of every part count together.
+    expect(queueable(withKey(['a'.repeat(KEY_CHARS_MAX / 2), 'b'.repeat(KEY_CHARS_MAX / 2)]))).toBe(true);
+    expect(queueable(withKey(['a'.repeat(KEY_CHARS_MAX / 2), 'b'.repeat(KEY_CHARS_MAX / 2 + 1)]))).toBe(false);
+    expect(queueable(withKey(['a', Number.NaN]))).toBe(false);
+    expect(queueable(withKey(['a', '']))).toBe(false);
+    expect(queueable(withKey(['a', null]))).toBe(false);
+    // A remove's key is checked like a put's.
+    expect(queueable([{ ...entry(1, 1), removes: [{ table: 'idempotency', key: ['a', ''] as unknown as string }] }])).toBe(false);
+  });
+
+  it('the commit log checks a binary key against LMDB\'s byte limit: empty and too long refused', () => {
+    const withKey = (key: unknown): WalEntry[] => [{ ...entry(1, 1), puts: [{ table: 'meta', key: key as string, value: 1 }] }];
+    expect(keysFit(withKey(Buffer.alloc(LMDB_KEY_BYTES_MAX, 1)))).toBe(true);
+    expect(keysFit(withKey(Buffer.alloc(LMDB_KEY_BYTES_MAX + 1, 1)))).toBe(false);
+    expect(keysFit(withKey(Buffer.alloc(0)))).toBe(false);
+    expect(keysFit(withKey('k'.repeat(KEY_CHARS_MAX)))).toBe(true);
+    expect(keysFit([{ ...entry(1, 1), removes: [{ table: 'idempotency', key: Buffer.alloc(0) as unknown as string }] }])).toBe(false);
+  });
+
+  it('counts what it synced (batches, entries, events, the last batch) and reports each batch, then idle, once all is acknowledged', async () => {
+    const { store } = open();
+    const batches: number[] = [];
+    let idle = 0;
+    const wal = new LmdbGroupCommit(store, { onFatal: (e) => { throw e; }, onBatch: (entries, syncMs) => { expect(syncMs).toBeGreaterThanOrEqual(0); batches.push(entries); }, onIdle: () => idle++ });
+    const first = [wal.append(entry(1, 1)), wal.append({ ...entry(2, 2), events: [...entry(2, 2).events, ...entry(2, 3).events] })];
+    await Promise.all(first);
+    expect(idle).toBeGreaterThan(0);
+    const idleAfterFirst = idle;
+    await wal.append(entry(3, 4));
+    expect(batches).toEqual([2, 1]);
+    expect(idle).toBeGreaterThan(idleAfterFirst);
+    expect(wal.stats()).toMatchObject({ batches: 2, entries: 3, events: 4, lastBatchEntries: 1, pendingEntries: 0 });
+    expect(wal.stats().commits).toBeGreaterThanOrEqual(2);
+    await wal.close();
+  });
+
+  it('a read waits for the flush only where a commit is visible before it is synced (overlapping sync)', async () => {
+    const { store } = open();
+    const commit = new LmdbGroupCommit(store, { onFatal: (e) => { throw e; } });
+    expect(commit.readBarrier()).toBeNull();
+    await commit.close();
+    await store.close();
+    const dir = mkdtempSync(join(tmpdir(), 'group-commit-overlapping-'));
+    const overlapping = openStore(dir, { syncMode: 'overlapping' });
+    try {
+      const wal = new LmdbGroupCommit(overlapping, { onFatal: (e) => { throw e; } });
+      const appended = wal.append(entry(1, 5));
+      const barrier = wal.readBarrier();
+      expect(barrier).not.toBeNull();
+      await barrier;
+      await appended;
+      expect(amounts(overlapping)).toEqual([5]);
+      await wal.close();
+    } finally {
+      await overlapping.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
