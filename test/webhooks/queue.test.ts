@@ -25,10 +25,16 @@ afterEach(async () => {
 function recordEntries(s: WebhookTest): WalEntry[] {
   const wal = s.t.server.context.wal;
   const append = wal.append.bind(wal);
+  const appendSettled = wal.appendSettled.bind(wal);
   const entries: WalEntry[] = [];
   wal.append = (entry: WalEntry) => {
     entries.push(entry);
     return append(entry);
+  };
+  // The wallet actors append through appendSettled (one settlement per batch).
+  wal.appendSettled = (entry: WalEntry, settled) => {
+    entries.push(entry);
+    return appendSettled(entry, settled);
   };
   return entries;
 }
