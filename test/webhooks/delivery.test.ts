@@ -110,6 +110,8 @@ describe('webhooks: signed delivery of every change', () => {
     t.server.webhooks.dispatcher.pass();
     await w.receiver.waitFor((r) => r.length === 2);
     expect(w.receiver.received[1]!.id).toBe(w.receiver.received[0]!.id);
+    // The second failure is recorded (its retry scheduled on the clock as it stands) before the clock moves on.
+    await t.server.webhooks.dispatcher.idle();
     w.receiver.behave('ok');
     w.clock.advance(1_500);
     t.server.webhooks.dispatcher.pass();
