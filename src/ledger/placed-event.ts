@@ -1,7 +1,8 @@
 /**
  * The order.placed event of a new order, carrying the balance its debit
  * leaves: one function for an order a customer places (decide.ts) and for
- * a subscription's post (subscription-decide.ts), so both log the same event.
+ * a subscription's post (subscription-decide.ts, whose order row names its
+ * subscription and post), so both log the same event.
  */
 import type { LogEvent, OrderRecord } from './records.js';
 
@@ -26,5 +27,7 @@ export function placedEvent(order: OrderRecord, balance: number, idem: { key: st
   };
   if (order.type !== undefined) event.orderType = order.type;
   if (order.extras !== undefined) event.extras = order.extras;
+  if (order.subscription !== undefined) event.subscription = order.subscription;
+  if (order.post !== undefined) event.post = order.post;
   return event;
 }

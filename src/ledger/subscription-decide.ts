@@ -158,7 +158,7 @@ function postPlaced(wallet: WalletRecord, sub: SubscriptionRecord, report: PostR
     subscription: sub.id,
     post: report.post,
   };
-  events.push({ ...placedEvent(order, paid.credits, null, atMs), subscription: sub.id, post: report.post });
+  events.push(placedEvent(order, paid.credits, null, atMs));
   const orders = [...record.orders, report.number].slice(-SUBSCRIPTION_ORDERS_KEPT);
   record = { ...record, postsDone: record.postsDone + 1, orders, updatedAtMs: atMs };
   if (record.postsDone === postsAllowed(record)) {
