@@ -56,7 +56,9 @@ describe('scheduled snapshots', () => {
     } finally {
       await t.close();
     }
-  });
+    // Three snapshots, each taken and verified in an operator-job child process (a Node start each):
+    // 5–13 s here on a quiet machine, past 30 s beside other heavy processes.
+  }, 60_000);
 
   it('the last result is on /metrics and in stats: time, duration, size and ok, or the error of a failed one', async () => {
     const t = await startTestServer();
