@@ -33,6 +33,18 @@ describe('order ids: opaque to clients, ordered in storage', () => {
     }
   });
 
+  it('an id is the AES-128 encryption of its storage key: known pairs that every build must keep', () => {
+    // FIPS-197, appendix C.1: key 000102…0f encrypts 00112233…ff to 69c4e0d8…c55a.
+    const fips = new OrderIds(Buffer.from('000102030405060708090a0b0c0d0e0f', 'hex'));
+    expect(Buffer.from('69c4e0d86a7b0430d8cdb78070b4c55a', 'hex').toString('base64url')).toBe('acTg2Gp7BDDYzbeAcLTFWg');
+    expect(fips.storageKey('acTg2Gp7BDDYzbeAcLTFWg')).toBe('00112233445566778899aabbccddeeff');
+    // Ids issued under a fixed secret at the milliseconds 1,800,000,000,000 to …002 (01a3185c5000 to …5002), sequence numbers 0 to 2, random tails.
+    const pinned = new OrderIds(Buffer.alloc(16, 7));
+    expect(pinned.storageKey('l18dHrlBsmVtjM6VDB3RbA')).toBe('01a3185c5000000000006e599783e688');
+    expect(pinned.storageKey('jYroj5Wv84TMbqA5PSivRw')).toBe('01a3185c500100000001bdd3f8e2b939');
+    expect(pinned.storageKey('Nw5sGHogOT5hxgsplf5PFA')).toBe('01a3185c5002000000021a976923dcc7');
+  });
+
   it('a different secret gives different ids for the same key, and text that cannot be an id has no key', () => {
     const other = new OrderIds(Buffer.alloc(16, 8));
     const a = ids.next(5);
