@@ -2,8 +2,10 @@
  * Micro-benchmarks of the order path's parts (tinybench), each with a
  * baseline in the same run: the decision function, money arithmetic, the
  * token bucket, response serialisation, a WAL batch, the recording of an
- * answered request (metrics and the access log), and what queueing one
- * order's writes costs the event loop.
+ * answered request (metrics and the access log), what queueing one
+ * order's writes costs the event loop, checking a key and secret, a new
+ * order id, reading an order's JSON body, and the whole order path in
+ * process (order-path.ts).
  *
  *   npm run bench:micro            # prints a table per group
  *   node dist/bench/micro/run.js requestRecord   # only the groups named
@@ -24,6 +26,10 @@ import { createLogger } from '../../src/platform/index.js';
 import { LogWriter } from '../../src/platform/log-writer.js';
 import { requestObserver } from '../../src/http/transport/request-observer.js';
 import type { Exchange } from '../../src/http/transport/reply.js';
+import { authenticate } from './authenticate.js';
+import { jsonRequest } from './json-request.js';
+import { orderIds } from './order-ids.js';
+import { orderPath } from './order-path.js';
 
 const TIME_MS = 300;
 
@@ -265,7 +271,7 @@ async function orderWrites(): Promise<void> {
   rmSync(dir, { recursive: true, force: true });
 }
 
-const GROUPS: Record<string, () => Promise<void>> = { decision, money, bucket, serialisation, walBatch, requestRecord, orderWrites };
+const GROUPS: Record<string, () => Promise<void>> = { decision, money, bucket, serialisation, walBatch, requestRecord, orderWrites, authenticate, orderIds, jsonRequest: () => jsonRequest(print), orderPath };
 const chosen = process.argv.slice(2);
 for (const name of chosen) if (!(name in GROUPS)) throw new Error(`unknown group ${name}; the groups are ${Object.keys(GROUPS).join(', ')}`);
 for (const [name, run] of Object.entries(GROUPS)) if (chosen.length === 0 || chosen.includes(name)) await run();

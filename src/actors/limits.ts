@@ -15,6 +15,17 @@ export const ACCOUNT_LIST_MAX = 1_000;
 export const API_KEY_CHARS_MAX = 128;
 
 /**
+ * The most API keys whose verified secret is kept in memory, so that their
+ * requests are checked without hashing the secret (verified-secrets.ts).
+ * An entry is about 150 bytes (the 47-character secret, the entry, its
+ * Map slot; the key string is the profile's own), so the bound holds the
+ * cache near 1.5 MB; ten thousand keys are more than a panel's resellers
+ * send orders with in one idle spell (ACCOUNT_IDLE_EVICT_MS), and a key
+ * beyond them is checked by its hash, as without the cache.
+ */
+export const VERIFIED_SECRETS_MAX = 10_000;
+
+/**
  * An account unused this long is dropped from memory (its wallet is on
  * disk). Longer than any await a handler can make while holding an account
  * (the force-join timeout is at most 60 s), so an account in use is never

@@ -15,7 +15,8 @@ import { hashSecret, newApiKey, newApiSecret, newV2Key } from '../ids/index.js';
 import { type Store, STRUCTURES_KEY, type TablePut, type Wal, type WalEntry } from '../wal/index.js';
 import { type AccountProfile, checkWallet, type LogEvent, type WalletRecord } from '../ledger/index.js';
 import { WalletActor, type ActorContext } from './wallet-actor.js';
-import { ACCOUNT_IDLE_EVICT_MS, ACCOUNT_LIST_MAX, API_KEY_CHARS_MAX } from './limits.js';
+import { ACCOUNT_IDLE_EVICT_MS, ACCOUNT_LIST_MAX, API_KEY_CHARS_MAX, VERIFIED_SECRETS_MAX } from './limits.js';
+import { sameText, VerifiedSecrets } from './verified-secrets.js';
 
 export interface Account {
   profile: AccountProfile;
@@ -39,6 +40,8 @@ export interface AccountView {
 
 /** Compared against when the key is unknown, so both failures cost the same. */
 const DECOY_HASH = hashSecret('decoy');
+/** Compared against when the key has no verified secret, so a request costs the same comparison either way (an issued secret's length). */
+const DECOY_SECRET = 'sec_' + 'd'.repeat(43);
 
 /**
  * Rows in a record table, read from LMDB's statistics: counting by iterating
@@ -58,6 +61,8 @@ export class Registry {
   private nextId = 1;
   private count: number;
   private timer: NodeJS.Timeout | null = null;
+  /** API v1 secrets already verified, by key: their requests skip the hash. */
+  private readonly verified: VerifiedSecrets<Account>;
 
   constructor(
     private readonly store: Store,
@@ -65,7 +70,9 @@ export class Registry {
     private readonly clock: Clock,
     private readonly actorContext: ActorContext,
     private readonly defaultRateLimitPerMinute: number,
+    verifiedSecretsMax: number = VERIFIED_SECRETS_MAX,
   ) {
+    this.verified = new VerifiedSecrets<Account>(verifiedSecretsMax);
     this.count = countEntries(store.tables.profiles);
     for (const key of store.tables.profiles.getKeys({ reverse: true, limit: 1 })) this.nextId = Number(key) + 1;
   }
@@ -73,6 +80,11 @@ export class Registry {
   /** Number of accounts (loaded or not). */
   get size(): number {
     return this.count;
+  }
+
+  /** API keys whose verified secret is remembered now (at most the bound the registry was made with). */
+  get verifiedKeys(): number {
+    return this.verified.size;
   }
 
   /** Accounts loaded in memory now. */
@@ -114,15 +126,38 @@ export class Registry {
   }
 
   /**
-   * The account for this key and secret, or null. Every failure takes the
-   * same path, whether the key exists or not: the secret's hash, the key's
-   * row, a profile (an unknown key reads the newest account's, so it pays
-   * the same read and decoding) and one constant-time comparison. Only a
-   * success on a loaded account skips the reads, and a success tells the
-   * client nothing it did not know. An account is loaded only once its
-   * secret is right.
+   * The account for this key and secret, or null. A secret this key
+   * presented before and that passed is recognised by a constant-time
+   * comparison with the remembered one, and served once the entry is
+   * checked to be current: the account is the one loaded and its hash is
+   * the one the secret was verified against (a rotation replaces it).
+   * Every other request takes the full check below.
    */
   authenticate(apiKey: string, apiSecret: string): Account | null {
+    const known = this.verified.find(apiKey);
+    if (sameText(apiSecret, known?.secret ?? DECOY_SECRET) && known !== undefined) {
+      const { account } = known;
+      if (known.hash === account.secretHash && this.active.get(account.profile.id) === account) {
+        account.usedMs = this.clock.monotonicMs();
+        return account;
+      }
+      this.verified.forget(apiKey);
+    }
+    const account = this.verifySecret(apiKey, apiSecret);
+    if (account !== null) this.verified.remember(account, apiSecret, account.secretHash);
+    return account;
+  }
+
+  /**
+   * The full check of a key and secret. Every failure takes the same path,
+   * whether the key exists or not: the secret's hash, the key's row, a
+   * profile (an unknown key reads the newest account's, so it pays the same
+   * read and decoding) and one constant-time comparison. Only a success on
+   * a loaded account skips the reads, and a success tells the client
+   * nothing it did not know. An account is loaded only once its secret is
+   * right.
+   */
+  private verifySecret(apiKey: string, apiSecret: string): Account | null {
     const presented = hashSecret(apiSecret);
     const loaded = this.activeByKey.get(apiKey);
     if (loaded !== undefined && timingSafeEqual(presented, loaded.secretHash)) {
@@ -267,6 +302,7 @@ export class Registry {
       },
       () => {
         account.secretHash = hash;
+        this.verified.forget(account.profile.apiKey);
       },
     );
     return apiSecret;
@@ -305,6 +341,7 @@ export class Registry {
       if (now - account.usedMs < idleMs || !account.actor.idle || account.profileChanges > 0) continue;
       this.active.delete(id);
       this.activeByKey.delete(account.profile.apiKey);
+      this.verified.forget(account.profile.apiKey);
       if (account.profile.v2KeyHash) this.activeByV2Hash.delete(account.profile.v2KeyHash);
       evicted++;
     }

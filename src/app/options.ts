@@ -44,6 +44,8 @@ export interface ServerOptions {
   webhookWindowMax?: number;
   /** Index entries one filtered admin listing examines (default SCAN_ENTRIES_MAX; tests make it small). */
   adminScanEntriesMax?: number;
+  /** API keys whose verified secret is remembered (default VERIFIED_SECRETS_MAX; tests make it small). */
+  verifiedSecretsMax?: number;
   /** Replicated mode: this node's role in its group (set by the replicated node, src/app/replicated-node.ts); absent: standalone. */
   replica?: ReplicaRole;
 }

@@ -131,7 +131,7 @@ export function buildParts(config: Config, options: ServerOptions, storage: Stor
     withWebhookMessages: (events, account, order, refill, atMs) => webhooks.outbox.withMessages(events, account, order, refill, atMs),
     serviceTimes: catalog.times,
   };
-  const registry = new Registry(store, wal, clock, actorContext, config.defaultRateLimitPerMinute);
+  const registry = new Registry(store, wal, clock, actorContext, config.defaultRateLimitPerMinute, options.verifiedSecretsMax);
   const sweeper = new IdempotencySweeper(store, wal, clock, actorContext.idempotencyRetentionMs, (tableKey) => registry.idempotencyKeyPending(tableKey));
   // A standalone server is the only node of its group, so always its leader.
   const leases = new LeaseSweeper(store, registry, clock, () => true);

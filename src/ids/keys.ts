@@ -14,11 +14,6 @@ export function newApiSecret(): string {
 }
 
 /**
- * Secrets carry 256 bits of entropy, so a single SHA-256 is enough to make
- * the stored hash useless to an attacker (no dictionary to try); a slow
- * password hash would only cost every request time.
- */
-/**
  * An API v2 key: 32 lowercase hex characters (128 random bits), the shape
  * panels' keys have and some reseller tools check. It is the only
  * credential of API v2: shown once and stored only as its hash.
@@ -27,6 +22,11 @@ export function newV2Key(): string {
   return randomBytes(16).toString('hex');
 }
 
+/**
+ * Secrets carry 256 bits of entropy, so a single SHA-256 is enough to make
+ * the stored hash useless to an attacker (no dictionary to try); a slow
+ * password hash would only cost every request time.
+ */
 export function hashSecret(secret: string): Buffer {
   // One-shot hash: no Hash object per request.
   return hash('sha256', secret, 'buffer');

@@ -134,8 +134,15 @@ describe('error catalogue over HTTP', () => {
     expectError(wrongType, 415, 'VALIDATION');
     const huge = await t.api('POST', '/api/v1/order', t.accounts.alice, { ...order(t.services.main, 10), target: 'https://x.com/' + 'a'.repeat(2000) });
     expectError(huge, 413, 'VALIDATION');
+    for (const type of ['application/json-patch+json', 'application/jsonp', 'text/json']) {
+      expectError(await t.api('POST', '/api/v1/order', t.accounts.alice, JSON.stringify(order(t.services.main, 10)), { 'content-type': type }), 415, 'VALIDATION');
+    }
     expect(await snapshot()).toEqual(before);
     expect((await t.api('GET', '/api/v1/balance', t.accounts.alice)).status).toBe(200);
+    // The media type is read in any case, with parameters and spaces.
+    for (const type of ['application/json', 'Application/JSON', ' application/json ; charset=utf-8']) {
+      expect((await t.api('POST', '/api/v1/order', t.accounts.alice, JSON.stringify(order(t.services.main, 10)), { 'content-type': type })).status).toBe(201);
+    }
   });
 
   it('VALIDATION for a bad Idempotency-Key header', async () => {
