@@ -153,10 +153,10 @@ describe('Subscriptions', () => {
     for (const [fields, error] of cases) expect((await add(fields)).body, JSON.stringify(fields)).toEqual({ error });
     expect((await t.v2({ key, action: 'add', service, username: 'natgeo', min: 10, max: 20 }, { 'Idempotency-Key': 'k1' })).body.error).toMatch(/^Subscriptions are placed without an Idempotency-Key/);
     expect((await t.admin('GET', '/admin/v1/subscriptions')).body.subscriptions.length).toBe(listedBefore);
-    // v1 does not place subscriptions, and says where they are placed.
+    // v1's order route places no subscription, and names the route that does.
     const v1 = await t.api('POST', '/api/v1/order', creds, { service, target: 'https://instagram.com/natgeo', quantity: 10 });
     expect(v1.status).toBe(400);
-    expect(v1.body.message).toMatch(/^Service \d+ takes subscriptions, placed through API v2/);
+    expect(v1.body.message).toMatch(/^Service \d+ takes subscriptions, not orders: place one with POST \/api\/v1\/subscription /);
     // The admin API refuses what it does not read.
     expect((await t.admin('GET', '/admin/v1/subscriptions?state=Active')).body.message).toBe("Query parameter 'state' is not allowed here; allowed: account, status, limit, cursor.");
     const id = (await add({ username: 'natgeo', min: 10, max: 20 })).body.order as number;
