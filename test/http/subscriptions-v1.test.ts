@@ -56,7 +56,7 @@ describe('Subscriptions through API v1', () => {
     const id = placed.body.subscription as number;
     expect(placed.body).toMatchObject({ ok: true, service, status: 'Active', username: 'natgeo', min: 20, max: 40, posts: 3, old_posts: 0, delay: 30, expiry, rate: 0.25, posts_done: 0, orders: [] });
     expect(await credits(t, creds)).toBe(before);
-    // The operator's price change leaves the subscription's rate as it was fixed.
+    // An operator's price change leaves the rate the subscription holds.
     expect((await t.admin('PATCH', `/admin/v1/services/${service}`, { rate: '9' })).status).toBe(200);
     const reports = [
       { post: 'p1', link: 'https://instagram.com/p/p1', quantity: 30 },
