@@ -67,16 +67,17 @@ function shown(ctx: AppContext, sub: SubscriptionRecord): Answer {
   return { status: 200, body: renderSubscription(sub, ordersOf(ctx, sub)) };
 }
 
-/** The one `subscription` query parameter, or why the query is not that. */
+/**
+ * The one `subscription` query parameter, or why the query lacks it. Other
+ * parameters are ignored, as on every v1 GET (cache-busters are common in
+ * client libraries; docs/DECISIONS.md, "HTTP").
+ */
 function statusQuery(query: string): { ok: true; id: string } | { ok: false; error: ErrorOutcome } {
   let params: URLSearchParams;
   try {
     params = new URLSearchParams(query);
   } catch {
     return { ok: false, error: invalid('The query string cannot be decoded.') };
-  }
-  for (const name of params.keys()) {
-    if (name !== 'subscription') return { ok: false, error: invalid(`Query parameter '${name}' is not allowed; pass only subscription: ${STATUS_QUERY}.`) };
   }
   const values = params.getAll('subscription');
   if (values.length !== 1 || values[0] === '') return { ok: false, error: invalid(`Pass the subscription id once: ${STATUS_QUERY}.`) };

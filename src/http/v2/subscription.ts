@@ -14,16 +14,14 @@ import { assert } from '../../platform/index.js';
 import type { AppContext } from '../context.js';
 import { refusedSubscription, subscribeRequest, submitSubscription } from '../orders/subscription-submit.js';
 import type { Exchange } from '../transport/reply.js';
+import { renderV2Error, storedError, v2Sentence } from './errors.js';
 import type { V2Params } from './params.js';
 
 const NOT_SUBSCRIPTION_FIELDS: readonly string[] = ['key', 'action', 'service'];
 const TAKEN = SUBSCRIPTION_FIELDS.map((f) => `'${f}'`).join(', ');
 
 /** The subscription's fields as text, or the first field it does not take (named). */
-function subscriptionFields(params: V2Params, idempotency: string | null): { ok: true; fields: Record<string, string> } | { ok: false; error: ErrorOutcome } {
-  if (idempotency !== null) {
-    return { ok: false, error: errorOutcome('VALIDATION', 'Subscriptions are placed without an Idempotency-Key: a retry could place a second one; send the header only with orders.') };
-  }
+function subscriptionFields(params: V2Params): { ok: true; fields: Record<string, string> } | { ok: false; error: ErrorOutcome } {
   const fields: Record<string, string> = {};
   for (const [name, text] of params) {
     if (NOT_SUBSCRIPTION_FIELDS.includes(name)) continue;
@@ -33,13 +31,23 @@ function subscriptionFields(params: V2Params, idempotency: string | null): { ok:
   return { ok: true, fields };
 }
 
-/** `add` to a Subscriptions service, answered `{"order": N}`; a refusal goes through the actor too, so the ban and the rate limit come first. */
+/**
+ * `add` to a Subscriptions service, answered `{"order": N}`; a refusal goes
+ * through the actor too, so the ban and the rate limit come first. An
+ * Idempotency-Key works as for an order: a replay answers the subscription
+ * the key placed (through either API), or the refusal it remembered, in
+ * this dialect.
+ */
 export function subscribe(ex: Exchange, ctx: AppContext, account: Account, params: V2Params, service: ServiceRecord, idempotency: string | null): void {
-  const read = subscriptionFields(params, idempotency);
-  const request = read.ok ? subscribeRequest(read.fields, service.id, service, null) : refusedSubscription(read.error);
+  const read = subscriptionFields(params);
+  const request = read.ok ? subscribeRequest(read.fields, service.id, service, idempotency) : refusedSubscription(read.error);
   submitSubscription(ex, ctx, account, request, false, (outcome) => {
-    assert(outcome.kind === 'subscribed', 'a subscription add answers a placed subscription', outcome.kind);
-    return { status: 200, body: `{"order":${outcome.subscription.id}}` };
+    if (outcome.kind === 'subscribed') return { status: 200, body: `{"order":${outcome.subscription.id}}` };
+    assert(outcome.kind === 'replay', 'a subscription add answers a placed subscription or a replay', outcome.kind);
+    const { subscription } = outcome.record;
+    if (subscription !== undefined) return { status: 200, body: `{"order":${subscription}}` };
+    // A remembered refusal: the stored v1 error body, told in this dialect.
+    return { status: 200, body: renderV2Error(v2Sentence(storedError(outcome.record.body), null)) };
   });
 }
 
