@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { useServer, type Creds, type TestServer } from '../helpers/server.js';
 import { plainCharge } from '../helpers/plain-money.js';
+import { DAY_MS, ddmmyyyy, subscriptionCustomer, verified } from '../helpers/subscription-setup.js';
 
 /**
  * Subscriptions through API v1 (docs/DECISIONS.md, "Subscriptions"):
@@ -10,24 +11,13 @@ import { plainCharge } from '../helpers/plain-money.js';
  * /api/v1/subscription_cancel` cancels it. Its id is its number, the one
  * API v2 shows. Every answer is held to the OpenAPI document by `t.api`.
  */
-const DAY_MS = 86_400_000;
 /** 0.25 credits a unit, in micro-credits: the service's rate at placement. */
 const RATE_MICRO = 250_000;
-
-function ddmmyyyy(ms: number): string {
-  const d = new Date(ms);
-  return `${String(d.getUTCDate()).padStart(2, '0')}/${String(d.getUTCMonth() + 1).padStart(2, '0')}/${d.getUTCFullYear()}`;
-}
 
 const micro = (credits: number): number => Math.round(credits * 1_000_000);
 
 async function credits(t: TestServer, creds: Creds): Promise<number> {
   return micro((await t.api('GET', '/api/v1/balance', creds)).body.credits);
-}
-
-async function verified(t: TestServer): Promise<void> {
-  const r = await t.admin('GET', '/admin/v1/verify');
-  expect(r.body.report?.firstBroken ?? null, r.text).toBe(null);
 }
 
 async function subscriptionCount(t: TestServer): Promise<number> {
@@ -39,9 +29,7 @@ describe('Subscriptions through API v1', () => {
   let key: string;
   let service: number;
   const t = useServer({}, async (t) => {
-    creds = await t.createAccount('alice', '100');
-    key = await t.issueV2Key(creds.id);
-    service = await t.createService({ name: 'Auto likes', rate: '0.25', min: 10, max: 1000, type: 'Subscriptions' });
+    ({ creds, key, service } = await subscriptionCustomer(t));
   });
   const place = (body: Record<string, unknown>, headers: Record<string, string> = {}, who: Creds = creds) => t.api('POST', '/api/v1/subscription', who, { service, ...body }, headers);
   const status = (id: number | string, who: Creds = creds) => t.api('GET', `/api/v1/subscription_status?subscription=${id}`, who);

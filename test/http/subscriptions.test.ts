@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { useServer, type Creds, type TestServer } from '../helpers/server.js';
 import { plainCharge } from '../helpers/plain-money.js';
+import { DAY_MS, ddmmyyyy, subscriptionCustomer, verified } from '../helpers/subscription-setup.js';
 
 /**
  * Subscriptions (docs/DECISIONS.md, "Subscriptions"): placed through API v2
@@ -11,23 +12,12 @@ import { plainCharge } from '../helpers/plain-money.js';
  * the customer or the operator cancels it; a post reported twice is charged
  * once; verify replays every rule, also after a restart.
  */
-const DAY_MS = 86_400_000;
 /** 0.25 credits a unit, in micro-credits; the service's rate at placement. */
 const RATE_MICRO = 250_000;
-
-function ddmmyyyy(ms: number): string {
-  const d = new Date(ms);
-  return `${String(d.getUTCDate()).padStart(2, '0')}/${String(d.getUTCMonth() + 1).padStart(2, '0')}/${d.getUTCFullYear()}`;
-}
 
 async function credits(t: TestServer, creds: Creds): Promise<number> {
   const text = (await t.api('GET', '/api/v1/balance', creds)).text;
   return Math.round(Number(text.match(/"credits":([0-9.]+)/)![1]) * 1_000_000);
-}
-
-async function verified(t: TestServer): Promise<void> {
-  const r = await t.admin('GET', '/admin/v1/verify');
-  expect(r.body.report?.firstBroken ?? null, r.text).toBe(null);
 }
 
 describe('Subscriptions', () => {
@@ -35,9 +25,7 @@ describe('Subscriptions', () => {
   let key: string;
   let service: number;
   const t = useServer({}, async (t) => {
-    creds = await t.createAccount('alice', '100');
-    key = await t.issueV2Key(creds.id);
-    service = await t.createService({ name: 'Auto likes', rate: '0.25', min: 10, max: 1000, type: 'Subscriptions' });
+    ({ creds, key, service } = await subscriptionCustomer(t));
   });
   const add = (fields: Record<string, string | number>) => t.v2({ key, action: 'add', service, ...fields });
   const post = (id: number, body: Record<string, unknown>) => t.admin('POST', `/admin/v1/subscriptions/${id}/posts`, body);

@@ -11,8 +11,9 @@ import { errorOutcome, type ErrorOutcome } from '../../errors/index.js';
 import { readSubscriptionTerms, subscriptionFingerprint, type ServiceRecord, type SubscribeRequest } from '../../ledger/index.js';
 import type { AppContext } from '../context.js';
 import { deliver, type OutcomeRenderer } from '../transport/deliver.js';
-import { failed, guarded, type Exchange } from '../transport/reply.js';
+import type { Exchange } from '../transport/reply.js';
 import { parseIdempotencyKey } from './idempotency-key.js';
+import { afterVerdict } from './order-submit.js';
 
 /** The subscription the fields ask for on `serviceId` (`service`: the catalogue's record, or null), or why it cannot be read. */
 export function subscribeRequest(fields: Readonly<Record<string, string>>, serviceId: number, service: ServiceRecord | null, idempotencyHeader: string | null): SubscribeRequest {
@@ -35,22 +36,9 @@ export function refusedSubscription(reason: ErrorOutcome): SubscribeRequest {
  * or replayed subscription in the dialect's shape (v1's is renderAnswer's).
  */
 export function submitSubscription(ex: Exchange, ctx: AppContext, account: Account, request: SubscribeRequest, close: boolean, render?: OutcomeRenderer): void {
-  const pending = request.ok ? ctx.forceJoinVerdict?.(account) ?? null : null;
-  if (pending === null) return sendSubscribe(ex, ctx, account, request, close, render);
-  // While Telegram is asked, the request holds a mailbox place, as an order does.
-  const release = account.actor.reserve();
-  if (release === null) return deliver(ex, ctx, account, null, undefined, false, render);
-  const asked = request as Extract<SubscribeRequest, { ok: true }>;
-  pending.then(
-    (forceJoin) => {
-      release();
-      guarded(ctx, ex, () => sendSubscribe(ex, ctx, account, { ...asked, forceJoin }, false, render));
-    },
-    (error: unknown) => {
-      release();
-      failed(ctx, ex, error, 'force-join check failed', 'The server failed to check the Telegram channel membership.');
-    },
-  );
+  if (!request.ok) return sendSubscribe(ex, ctx, account, request, close, render);
+  const pending = ctx.forceJoinVerdict?.(account) ?? null;
+  afterVerdict(ex, ctx, account, pending, render, (forceJoin) => sendSubscribe(ex, ctx, account, forceJoin === null ? request : { ...request, forceJoin }, false, render));
 }
 
 function sendSubscribe(ex: Exchange, ctx: AppContext, account: Account, request: SubscribeRequest, close: boolean, render: OutcomeRenderer | undefined): void {
