@@ -41,25 +41,25 @@ export function submitOrder(ex: Exchange, ctx: AppContext, account: Account, req
   // place for it (the payload is read here only when that can happen).
   const askVerdict = ctx.forceJoinVerdict;
   const pending = askVerdict === null || !readOrderPayload(request.payload, request.service).ok ? null : askVerdict(account);
-  afterVerdict(ex, ctx, account, pending, render, (forceJoin) => sendOrder(ex, ctx, account, forceJoin === null ? request : { ...request, forceJoin }, false, render));
+  // The common path (no channel required) builds no closure.
+  if (pending === null) return sendOrder(ex, ctx, account, request, false, render);
+  afterVerdict(ex, ctx, account, pending, render, (forceJoin) => sendOrder(ex, ctx, account, { ...request, forceJoin }, false, render));
 }
 
 /**
- * Runs `send` with the force-join verdict: at once with null when none is
- * asked for (`pending` null), else once Telegram answers. While Telegram is
- * asked, the request holds a mailbox place: a client cannot park more
- * requests on one check than the wallet's mailbox takes. Orders and
- * subscriptions wait for it alike.
+ * Runs `send` with the force-join verdict once Telegram answers. While
+ * Telegram is asked, the request holds a mailbox place: a client cannot
+ * park more requests on one check than the wallet's mailbox takes. Orders
+ * and subscriptions wait for it alike.
  */
 export function afterVerdict(
   ex: Exchange,
   ctx: AppContext,
   account: Account,
-  pending: Promise<ForceJoinVerdict> | null,
+  pending: Promise<ForceJoinVerdict>,
   render: OutcomeRenderer | undefined,
-  send: (forceJoin: ForceJoinVerdict | null) => void,
+  send: (forceJoin: ForceJoinVerdict) => void,
 ): void {
-  if (pending === null) return send(null);
   const release = account.actor.reserve();
   if (release === null) return deliver(ex, ctx, account, null, undefined, false, render);
   pending.then(

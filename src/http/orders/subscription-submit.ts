@@ -38,7 +38,8 @@ export function refusedSubscription(reason: ErrorOutcome): SubscribeRequest {
 export function submitSubscription(ex: Exchange, ctx: AppContext, account: Account, request: SubscribeRequest, close: boolean, render?: OutcomeRenderer): void {
   if (!request.ok) return sendSubscribe(ex, ctx, account, request, close, render);
   const pending = ctx.forceJoinVerdict?.(account) ?? null;
-  afterVerdict(ex, ctx, account, pending, render, (forceJoin) => sendSubscribe(ex, ctx, account, forceJoin === null ? request : { ...request, forceJoin }, false, render));
+  if (pending === null) return sendSubscribe(ex, ctx, account, request, false, render);
+  afterVerdict(ex, ctx, account, pending, render, (forceJoin) => sendSubscribe(ex, ctx, account, { ...request, forceJoin }, false, render));
 }
 
 function sendSubscribe(ex: Exchange, ctx: AppContext, account: Account, request: SubscribeRequest, close: boolean, render: OutcomeRenderer | undefined): void {
