@@ -21,7 +21,7 @@ interface Gathered {
   cancel: 'order' | 'service';
   refill: 'order' | 'service' | 'refillId';
   'refill-status': 'order' | 'orderId';
-  subscribe: 'number';
+  subscribe: 'number' | 'prior';
   'subscription-post': 'subscription' | 'prior' | 'orderId' | 'seq' | 'number';
   'subscription-status': 'subscription';
 }

@@ -248,7 +248,7 @@ export class WalletActor {
       // A new array when there are messages: the decision's own is left as it is.
       entry.events = this.ctx.withWebhookMessages(decision.events, this.id, order, decision.refill, now.wallMs);
     }
-    const idem = decision.remember === null || command.kind !== 'order' ? null : this.remember(decision, command.requestId, now.wallMs);
+    const idem = decision.remember === null || (command.kind !== 'order' && command.kind !== 'subscribe') ? null : this.remember(decision, command.requestId, now.wallMs);
     if (idem !== null) {
       const tableKey = idempotencyTableKey(this.id, idem.key);
       puts.push({ table: 'idempotency', key: tableKey, value: idem.record });
@@ -308,8 +308,11 @@ export class WalletActor {
       }
       case 'refill-status':
         return Object.assign({}, request, { orderId: request.stored.order, order: this.latestOrder(request.stored.order) });
-      case 'subscribe':
-        return Object.assign({}, request, { number: this.ctx.orderNumbers.peek() });
+      case 'subscribe': {
+        const idem = request.request.ok ? request.request.idempotency : null;
+        const prior = idem === null ? null : this.findKey(idem.key, now.wallMs);
+        return Object.assign({}, request, { number: this.ctx.orderNumbers.peek(), prior });
+      }
       case 'subscription-status':
         return Object.assign({}, request, { subscription: this.latestSubscription(request.subscriptionId) });
       case 'subscription-post': {
@@ -359,7 +362,9 @@ export class WalletActor {
   private remember(decision: Decision, requestId: string, wallMs: number): { key: string; record: IdempotencyRecord } {
     const { key, fingerprint } = decision.remember!;
     const { status, body } = this.ctx.renderAnswer(decision.outcome, requestId);
-    return { key, record: { fingerprint, status, body, order: decision.order?.id ?? null, atMs: wallMs } };
+    const record: IdempotencyRecord = { fingerprint, status, body, order: decision.order?.id ?? null, atMs: wallMs };
+    if (decision.outcome.kind === 'subscribed') record.subscription = decision.outcome.subscription.id;
+    return { key, record };
   }
 
   /** Counts a waiting reply in the mailbox until its promise settles. */

@@ -1,7 +1,7 @@
 /**
  * The fetch the typed client sends its requests with: it retries, a bounded
- * number of times, what is safe to retry, and gives every order an
- * Idempotency-Key so that a retried order is placed once.
+ * number of times, what is safe to retry, and gives every order and
+ * subscription an Idempotency-Key so that a retried one is placed once.
  *
  * - 429 and 503 are retried for every request: the server answers them
  *   before carrying anything out. The wait is the answer's Retry-After; an
@@ -28,13 +28,14 @@ export interface RetryOptions {
 
 const RETRIED_STATUSES = new Set([429, 503]);
 const REPEATABLE_METHODS = new Set(['GET', 'HEAD', 'DELETE']);
-const ORDER_PATH = /\/api\/v1\/order$/;
+/** The POSTs that place something: an order or a subscription, each placed once under its key. */
+const PLACING_PATH = /\/api\/v1\/(?:order|subscription)$/;
 
 const timer = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** An order without an Idempotency-Key gets a fresh one; every other request is sent as it is. */
+/** An order or a subscription without an Idempotency-Key gets a fresh one; every other request is sent as it is. */
 function withIdempotencyKey(request: Request): Request {
-  if (request.method !== 'POST' || !ORDER_PATH.test(new URL(request.url).pathname) || request.headers.has('idempotency-key')) return request;
+  if (request.method !== 'POST' || !PLACING_PATH.test(new URL(request.url).pathname) || request.headers.has('idempotency-key')) return request;
   const headers = new Headers(request.headers);
   headers.set('Idempotency-Key', crypto.randomUUID());
   return new Request(request, { headers });

@@ -15,7 +15,7 @@ export const ERRORS = {
   VALIDATION: { status: 400, meaning: 'Bad payload, query or header (413 body too large, 415 wrong content type, 431 headers too large).' },
   NOT_FOUND: { status: 404, meaning: "Unknown route, or an order that is not this account's." },
   METHOD: { status: 405, meaning: 'The route exists but not with this HTTP method (Allow lists the right ones).' },
-  CONFLICT: { status: 409, meaning: 'Admin API: the order cannot make that move (it is final, or the move goes backwards), or a verify or snapshot is already running.' },
+  CONFLICT: { status: 409, meaning: 'The order or subscription cannot make that move (it is final, or the move goes backwards), or (admin API) a verify or snapshot is already running.' },
   LEDGER: { status: 409, meaning: 'Admin API: the ledger does not verify; the message names the first broken invariant.' },
   IDEMPOTENCY: { status: 422, meaning: 'Idempotency-Key reused with a different payload.' },
   INTERNAL: { status: 500, meaning: 'Server fault.' },

@@ -61,7 +61,7 @@ export function readOrderPayload(payload: OrderPayload, service: ServiceRecord |
   const { serviceId, target } = payload;
   if (service === null) return { ok: true, input: { serviceId, target, quantity: payload.quantity ?? 0 } };
   if (service.type === 'Subscriptions') {
-    const message = `Service ${service.id} takes subscriptions, placed through API v2 (action=add with username, min, max, posts, delay, expiry); each post's delivery becomes an order of its own.`;
+    const message = `Service ${service.id} takes subscriptions, not orders: place one with POST /api/v1/subscription {service, username, min, max, posts, old_posts, delay, expiry} (API v2: action=add with the same fields); each post's delivery becomes an order of its own.`;
     return { ok: false, error: errorOutcome('VALIDATION', message) };
   }
   const typed = readOrderInputs(service.type, service.dripfeed, payload);
@@ -139,8 +139,12 @@ export type Command = Readonly<
   | { kind: 'refill'; orderId: string; order: OrderRecord | null; service: ServiceRecord | null; refillId: number }
   /** The operator moves a refill; `stored` is its durable row, `order` is gathered. */
   | { kind: 'refill-status'; stored: RefillRecord; orderId: string; order: OrderRecord | null; to: RefillStatus; reason?: string }
-  /** A customer places a subscription (subscription-decide.ts); `number` is gathered, its id if it is placed. */
-  | { kind: 'subscribe'; channel: Channel; request: SubscribeRequest; number: number }
+  /**
+   * A customer places a subscription (subscription-decide.ts); `number` is
+   * gathered, its id if it is placed, and so is `prior`, the record stored
+   * under the request's Idempotency-Key (within retention), or null.
+   */
+  | { kind: 'subscribe'; requestId: string; channel: Channel; request: SubscribeRequest; number: number; prior: IdempotencyRecord | null }
   /** The processing system reports a post of a subscription; `subscription` and the report's gathered fields are gathered. */
   | ({ kind: 'subscription-post'; subscriptionId: number; subscription: SubscriptionRecord | null } & PostReport)
   /** The customer or the operator cancels a subscription, or the sweep expires it; `subscription` is gathered. */
@@ -152,7 +156,14 @@ export type Command = Readonly<
 
 /** A subscription as the front end read it, with the force-join verdict, or why it could not be read. */
 export type SubscribeRequest =
-  | { readonly ok: true; readonly terms: SubscriptionTerms; readonly service: ServiceRecord | null; readonly forceJoin: ForceJoinVerdict | null }
+  | {
+      readonly ok: true;
+      readonly terms: SubscriptionTerms;
+      readonly service: ServiceRecord | null;
+      /** The key and subscriptionFingerprint(terms), or null when none was sent. */
+      readonly idempotency: { readonly key: string; readonly fingerprint: string } | null;
+      readonly forceJoin: ForceJoinVerdict | null;
+    }
   | { readonly ok: false; readonly reason: ErrorOutcome };
 
 /** A claim: the worker a pending order moves to processing for, and when its lease ends. */
@@ -286,15 +297,32 @@ export function decide(state: WalletState, command: Command, now: Now): Decision
   }
 }
 
-/** A subscription: VALIDATION, then SERVICE and QTY (decideSubscribe), then FORCEJOIN, after the ban and the rate limit. */
+/**
+ * A subscription: VALIDATION, then SERVICE and QTY (decideSubscribe), then
+ * FORCEJOIN, after the ban and the rate limit. Its Idempotency-Key works
+ * as an order's (decideOrder): the same key and terms replay the first
+ * answer, other terms are refused, and the placement or a business
+ * refusal (SERVICE, QTY, a FORCEJOIN that Telegram answered) is remembered
+ * in its commit, so a retried place never creates a second subscription.
+ */
 function decideSubscribeRequest(state: WalletState, command: Extract<Command, { kind: 'subscribe' }>, now: Now, rate: BucketVerdict): Decision {
-  const { request } = command;
+  const { request, prior } = command;
   if (!request.ok) return refused(state, request.reason, rate);
-  const verdict = decideSubscribe(state.wallet, request.terms, request.service, command.number, command.channel, now.wallMs);
-  if (verdict.outcome.kind === 'subscribed' && request.forceJoin !== null && !request.forceJoin.joined) {
-    return refused(state, errorOutcome('FORCEJOIN', request.forceJoin.message, { join_link: request.forceJoin.joinLink }), rate);
+  const idem = request.idempotency;
+  if (idem !== null && prior !== null) {
+    if (prior.fingerprint === idem.fingerprint) return result(state, { kind: 'replay', record: prior }, rate);
+    return refused(state, errorOutcome('IDEMPOTENCY', 'This Idempotency-Key was already used with a different payload; use a new key for a new subscription.'), rate);
   }
-  return fromSubscription(state, verdict, rate);
+  const verdict = decideSubscribe(state.wallet, request.terms, request.service, command.number, command.channel, now.wallMs, idem?.key ?? null);
+  if (verdict.outcome.kind === 'subscribed' && request.forceJoin !== null && !request.forceJoin.joined) {
+    const { message, joinLink, transient } = request.forceJoin;
+    return rejectOrder(state, { kind: 'error', error: errorOutcome('FORCEJOIN', message, { join_link: joinLink }), transient }, idem, rate, now);
+  }
+  const outcome = verdict.outcome;
+  if (outcome.kind === 'error' && outcome.error.code !== 'VALIDATION') return rejectOrder(state, { kind: 'error', error: outcome.error }, idem, rate, now);
+  const decision = fromSubscription(state, verdict, rate);
+  if (outcome.kind === 'subscribed') decision.remember = idem;
+  return decision;
 }
 
 /** A subscription verdict as the wallet's decision. */

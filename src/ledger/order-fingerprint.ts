@@ -1,5 +1,6 @@
 /**
- * The Idempotency-Key fingerprint: what binds a key to its order's payload.
+ * The Idempotency-Key fingerprint: what binds a key to its order's (or
+ * subscription's) payload.
  * DESIGN.md: the same key and payload replay the first answer, a different
  * payload is 422 IDEMPOTENCY. "The same payload" means what the client
  * sent, not how the catalogue reads it today: the operator may change a
@@ -8,6 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import { ORDER_INPUT_FIELDS, type OrderPayload } from './order-types.js';
+import type { SubscriptionTerms } from './subscription-record.js';
 
 /** The fields the fingerprint covers by position, and those it names when present. */
 const POSITIONAL_COUNT = 6;
@@ -27,6 +29,17 @@ export function orderFingerprint(payload: OrderPayload): string {
   const fields: unknown[] = [payload.serviceId, payload.target, ...POSITIONAL.map((field) => payload[field] ?? null)];
   for (const field of NAMED) if (payload[field] !== undefined) fields.push([field, payload[field]]);
   return sha256(JSON.stringify(fields));
+}
+
+/**
+ * A subscription's terms as read (an absent field and its default are one
+ * term), led by a word no order's fingerprint starts with: a key used for
+ * an order and then for a subscription, or the other way round, is a
+ * different payload (422 IDEMPOTENCY).
+ */
+export function subscriptionFingerprint(terms: SubscriptionTerms): string {
+  const { service, username, min, max, posts, oldPosts, delayMinutes, expiryMs } = terms;
+  return sha256(JSON.stringify(['subscription', service, username, min, max, posts, oldPosts, delayMinutes, expiryMs]));
 }
 
 function sha256(text: string): string {

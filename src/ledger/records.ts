@@ -151,7 +151,10 @@ export interface IdempotencyRecord {
   fingerprint: string;
   status: number;
   body: string;
+  /** The order its answer placed (null for a refusal or a subscription). */
   order: string | null;
+  /** The subscription its answer placed, when the key was sent with a subscription. */
+  subscription?: number;
   atMs: number;
 }
 
@@ -244,7 +247,7 @@ export type LogEvent =
    * its posts' orders are order.placed events naming it. `subscription` is
    * its id, a number of the orders' sequence.
    */
-  | ({ type: 'subscription.placed'; atMs: number; account: number; subscription: number; rate: number; channel: Channel } & SubscriptionTerms)
+  | ({ type: 'subscription.placed'; atMs: number; account: number; subscription: number; rate: number; channel: Channel; idempotencyKey?: string } & SubscriptionTerms)
   /** A subscription's status moved (paused for funds, resumed, completed, expired, canceled). Moves no money. */
   | { type: 'subscription.status'; atMs: number; account: number; subscription: number; from: SubscriptionStatus; to: SubscriptionStatus; reason?: string }
   | {

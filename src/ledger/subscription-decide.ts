@@ -74,8 +74,20 @@ function expiredNow(wallet: WalletRecord, sub: SubscriptionRecord, atMs: number)
   return refusedWith(wallet, errorOutcome('CONFLICT', `Subscription ${sub.id} expired at the end of ${expiryText(sub.expiryMs!)}; it takes no more posts.`), [event], record);
 }
 
-/** Places a subscription: checks its terms against its service and the date, fixes the rate; no money moves. */
-export function decideSubscribe(wallet: WalletRecord, terms: SubscriptionTerms, service: ServiceRecord | null, number: number, channel: Channel, atMs: number): SubscriptionVerdict {
+/**
+ * Places a subscription: checks its terms against its service and the
+ * date, fixes the rate; no money moves. Its event names the
+ * Idempotency-Key it was placed with, as an order's does.
+ */
+export function decideSubscribe(
+  wallet: WalletRecord,
+  terms: SubscriptionTerms,
+  service: ServiceRecord | null,
+  number: number,
+  channel: Channel,
+  atMs: number,
+  idempotencyKey: string | null,
+): SubscriptionVerdict {
   if (service === null || !service.enabled) return refusedWith(wallet, errorOutcome('SERVICE', `Service ${terms.service} does not exist or is disabled.`));
   const problem = subscriptionTermsProblem(terms, service, atMs);
   // No min/max extra on QTY: API v2 then tells the sentence, which names both fields, not an order's quantity phrase.
@@ -92,7 +104,8 @@ export function decideSubscribe(wallet: WalletRecord, terms: SubscriptionTerms, 
     createdAtMs: atMs,
     updatedAtMs: atMs,
   };
-  const event: LogEvent = { type: 'subscription.placed', atMs, account: wallet.id, subscription: number, ...terms, rate: service.rate, channel };
+  const event: Extract<LogEvent, { type: 'subscription.placed' }> = { type: 'subscription.placed', atMs, account: wallet.id, subscription: number, ...terms, rate: service.rate, channel };
+  if (idempotencyKey !== null) event.idempotencyKey = idempotencyKey;
   return { wallet, events: [event], outcome: { kind: 'subscribed', subscription }, subscription, order: null };
 }
 

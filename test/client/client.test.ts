@@ -89,6 +89,23 @@ describe('typed client', () => {
     expect(balance.data!.credits).toBe(95);
   });
 
+  it('places a subscription whose answer was lost once, under one Idempotency-Key, then reads and cancels it, all typed', async () => {
+    const service = (await t.admin('POST', '/admin/v1/services', { platform: 'instagram', name: 'Auto likes', rate: '0.25', min: 10, max: 100, type: 'Subscriptions' })).body.service.id as number;
+    const attempts: Attempt[] = [];
+    const api = client(t.accounts.alice, { fetch: recordingFetch(attempts, new Set([1])), sleep: clockSleep([]) });
+    const placed = await api.POST('/api/v1/subscription', { body: { service, username: 'natgeo', min: 10, max: 20, posts: 3 } });
+    expect(placed.response.status).toBe(201);
+    expect(placed.response.headers.get('idempotent-replayed')).toBe('true');
+    expect(attempts.map((a) => a.key)).toEqual([attempts[0]!.key, attempts[0]!.key]);
+    expect(attempts[0]!.key).toMatch(/^[0-9a-f-]{36}$/);
+    const id = placed.data!.subscription;
+    const shown = await api.GET('/api/v1/subscription_status', { params: { query: { subscription: id } } });
+    expect(shown.data).toMatchObject({ ok: true, subscription: id, status: 'Active', posts: 3, posts_done: 0, orders: [] });
+    const canceled = await api.POST('/api/v1/subscription_cancel', { body: { subscription: id } });
+    expect(canceled.data?.status).toBe('Canceled');
+    expect((await t.admin('GET', `/admin/v1/subscriptions?account=${t.accounts.alice.id}`)).body.subscriptions).toHaveLength(1);
+  });
+
   it("keeps the caller's own Idempotency-Key on every attempt", async () => {
     const attempts: Attempt[] = [];
     const api = client(t.accounts.alice, { fetch: recordingFetch(attempts, new Set([1, 2])), sleep: clockSleep([]) });

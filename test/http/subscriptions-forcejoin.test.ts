@@ -3,7 +3,7 @@ import { forceJoinConfigFromEnv } from '../../src/forcejoin/index.js';
 import { FakeBotApi } from '../forcejoin/fake-bot-api.js';
 import { useServer } from '../helpers/server.js';
 
-/** Placing a subscription is ordering: the required Telegram channel is checked as for an order (fake Bot API over HTTP). */
+/** Placing a subscription is ordering: the required Telegram channel is checked as for an order, through v2 and v1 (fake Bot API over HTTP). */
 describe('Telegram force-join on a subscription', () => {
   let bot: FakeBotApi;
   beforeAll(async () => {
@@ -23,5 +23,18 @@ describe('Telegram force-join on a subscription', () => {
     await t.admin('POST', `/admin/v1/accounts/${creds.id}/forcejoin`, { telegram_user_id: 77 });
     bot.setMember(77, 'member');
     expect((await t.v2(subscription)).body).toEqual({ order: expect.any(Number) });
+  });
+
+  it('refuses one placed through v1 the same way (403 FORCEJOIN with the join link), and places it once the account has joined', async () => {
+    const service = await t.createService({ name: 'Auto likes', rate: '0.5', min: 10, max: 100, type: 'Subscriptions' });
+    const creds = await t.createAccount('tg1', '10');
+    const body = { service, username: 'natgeo', min: 10, max: 20 };
+    const refused = await t.api('POST', '/api/v1/subscription', creds, body);
+    expect(refused.status).toBe(403);
+    expect(refused.body).toMatchObject({ error: 'FORCEJOIN', join_link: bot.joinLink });
+    expect((await t.admin('GET', `/admin/v1/subscriptions?account=${creds.id}`)).body.subscriptions).toEqual([]);
+    await t.admin('POST', `/admin/v1/accounts/${creds.id}/forcejoin`, { telegram_user_id: 78 });
+    bot.setMember(78, 'member');
+    expect((await t.api('POST', '/api/v1/subscription', creds, body)).status).toBe(201);
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { useServer, type Creds, type TestServer } from '../helpers/server.js';
 import { plainCharge } from '../helpers/plain-money.js';
+import { DAY_MS, ddmmyyyy, subscriptionCustomer, verified } from '../helpers/subscription-setup.js';
 
 /**
  * Subscriptions (docs/DECISIONS.md, "Subscriptions"): placed through API v2
@@ -11,23 +12,12 @@ import { plainCharge } from '../helpers/plain-money.js';
  * the customer or the operator cancels it; a post reported twice is charged
  * once; verify replays every rule, also after a restart.
  */
-const DAY_MS = 86_400_000;
 /** 0.25 credits a unit, in micro-credits; the service's rate at placement. */
 const RATE_MICRO = 250_000;
-
-function ddmmyyyy(ms: number): string {
-  const d = new Date(ms);
-  return `${String(d.getUTCDate()).padStart(2, '0')}/${String(d.getUTCMonth() + 1).padStart(2, '0')}/${d.getUTCFullYear()}`;
-}
 
 async function credits(t: TestServer, creds: Creds): Promise<number> {
   const text = (await t.api('GET', '/api/v1/balance', creds)).text;
   return Math.round(Number(text.match(/"credits":([0-9.]+)/)![1]) * 1_000_000);
-}
-
-async function verified(t: TestServer): Promise<void> {
-  const r = await t.admin('GET', '/admin/v1/verify');
-  expect(r.body.report?.firstBroken ?? null, r.text).toBe(null);
 }
 
 describe('Subscriptions', () => {
@@ -35,9 +25,7 @@ describe('Subscriptions', () => {
   let key: string;
   let service: number;
   const t = useServer({}, async (t) => {
-    creds = await t.createAccount('alice', '100');
-    key = await t.issueV2Key(creds.id);
-    service = await t.createService({ name: 'Auto likes', rate: '0.25', min: 10, max: 1000, type: 'Subscriptions' });
+    ({ creds, key, service } = await subscriptionCustomer(t));
   });
   const add = (fields: Record<string, string | number>) => t.v2({ key, action: 'add', service, ...fields });
   const post = (id: number, body: Record<string, unknown>) => t.admin('POST', `/admin/v1/subscriptions/${id}/posts`, body);
@@ -151,12 +139,11 @@ describe('Subscriptions', () => {
     ];
     const listedBefore = (await t.admin('GET', '/admin/v1/subscriptions')).body.subscriptions.length;
     for (const [fields, error] of cases) expect((await add(fields)).body, JSON.stringify(fields)).toEqual({ error });
-    expect((await t.v2({ key, action: 'add', service, username: 'natgeo', min: 10, max: 20 }, { 'Idempotency-Key': 'k1' })).body.error).toMatch(/^Subscriptions are placed without an Idempotency-Key/);
     expect((await t.admin('GET', '/admin/v1/subscriptions')).body.subscriptions.length).toBe(listedBefore);
-    // v1 does not place subscriptions, and says where they are placed.
+    // v1's order route places no subscription, and names the route that does.
     const v1 = await t.api('POST', '/api/v1/order', creds, { service, target: 'https://instagram.com/natgeo', quantity: 10 });
     expect(v1.status).toBe(400);
-    expect(v1.body.message).toMatch(/^Service \d+ takes subscriptions, placed through API v2/);
+    expect(v1.body.message).toMatch(/^Service \d+ takes subscriptions, not orders: place one with POST \/api\/v1\/subscription /);
     // The admin API refuses what it does not read.
     expect((await t.admin('GET', '/admin/v1/subscriptions?state=Active')).body.message).toBe("Query parameter 'state' is not allowed here; allowed: account, status, limit, cursor.");
     const id = (await add({ username: 'natgeo', min: 10, max: 20 })).body.order as number;

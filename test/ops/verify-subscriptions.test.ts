@@ -62,3 +62,28 @@ describe('verify of subscriptions', () => {
     expect(broken).toMatch(/^Subscription check failed at seq \d+ \(account 1, order \S+\): the post's order breaks subscription \d+: quantity 15 is outside 10\.\.12\.$/);
   });
 });
+
+describe('verify of the Idempotency-Key a subscription was placed with', () => {
+  it('holds for a key that names its own subscription, and names a key that points at another account\'s', async () => {
+    let dir = '';
+    const broken: (string | null)[] = [];
+    await withServer({}, async (t) => {
+      const service = await t.createService({ name: 'Auto likes', rate: '0.5', min: 10, max: 100, type: 'Subscriptions' });
+      const alice = await t.createAccount('alice', '10');
+      const bob = await t.createAccount('bob', '10');
+      const body = { service, username: 'natgeo', min: 10, max: 20 };
+      expect((await t.api('POST', '/api/v1/subscription', alice, body, { 'Idempotency-Key': 'k' })).status).toBe(201);
+      const bobs = (await t.api('POST', '/api/v1/subscription', bob, body)).body.subscription as number;
+      dir = t.dir;
+      await t.server.close();
+      broken.push((await verifyDirectory(dir)).firstBroken);
+      const store = openStore(dir);
+      const row = store.tables.idempotency.get(`${alice.id}:k`) as Record<string, unknown>;
+      expect(row.subscription).toBeGreaterThan(0);
+      store.tables.idempotency.putSync(`${alice.id}:k`, { ...row, subscription: bobs } as never);
+      await store.close();
+      broken.push((await verifyDirectory(dir)).firstBroken);
+      expect(broken).toEqual([null, `Idempotency check failed at account ${alice.id}: the idempotency key "k" points at subscription ${bobs}, which account ${alice.id} did not place.`]);
+    });
+  });
+});

@@ -5,7 +5,7 @@
  */
 import type { Account } from '../../actors/index.js';
 import { parsePositiveId } from '../../ids/index.js';
-import type { OrderRecord, RefillRecord } from '../../ledger/index.js';
+import type { OrderRecord, RefillRecord, SubscriptionRecord } from '../../ledger/index.js';
 import type { AppContext } from '../context.js';
 
 /** The account's order with this public id (v1), or null. */
@@ -26,4 +26,11 @@ export function ownRefill(ctx: AppContext, account: Account, text: string): Refi
   const refillId = parsePositiveId(text);
   const refill = refillId === null ? undefined : (ctx.store.tables.refills.get(refillId) as RefillRecord | undefined);
   return refill === undefined || refill.account !== account.profile.id ? null : refill;
+}
+
+/** The account's subscription with this id (both dialects name it by its number), or null (unknown, malformed and other accounts' ids alike). */
+export function ownSubscription(ctx: AppContext, account: Account, text: string): SubscriptionRecord | null {
+  const id = parsePositiveId(text);
+  const sub = id === null ? undefined : (ctx.store.tables.subscriptions.get(id) as SubscriptionRecord | undefined);
+  return sub === undefined || sub.account !== account.profile.id ? null : sub;
 }

@@ -7,7 +7,7 @@
  */
 import type { Account } from '../../actors/index.js';
 import type { ErrorOutcome } from '../../errors/index.js';
-import { orderFingerprint, readOrderPayload, type OrderPayload, type OrderRequest, type ServiceRecord } from '../../ledger/index.js';
+import { orderFingerprint, readOrderPayload, type ForceJoinVerdict, type OrderPayload, type OrderRequest, type ServiceRecord } from '../../ledger/index.js';
 import type { Answer } from '../transport/answer.js';
 import type { AppContext } from '../context.js';
 import { deliver, type OutcomeRenderer } from '../transport/deliver.js';
@@ -40,17 +40,32 @@ export function submitOrder(ex: Exchange, ctx: AppContext, account: Account, req
   // neither of which needs the verdict: no Telegram call and no mailbox
   // place for it (the payload is read here only when that can happen).
   const askVerdict = ctx.forceJoinVerdict;
-  if (askVerdict === null || !readOrderPayload(request.payload, request.service).ok) return sendOrder(ex, ctx, account, request, false, render);
-  const pending = askVerdict(account);
+  const pending = askVerdict === null || !readOrderPayload(request.payload, request.service).ok ? null : askVerdict(account);
+  // The common path (no channel required) builds no closure.
   if (pending === null) return sendOrder(ex, ctx, account, request, false, render);
-  // While Telegram is asked, the order holds a mailbox place: a client cannot
-  // park more orders on one check than the wallet's mailbox takes.
+  afterVerdict(ex, ctx, account, pending, render, (forceJoin) => sendOrder(ex, ctx, account, { ...request, forceJoin }, false, render));
+}
+
+/**
+ * Runs `send` with the force-join verdict once Telegram answers. While
+ * Telegram is asked, the request holds a mailbox place: a client cannot
+ * park more requests on one check than the wallet's mailbox takes. Orders
+ * and subscriptions wait for it alike.
+ */
+export function afterVerdict(
+  ex: Exchange,
+  ctx: AppContext,
+  account: Account,
+  pending: Promise<ForceJoinVerdict>,
+  render: OutcomeRenderer | undefined,
+  send: (forceJoin: ForceJoinVerdict) => void,
+): void {
   const release = account.actor.reserve();
   if (release === null) return deliver(ex, ctx, account, null, undefined, false, render);
   pending.then(
     (forceJoin) => {
       release();
-      guarded(ctx, ex, () => sendOrder(ex, ctx, account, { ...request, forceJoin }, false, render));
+      guarded(ctx, ex, () => send(forceJoin));
     },
     (error: unknown) => {
       release();

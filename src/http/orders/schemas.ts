@@ -21,6 +21,11 @@ import {
   KEYWORD_LINES_MAX,
   ORDER_TYPE_NAMES,
   RUNS_MAX,
+  SUBSCRIPTION_EXPIRY_DAYS_MAX,
+  SUBSCRIPTION_OLD_POSTS_MAX,
+  SUBSCRIPTION_ORDERS_KEPT,
+  SUBSCRIPTION_POSTS_MAX,
+  SUBSCRIPTION_STATUSES,
   URL_CHARS_MAX,
   USERNAME_CHARS_MAX,
   USERNAME_LINES_MAX,
@@ -68,6 +73,36 @@ export const OrderBody = Type.Object(
   { additionalProperties: false },
 );
 export type OrderBody = Static<typeof OrderBody>;
+
+/**
+ * POST /api/v1/subscription. Integers are JSON integers, as an order's
+ * quantity; their ranges and the expiry's form are checked by the same
+ * reader as API v2's fields (src/ledger/subscription-terms.ts), whose
+ * sentences name the rule, and documented by SUBSCRIPTION_BODY_RULES.
+ */
+export const SubscriptionBody = Type.Object(
+  {
+    service: Type.Integer({ minimum: 1, maximum: SAFE, description: 'Service id from GET /api/v1/services; a service of type Subscriptions.' }),
+    username: Type.String({ maxLength: USERNAME_CHARS_MAX + 2, description: `The account whose new posts are delivered to (one word of at most ${USERNAME_CHARS_MAX} characters).` }),
+    min: Type.Integer({ minimum: -SAFE, maximum: SAFE, description: "The fewest units delivered to each post; min..max must lie within the service's min..max." }),
+    max: Type.Integer({ minimum: -SAFE, maximum: SAFE, description: 'The most units delivered to each post; at least min.' }),
+    posts: Type.Optional(Type.Integer({ minimum: -SAFE, maximum: SAFE, description: `New posts to deliver to, 0 to ${SUBSCRIPTION_POSTS_MAX}; 0 or absent: no limit.` })),
+    old_posts: Type.Optional(Type.Integer({ minimum: -SAFE, maximum: SAFE, description: `Posts already made that are delivered to as well, 0 to ${SUBSCRIPTION_OLD_POSTS_MAX}; default 0.` })),
+    delay: Type.Optional(Type.Integer({ minimum: -SAFE, maximum: SAFE, description: 'Minutes to wait after a post before delivering to it; default 0.' })),
+    expiry: Type.Optional(
+      Type.Union([Type.String({ maxLength: 10 }), Type.Null()], {
+        description: `The last day (UTC) it runs, as DD/MM/YYYY, at most ${SUBSCRIPTION_EXPIRY_DAYS_MAX} days ahead; null or absent: no end.`,
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** POST /api/v1/subscription_cancel. */
+export const SubscriptionCancelBody = Type.Object(
+  { subscription: Type.Integer({ minimum: 1, maximum: SAFE, description: 'The subscription id from POST /api/v1/subscription.' }) },
+  { additionalProperties: false },
+);
 
 const Money = (description: string) => Type.Number({ description: `${description} Exact decimal, at most 6 decimal places.` });
 
@@ -143,6 +178,35 @@ export const Schemas = {
   OrderStatus: Type.Object({
     ok: Type.Literal(true),
     ...STATUS_FIELDS,
+  }),
+  Subscription: Type.Object({
+    ok: Type.Literal(true),
+    subscription: Type.Integer({ minimum: 1, description: 'The subscription id: a number of the orders\' sequence, the id API v2 and the operator use too.' }),
+    service: Type.Integer(),
+    status: Type.Union(SUBSCRIPTION_STATUSES.map((s) => Type.Literal(s)), {
+      description: 'Active; Paused (a post found too few credits; the next post the wallet can pay for resumes it); Completed, Expired and Canceled are final.',
+    }),
+    username: Type.String(),
+    min: Type.Integer(),
+    max: Type.Integer(),
+    posts: Type.Integer({ description: 'New posts asked for; 0: no limit.' }),
+    old_posts: Type.Integer(),
+    delay: Type.Integer({ description: 'Minutes.' }),
+    expiry: Type.Union([Type.String(), Type.Null()], { description: 'The last day it runs (DD/MM/YYYY, UTC), or null for no end.' }),
+    expires_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When it ends (ISO 8601 UTC), or null.' }),
+    rate: Money('Credits per unit, fixed when it was placed: every post is charged at it.'),
+    posts_done: Type.Integer({ minimum: 0, description: 'Posts delivered to so far, each an order.' }),
+    orders: Type.Array(
+      Type.Object({
+        order: Type.String({ description: 'The order id, as GET /api/v1/status takes it.' }),
+        number: OrderNumber,
+        status: STATUS_FIELDS.status,
+        charge: Money('quantity × the fixed rate.'),
+      }),
+      { maxItems: SUBSCRIPTION_ORDERS_KEPT, description: `Its latest ${SUBSCRIPTION_ORDERS_KEPT} orders, one per post, oldest first.` },
+    ),
+    created_at: Type.String({ format: 'date-time' }),
+    updated_at: Type.String({ format: 'date-time' }),
   }),
 };
 

@@ -8,8 +8,8 @@
 import { renderError } from '../../errors/index.js';
 import type { Outcome } from '../../ledger/index.js';
 import { formatMicro } from '../../money/index.js';
-import { InvariantError } from '../../platform/index.js';
-import { renderBalance, renderOrderPlaced } from '../../wire/index.js';
+import { assert, InvariantError } from '../../platform/index.js';
+import { renderBalance, renderOrderPlaced, renderSubscription } from '../../wire/index.js';
 
 export interface Answer {
   status: number;
@@ -35,10 +35,12 @@ export function renderAnswer(outcome: Outcome, requestId: string): Answer {
       return { status: outcome.error.status, body: renderError(outcome.error, requestId) };
     case 'replay':
       return { status: outcome.record.status, body: outcome.record.body };
+    // v1's answer to a placed subscription, remembered under its Idempotency-Key too; API v2 answers with its own.
+    case 'subscribed':
+      assert(outcome.subscription.orders.length === 0, 'a subscription has no orders when it is placed', outcome.subscription.id);
+      return { status: 201, body: renderSubscription(outcome.subscription, []) };
     case 'changed':
     case 'pass':
-    // API v2 answers a placed subscription itself (its only customer dialect).
-    case 'subscribed':
       // Their answers are built from state the handler reads (the account, the order, a stored row).
       throw new InvariantError(`a ${outcome.kind} outcome has no answer of its own`);
   }

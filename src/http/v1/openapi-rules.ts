@@ -7,7 +7,7 @@
  * rules as JSON Schema so that clients and generated types see them.
  */
 import type { TSchema } from '@sinclair/typebox';
-import { ANSWER_NUMBER_MAX, INTERVAL_MINUTES_MAX, RUNS_MAX } from '../../ledger/index.js';
+import { ANSWER_NUMBER_MAX, INTERVAL_MINUTES_MAX, RUNS_MAX, SUBSCRIPTION_DELAYS_MINUTES, SUBSCRIPTION_OLD_POSTS_MAX, SUBSCRIPTION_POSTS_MAX, USERNAME_CHARS_MAX } from '../../ledger/index.js';
 import { assert } from '../../platform/index.js';
 import { TARGET_PATTERN } from '../orders/order-input.js';
 
@@ -18,6 +18,17 @@ export const ORDER_BODY_RULES: Rules = {
   answer_number: { minimum: 1, maximum: ANSWER_NUMBER_MAX },
   runs: { minimum: 2, maximum: RUNS_MAX },
   interval: { minimum: 1, maximum: INTERVAL_MINUTES_MAX },
+};
+
+/** The subscription reader's rules (src/ledger/subscription-terms.ts); the expiry's calendar and its distance ahead are checked beyond the pattern. */
+export const SUBSCRIPTION_BODY_RULES: Rules = {
+  username: { pattern: `^\\s*[^\\s\\x00-\\x1f\\x7f]{1,${USERNAME_CHARS_MAX}}\\s*$` },
+  min: { minimum: 1 },
+  max: { minimum: 1 },
+  posts: { minimum: 0, maximum: SUBSCRIPTION_POSTS_MAX },
+  old_posts: { minimum: 0, maximum: SUBSCRIPTION_OLD_POSTS_MAX },
+  delay: { enum: SUBSCRIPTION_DELAYS_MINUTES },
+  expiry: { anyOf: [{ type: 'string', pattern: '^[0-9]{1,2}/[0-9]{1,2}/[0-9]{4}$' }, { type: 'null' }] },
 };
 
 export const WEBHOOK_BODY_RULES: Rules = {

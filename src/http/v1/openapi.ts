@@ -10,15 +10,17 @@
 import { VERSION } from '../../platform/index.js';
 import { IDEMPOTENCY_KEY_CHARS_MAX } from '../limits.js';
 import { ORDER_ID_PATTERN } from '../../ids/index.js';
-import { LifecycleSchemas, OrderBody, Schemas, ServicesList, WebhookAnswer, WebhookList, WebhookSchemas } from '../orders/schemas.js';
+import { LifecycleSchemas, OrderBody, Schemas, ServicesList, SubscriptionBody, SubscriptionCancelBody, WebhookAnswer, WebhookList, WebhookSchemas } from '../orders/schemas.js';
 import { BATCH_IDS_MAX } from '../../ledger/index.js';
 import { BODY, COMMON, HEADERS, json, publicAnswer, refusals, ROUTE_RESPONSES, success, type Refusal } from './openapi-responses.js';
-import { closed, ORDER_BODY_RULES, WEBHOOK_BODY_RULES, withRules } from './openapi-rules.js';
+import { closed, ORDER_BODY_RULES, SUBSCRIPTION_BODY_RULES, WEBHOOK_BODY_RULES, withRules } from './openapi-rules.js';
 import { webhookNotifications, WebhookMessageSchemas } from './openapi-webhooks.js';
 
 const errors = (...codes: Refusal[]) => refusals([...COMMON, ...codes]);
 /** The refusals of an order that its Idempotency-Key remembers, replayed like a success. */
 const REMEMBERED: readonly Refusal[] = ['BALANCE', 'SERVICE', 'QTY', 'FORCEJOIN'];
+/** The same for a subscription, which moves no money at placement. */
+const REMEMBERED_SUBSCRIPTION: readonly Refusal[] = ['SERVICE', 'QTY', 'FORCEJOIN'];
 const bodyErrors = (...codes: Refusal[]) => refusals([...COMMON, ...BODY, ...codes]);
 
 /** An Idempotency-Key: 1 to 255 printable ASCII characters, bare or as a structured-field string (quoted, with \" and \\ escapes). */
@@ -62,15 +64,7 @@ function orderPaths(): Record<string, unknown> {
       post: {
         operationId: 'placeOrder',
         summary: "Place an order; the server computes charge = quantity × rate (× runs when drip-fed); the service's type says which inputs it takes",
-        parameters: [
-          {
-            name: 'Idempotency-Key',
-            in: 'header',
-            required: false,
-            description: `1 to ${IDEMPOTENCY_KEY_CHARS_MAX} printable ASCII characters (or the same as a quoted structured-field string). The same key with the same payload returns the original answer with Idempotent-Replayed: true, after a restart too; the same key with another payload is refused (422 IDEMPOTENCY). Two requests with one key at once place one order: the second waits for the first and replays its answer.`,
-            schema: { type: 'string', minLength: 1, pattern: IDEMPOTENCY_KEY_PATTERN },
-          },
-        ],
+        parameters: [idempotencyKeyParameter('order')],
         requestBody: { required: true, ...json({ $ref: '#/components/schemas/OrderBody' }) },
         responses: {
           '201': success('Order placed (durable)', { $ref: '#/components/schemas/OrderPlaced' }, ['Idempotent-Replayed']),
@@ -91,6 +85,56 @@ function orderPaths(): Record<string, unknown> {
             oneOf: [{ $ref: '#/components/schemas/OrderStatus' }, { $ref: '#/components/schemas/BatchStatus' }],
           }),
           ...errors('NOT_FOUND'),
+        },
+      },
+    },
+  };
+}
+
+/** The Idempotency-Key header of a POST that places something: `what` is placed once, whatever the retries. */
+function idempotencyKeyParameter(what: string): Record<string, unknown> {
+  return {
+    name: 'Idempotency-Key',
+    in: 'header',
+    required: false,
+    description: `1 to ${IDEMPOTENCY_KEY_CHARS_MAX} printable ASCII characters (or the same as a quoted structured-field string). The same key with the same payload returns the original answer with Idempotent-Replayed: true, after a restart too; the same key with another payload is refused (422 IDEMPOTENCY). Two requests with one key at once place one ${what}: the second waits for the first and replays its answer.`,
+    schema: { type: 'string', minLength: 1, pattern: IDEMPOTENCY_KEY_PATTERN },
+  };
+}
+
+/** Placing, reading and canceling a subscription; its id is its number, as in API v2. */
+function subscriptionPaths(): Record<string, unknown> {
+  const subscription = { $ref: '#/components/schemas/Subscription' };
+  return {
+    '/api/v1/subscription': {
+      post: {
+        operationId: 'placeSubscription',
+        summary:
+          "Place a subscription on a service of type Subscriptions: min..max units on each new post of username. It charges nothing; each post the operator's processing finds becomes an order of its own, charged quantity × the rate fixed now (a post the wallet cannot pay for pauses it)",
+        parameters: [idempotencyKeyParameter('subscription')],
+        requestBody: { required: true, ...json({ $ref: '#/components/schemas/SubscriptionBody' }) },
+        responses: {
+          '201': success('Subscription placed (durable)', subscription, ['Idempotent-Replayed']),
+          ...refusals([...COMMON, ...BODY, ...REMEMBERED_SUBSCRIPTION, 'IDEMPOTENCY'], { headers: ['Idempotent-Replayed'], on: REMEMBERED_SUBSCRIPTION }),
+        },
+      },
+    },
+    '/api/v1/subscription_status': {
+      get: {
+        operationId: 'getSubscriptionStatus',
+        summary: 'One of your subscriptions: its terms, status, posts delivered to and latest orders',
+        parameters: [{ name: 'subscription', in: 'query', required: true, description: 'The subscription id.', schema: { type: 'integer', minimum: 1 } }],
+        responses: { '200': success('The subscription', subscription), ...errors('NOT_FOUND') },
+      },
+    },
+    '/api/v1/subscription_cancel': {
+      post: {
+        operationId: 'cancelSubscription',
+        summary: 'Cancel one of your subscriptions: it takes no more posts; its orders so far are left as they are (cancel each with POST /api/v1/cancel)',
+        requestBody: { required: true, ...json({ $ref: '#/components/schemas/SubscriptionCancelBody' }) },
+        responses: {
+          '200': success('Canceled (durable)', subscription),
+          ...bodyErrors('NOT_FOUND', 'CONFLICT'),
         },
       },
     },
@@ -210,6 +254,8 @@ export function buildOpenApi(version: string): Record<string, unknown> {
         ...Schemas,
         ...LifecycleSchemas,
         OrderBody: withRules(OrderBody, ORDER_BODY_RULES),
+        SubscriptionBody: withRules(SubscriptionBody, SUBSCRIPTION_BODY_RULES),
+        SubscriptionCancelBody,
         ServicesList,
         ...WebhookSchemas,
         WebhookBody: withRules(WebhookSchemas.WebhookBody, WEBHOOK_BODY_RULES),
@@ -223,6 +269,7 @@ export function buildOpenApi(version: string): Record<string, unknown> {
       ...walletPaths(),
       ...orderPaths(),
       ...lifecyclePaths(),
+      ...subscriptionPaths(),
       ...webhookPaths(),
       '/api/v1/openapi.json': {
         get: {

@@ -19,6 +19,7 @@ import type { HttpRequest, HttpResponse } from '../transport/uws.js';
 import { cancelOrders, refillOrders, refillStatus } from './lifecycle.js';
 import { placeOrder } from './order.js';
 import { orderStatus } from './status.js';
+import { cancelSubscription, placeSubscription, subscriptionStatus } from './subscription.js';
 import { createWebhook, deleteWebhook, listWebhooks, rotateWebhook, webhookRoute, WEBHOOK_PATH, WEBHOOK_ROTATE_PATH, WEBHOOKS_PATH } from './webhooks.js';
 
 export type ApiMethod = 'get' | 'post' | 'delete';
@@ -56,6 +57,9 @@ export const API_ROUTES: Readonly<Record<string, Readonly<Partial<Record<ApiMeth
   '/api/v1/cancel': { post: withBody((ex, ctx, account, body, head) => cancelOrders(ex, ctx, account, body, head.contentType)) },
   '/api/v1/refill': { post: withBody((ex, ctx, account, body, head) => refillOrders(ex, ctx, account, body, head.contentType)) },
   '/api/v1/refill_status': { get: read(refillStatus) },
+  '/api/v1/subscription': { post: withBody((ex, ctx, account, body, head) => placeSubscription(ex, ctx, account, body, head.contentType, head.idempotency)) },
+  '/api/v1/subscription_status': { get: read(subscriptionStatus) },
+  '/api/v1/subscription_cancel': { post: withBody((ex, ctx, account, body, head) => cancelSubscription(ex, ctx, account, body, head.contentType)) },
   '/api/v1/openapi.json': { get: { kind: 'public', body: (ctx) => ctx.openapiBody } },
   [WEBHOOKS_PATH]: {
     get: read(listWebhooks),

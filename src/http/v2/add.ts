@@ -8,7 +8,7 @@
  * the rate limit come first.
  */
 import type { Account } from '../../actors/index.js';
-import { errorOutcome, ERRORS, type ErrorCode, type ErrorOutcome } from '../../errors/index.js';
+import { errorOutcome, type ErrorOutcome } from '../../errors/index.js';
 import { parsePositiveId } from '../../ids/index.js';
 import { foreignField, foreignFieldRefusal, INTEGER_INPUT_FIELDS, isOrderInputField, readOrderPayload, type ServiceRecord } from '../../ledger/index.js';
 import { assert } from '../../platform/index.js';
@@ -18,7 +18,7 @@ import { orderRequest, refusedOrder, submitOrder } from '../orders/order-submit.
 import type { Answer } from '../transport/answer.js';
 import type { OutcomeRenderer } from '../transport/deliver.js';
 import type { Exchange } from '../transport/reply.js';
-import { inV2Names, renderV2Error, v2Sentence, type V2Errors } from './errors.js';
+import { inV2Names, renderV2Error, storedError, v2Sentence, type V2Errors } from './errors.js';
 import type { V2Params } from './params.js';
 import { subscribe } from './subscription.js';
 
@@ -110,12 +110,4 @@ function addAnswer(ctx: AppContext, dialect: V2Errors): OutcomeRenderer {
     // A remembered refusal: the stored v1 error body, told in this dialect.
     return ok(renderV2Error(v2Sentence(storedError(record.body), dialect.quantity)));
   };
-}
-
-/** The code, message and bounds of a stored v1 error body (written by renderError). */
-function storedError(body: string): Pick<ErrorOutcome, 'code' | 'message' | 'extra'> {
-  const parsed = JSON.parse(body) as { error: string; message: string; min?: number; max?: number };
-  assert(parsed.error in ERRORS, 'a stored error code is in the catalogue', parsed.error);
-  const extra = parsed.min === undefined || parsed.max === undefined ? undefined : { min: parsed.min, max: parsed.max };
-  return { code: parsed.error as ErrorCode, message: parsed.message, ...(extra === undefined ? {} : { extra }) };
 }

@@ -6,7 +6,8 @@
  * the v1 sentence. The README's API v2 error table lists the same phrases
  * (test/http/v2.test.ts checks each one over HTTP).
  */
-import type { ErrorCode, ErrorOutcome } from '../../errors/index.js';
+import { ERRORS, type ErrorCode, type ErrorOutcome } from '../../errors/index.js';
+import { assert } from '../../platform/index.js';
 import type { Answer } from '../transport/answer.js';
 import type { ErrorDialect } from '../transport/reply.js';
 
@@ -61,4 +62,12 @@ export class V2Errors implements ErrorDialect {
   errorAnswer(error: ErrorOutcome): Answer {
     return { status: 200, body: renderV2Error(v2Sentence(error, this.quantity)) };
   }
+}
+
+/** The code, message and bounds of a stored v1 error body (written by renderError). */
+export function storedError(body: string): Pick<ErrorOutcome, 'code' | 'message' | 'extra'> {
+  const parsed = JSON.parse(body) as { error: string; message: string; min?: number; max?: number };
+  assert(parsed.error in ERRORS, 'a stored error code is in the catalogue', parsed.error);
+  const extra = parsed.min === undefined || parsed.max === undefined ? undefined : { min: parsed.min, max: parsed.max };
+  return { code: parsed.error as ErrorCode, message: parsed.message, ...(extra === undefined ? {} : { extra }) };
 }

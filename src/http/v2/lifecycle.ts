@@ -14,13 +14,13 @@ import { formatMicro } from '../../money/index.js';
 import { assert } from '../../platform/index.js';
 import type { AppContext } from '../context.js';
 import { answerLookup } from '../lifecycle/admit.js';
-import { ownOrderByNumber, ownRefill } from '../lifecycle/own-records.js';
+import { ownOrderByNumber, ownRefill, ownSubscription } from '../lifecycle/own-records.js';
 import { sendPerOrder } from '../lifecycle/per-order.js';
 import { listOf, type IdList } from '../orders/id-list.js';
 import { errorAnswer, type Exchange } from '../transport/reply.js';
 import { INCORRECT_ORDER_ID, INCORRECT_REFILL_ID, renderV2Error } from './errors.js';
 import type { V2Params } from './params.js';
-import { ownSubscription, renderSubscriptionStatus } from './subscription.js';
+import { renderSubscriptionStatus } from './subscription.js';
 
 /** Told 'Incorrect order ID' in this dialect (v2/errors.ts). */
 const ORDER_NOT_FOUND = errorOutcome('NOT_FOUND', INCORRECT_ORDER_ID);

@@ -31,7 +31,8 @@
  *              index and the counts row hold as many orders per status as the
  *              log leaves there;
  *   (e)        every `idempotency` row that names an order names an existing
- *              order of the account in its key (`${accountId}:${key}`);
+ *              order of the account in its key (`${accountId}:${key}`), and
+ *              one that names a subscription names one that account placed;
  *   (f)        order.progress, order.cancel_requested, refill.requested and
  *              refill.status move no money (they carry no amount, refund or
  *              balance), name an order of their account, and are what the

@@ -110,7 +110,15 @@ function checkLeases(state: ReplayState): void {
   if (entries !== state.leases) fail('lifecycle', null, null, null, `the lease index holds ${entries} leases but the log leaves ${state.leases} processing orders under a lease.`);
 }
 
-/** (e): idempotency rows point at orders of their own account. */
+/** (e): a key that placed a subscription names one its account placed. */
+function checkKeySubscription(state: ReplayState, accountId: number, key: string, subscription: unknown): void {
+  const sub = isInt(subscription) ? state.subscriptions.get(subscription) : undefined;
+  if (sub === undefined || sub.account !== accountId) {
+    fail('idempotency', null, accountId, null, `the idempotency key ${JSON.stringify(key)} points at subscription ${String(subscription)}, which account ${accountId} did not place.`);
+  }
+}
+
+/** (e): idempotency rows point at orders (or subscriptions) of their own account. */
 function checkIdempotency(state: ReplayState): void {
   for (const { key, value } of state.source.idempotency()) {
     state.counts.idempotencyKeys++;
@@ -118,6 +126,8 @@ function checkIdempotency(state: ReplayState): void {
     const colon = k.indexOf(':');
     const accountId = colon > 0 ? Number(k.slice(0, colon)) : NaN;
     if (!isInt(accountId)) fail('idempotency', null, null, null, `the idempotency key ${JSON.stringify(k)} is not of the form accountId:key.`);
+    const subscription = (value as { subscription?: unknown } | null)?.subscription;
+    if (subscription !== undefined) checkKeySubscription(state, accountId, k.slice(colon + 1), subscription);
     const orderId = (value as { order?: unknown } | null)?.order ?? null;
     if (orderId === null) continue;
     // Every row was matched to its placement above, so a row is an order.
