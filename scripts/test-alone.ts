@@ -98,12 +98,11 @@ function sharedNames(cases: readonly AloneCase[]): string[] {
   return [...seen].filter(([, count]) => count > 1).map(([key, count]) => `${key} (${count} tests)`);
 }
 
-/** An error's first line and the frames of its stack that are the project's own (vitest's and Node's left out). */
-function errorText(error: { message?: string; stack?: string }): string {
-  const text = stripVTControlCharacters(error.stack ?? error.message ?? String(error));
-  const lines = text.split('\n');
-  const own = lines.filter((line, i) => i === 0 || !/^\s+at /.test(line) || !/node_modules|node:internal|\(<anonymous>\)/.test(line));
-  return own.join('\n');
+/** An error's name and message, then the frames of its stack that are the project's own (vitest's and Node's left out). */
+function errorText(error: { name?: string; message?: string; stack?: string }): string {
+  const head = `${error.name ?? 'Error'}: ${error.message ?? String(error)}`;
+  const frames = (error.stack ?? '').split('\n').filter((line) => /^\s+at /.test(line) && !/node_modules|node:internal|\(<anonymous>\)/.test(line));
+  return stripVTControlCharacters([head, ...frames].join('\n'));
 }
 
 /** Runs `c` and its file's hooks, and nothing else of its file. */
