@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { spawnServer } from '../helpers/server-process.js';
+import { WAIT_DEADLINE_MS, waitFor } from '../helpers/wait-for.js';
 
 type Spawned = Awaited<ReturnType<typeof spawnServer>>;
 
@@ -29,7 +30,7 @@ afterEach(() => {
 
 /** Waits for main's closing line (printed after the seed, if any), then stops the process cleanly. */
 async function finishStart(server: Spawned): Promise<string> {
-  while (!server.output().includes('Customer API:')) await new Promise((resolve) => setTimeout(resolve, 20));
+  await waitFor("main's closing line, `Customer API:`", () => server.output().includes('Customer API:'), WAIT_DEADLINE_MS, () => `output so far:\n${server.output()}`);
   return server.output();
 }
 

@@ -11,6 +11,7 @@ import { LmdbGroupCommit } from '../../src/wal/index.js';
 import { HeldWal } from '../helpers/held-wal.js';
 import { assertMatchesOpenApi } from '../helpers/openapi-check.js';
 import { order, useServer, type Creds } from '../helpers/server.js';
+import { WAIT_DEADLINE_MS, waitFor } from '../helpers/wait-for.js';
 
 const TARGET = 'https://instagram.com/p/client';
 
@@ -176,7 +177,8 @@ describe('typed client against a full mailbox', () => {
   it('retries a 503 after its Retry-After under the same Idempotency-Key, and the order is placed once', async () => {
     held.holding = true;
     const waiting = Array.from({ length: 4 }, () => t.api('POST', '/api/v1/order', t.accounts.alice, order(t.services.main, 1)));
-    while (held.heldCount < 1 || t.server.context.registry.get(t.accounts.alice.id)!.actor.depth < 4) await new Promise((r) => setTimeout(r, 5));
+    const depth = (): number => t.server.context.registry.get(t.accounts.alice.id)?.actor.depth ?? 0;
+    await waitFor("a held sync and alice's mailbox full (4 commands)", () => held.heldCount >= 1 && depth() >= 4, WAIT_DEADLINE_MS, () => `${held.heldCount} syncs held, mailbox depth ${depth()}`);
     const attempts: Attempt[] = [];
     const waits: number[] = [];
     // The wait is when the disk catches up: the held syncs are let go.

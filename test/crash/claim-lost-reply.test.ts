@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/platform/clock.js';
 import { spawnServer } from '../helpers/server-process.js';
 import { startTestServer, useScratchDirs } from '../helpers/server.js';
+import { WAIT_DEADLINE_MS, waitFor } from '../helpers/wait-for.js';
 
 const LEASE_SECONDS = 60;
 const SECOND_MS = 1000;
@@ -68,10 +69,9 @@ describe('a claim whose reply is lost (SIGKILL between claim and reply)', () => 
         const socket = claimUnread(server.adminUrl, token, 'w1', 2);
         if (when === 'after the claim is on disk') {
           // The admin API lists only durable orders: once both show processing, the claim's commit is on disk.
-          for (;;) {
-            const listed = await admin('GET', '/admin/v1/orders?status=processing');
-            if (listed.orders.length === 2) break;
-          }
+          let processing = 0;
+          const bothProcessing = async (): Promise<boolean> => (processing = (await admin('GET', '/admin/v1/orders?status=processing')).orders.length) === 2;
+          await waitFor('the two claimed orders listed as processing (the claim on disk)', bothProcessing, WAIT_DEADLINE_MS, () => `${processing} listed`);
         } else {
           // The request has left for the server once this empty write, queued behind it, is done.
           await new Promise<void>((resolve) => socket.write('', () => resolve()));

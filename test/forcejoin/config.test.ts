@@ -54,7 +54,7 @@ describe('forceJoinConfigFromEnv', () => {
     [{ FORCEJOIN_TIMEOUT_MS: '60001' }, /^FORCEJOIN_TIMEOUT_MS must be/],
     [{ FORCEJOIN_JOINED_CACHE_S: '-1' }, /^FORCEJOIN_JOINED_CACHE_S must be an integer from 0/],
     [{ FORCEJOIN_NOT_JOINED_CACHE_S: '1.5' }, /^FORCEJOIN_NOT_JOINED_CACHE_S must be an integer/],
-  ])('rejects %j with a sentence naming the variable', (overrides, message) => {
+  ])('rejects %o with a sentence naming the variable', (overrides, message) => {
     expect(() => forceJoinConfigFromEnv({ ...BASE, ...overrides })).toThrow(message);
   });
 

@@ -48,6 +48,17 @@ export interface Customer {
 }
 
 export const GROUP_TOKEN = 'group-admin-token-for-tests';
+
+/**
+ * The deadline of a wait on a replicated group (a leader elected, the log
+ * applied on a follower, orders acknowledged through PostgreSQL's
+ * synchronous standby): real processes and a real database on a loaded
+ * machine, so generous; it bounds a hang and measures nothing.
+ */
+export const REPLICA_WAIT_MS = 30_000;
+
+/** How often such a wait asks again: each look is a request to a node or a query to PostgreSQL. */
+export const REPLICA_POLL_MS = 100;
 let groups = 0;
 
 export class Group {
@@ -107,7 +118,7 @@ export class Group {
   }
 
   /** Waits until one of `names` answers /readyz 200 as the leader; returns it and how long it took. */
-  async waitLeader(names: string[], deadlineMs = 30_000): Promise<{ node: GroupNode; waitedMs: number }> {
+  async waitLeader(names: string[], deadlineMs = REPLICA_WAIT_MS): Promise<{ node: GroupNode; waitedMs: number }> {
     const started = performance.now();
     for (;;) {
       for (const name of names) {

@@ -4,6 +4,14 @@ import { FakeBotApi } from '../forcejoin/fake-bot-api.js';
 import { order, startTestServer, useServer, type Creds } from '../helpers/server.js';
 import { waitFor } from '../helpers/wait-for.js';
 
+/**
+ * How long the server waits for the fake Bot API. It answers at once, but it
+ * shares the test's event loop, which a loaded machine can stall for longer
+ * than a production timeout; no test of the first block waits for it to run
+ * out (Telegram down is an immediate 500).
+ */
+const TELEGRAM_WAIT_MS = '10000';
+
 describe('Telegram force-join on the order path (fake Bot API over HTTP)', () => {
   let bot: FakeBotApi;
   let service: number;
@@ -14,7 +22,7 @@ describe('Telegram force-join on the order path (fake Bot API over HTTP)', () =>
   });
   afterAll(() => bot.close());
   const t = useServer(
-    { late: () => ({ config: { forceJoin: forceJoinConfigFromEnv(bot.env({ FORCEJOIN_TIMEOUT_MS: '300', FORCEJOIN_JOINED_CACHE_S: '0', FORCEJOIN_NOT_JOINED_CACHE_S: '0' })) } }) },
+    { late: () => ({ config: { forceJoin: forceJoinConfigFromEnv(bot.env({ FORCEJOIN_TIMEOUT_MS: TELEGRAM_WAIT_MS, FORCEJOIN_JOINED_CACHE_S: '0', FORCEJOIN_NOT_JOINED_CACHE_S: '0' })) } }) },
     async (t) => {
       service = await t.createService({ rate: '1', min: 1, max: 100 });
       creds = await t.createAccount('tg', '100');
@@ -24,12 +32,13 @@ describe('Telegram force-join on the order path (fake Bot API over HTTP)', () =>
   const link = (body: object) => t.admin('POST', `/admin/v1/accounts/${creds.id}/forcejoin`, body);
 
   it('an account without a linked Telegram user gets 403 FORCEJOIN with the join link, and is not charged', async () => {
-    const r = await t.api('POST', '/api/v1/order', creds, order(service, 5));
+    const unlinked = await t.createAccount('tg-unlinked', '100');
+    const r = await t.api('POST', '/api/v1/order', unlinked, order(service, 5));
     expect(r.status).toBe(403);
     expect(r.body.error).toBe('FORCEJOIN');
     expect(r.body.join_link).toBe(bot.joinLink);
     expect(r.body.message).toContain(bot.joinLink);
-    expect((await t.api('GET', '/api/v1/balance', creds)).body.credits).toBe(100);
+    expect((await t.api('GET', '/api/v1/balance', unlinked)).body.credits).toBe(100);
   });
 
   it('a linked member may order; a user who left may not', async () => {
@@ -43,6 +52,7 @@ describe('Telegram force-join on the order path (fake Bot API over HTTP)', () =>
   });
 
   it('fails closed when Telegram is down, without remembering the failure under an Idempotency-Key', async () => {
+    await link({ telegram_user_id: 4242 });
     bot.failWith(500);
     const down = await t.api('POST', '/api/v1/order', creds, order(service, 1), { 'idempotency-key': 'tg-1' });
     expect(down.status).toBe(403);
@@ -55,6 +65,7 @@ describe('Telegram force-join on the order path (fake Bot API over HTTP)', () =>
   });
 
   it('a not-joined answer is remembered under an Idempotency-Key like any business outcome', async () => {
+    await link({ telegram_user_id: 4242 });
     bot.setMember(4242, 'kicked');
     const first = await t.api('POST', '/api/v1/order', creds, order(service, 1), { 'idempotency-key': 'tg-2' });
     expect(first.body.error).toBe('FORCEJOIN');
@@ -65,6 +76,7 @@ describe('Telegram force-join on the order path (fake Bot API over HTTP)', () =>
   });
 
   it('the operator can mark an account verified or exempt, and panel orders are checked too', async () => {
+    await link({ telegram_user_id: 4242 });
     bot.setMember(4242, 'left');
     expect((await t.admin('POST', `/admin/v1/accounts/${creds.id}/orders`, order(service, 1))).body.error).toBe('FORCEJOIN');
     await link({ verified: true });

@@ -54,15 +54,22 @@ describe('Idempotency-Key on POST /order', () => {
   });
 
   it('a quoted structured-field key is the same key', async () => {
-    const again = await t.api('POST', '/api/v1/order', t.accounts.alice, order(t.services.main, 5), { 'idempotency-key': '"k-1"' });
+    const quoter = await t.createAccount('quoter', '100');
+    const first = await t.api('POST', '/api/v1/order', quoter, order(t.services.main, 5), { 'idempotency-key': 'k-q' });
+    expect(first.status).toBe(201);
+    const again = await t.api('POST', '/api/v1/order', quoter, order(t.services.main, 5), { 'idempotency-key': '"k-q"' });
     expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.text).toBe(first.text);
+    expect(await credits(quoter)).toBe(95);
   });
 
   it('the same key with a different payload is 422 IDEMPOTENCY and changes nothing', async () => {
-    const r = await t.api('POST', '/api/v1/order', t.accounts.alice, order(t.services.main, 6), { 'idempotency-key': 'k-1' });
+    const changer = await t.createAccount('changer', '100');
+    expect((await t.api('POST', '/api/v1/order', changer, order(t.services.main, 5), { 'idempotency-key': 'k-1' })).status).toBe(201);
+    const r = await t.api('POST', '/api/v1/order', changer, order(t.services.main, 6), { 'idempotency-key': 'k-1' });
     expect(r.status).toBe(422);
     expect(r.body.error).toBe('IDEMPOTENCY');
-    expect(await credits(t.accounts.alice)).toBe(95);
+    expect(await credits(changer)).toBe(95);
   });
 
   it('keys are scoped per account', async () => {
@@ -74,13 +81,14 @@ describe('Idempotency-Key on POST /order', () => {
   });
 
   it('twenty concurrent requests with one key create one order', async () => {
+    const burster = await t.createAccount('burster', '100');
     const replies = await Promise.all(
-      Array.from({ length: 20 }, () => t.api('POST', '/api/v1/order', t.accounts.alice, order(t.services.main, 2), { 'idempotency-key': 'burst' })),
+      Array.from({ length: 20 }, () => t.api('POST', '/api/v1/order', burster, order(t.services.main, 2), { 'idempotency-key': 'burst' })),
     );
     expect(new Set(replies.map((r) => r.body.order)).size).toBe(1);
     expect(replies.every((r) => r.status === 201)).toBe(true);
     expect(replies.filter((r) => r.headers.get('idempotent-replayed') === null)).toHaveLength(1);
-    expect(await credits(t.accounts.alice)).toBe(93);
+    expect(await credits(burster)).toBe(98);
   });
 
   it('business outcomes are remembered like successes; validation failures are not', async () => {

@@ -110,24 +110,31 @@ describe('API Unlimited plan (simulated clock across the expiry instant)', () =>
   });
 
   it('orders under the plan show their charge, debit nothing, and refund nothing when canceled', async () => {
-    const placed = await t.api('POST', '/api/v1/order', t.accounts.unlimited, order(t.services.main, 500));
+    const planned = await t.createAccount('planned', '10');
+    expect((await t.admin('POST', `/admin/v1/accounts/${planned.id}/plan`, { months: 1 })).status).toBe(200);
+    const placed = await t.api('POST', '/api/v1/order', planned, order(t.services.main, 500));
     expect(placed.status).toBe(201);
     expect(placed.body).toMatchObject({ charge: 1000, balance: 10 });
     const shown = await t.admin('GET', `/admin/v1/orders/${placed.body.order}`);
     expect(shown.body.order).toMatchObject({ unlimited: true, debit: 0, charge: 1000 });
     const canceled = await t.admin('POST', `/admin/v1/orders/${placed.body.order}/status`, { status: 'canceled' });
     expect(canceled.body.refund).toBe(0);
-    expect((await t.api('GET', '/api/v1/balance', t.accounts.unlimited)).body.credits).toBe(10);
+    expect((await t.api('GET', '/api/v1/balance', planned)).body.credits).toBe(10);
   });
 
   it('the wallet is used again from the expiry instant, without any background job', async () => {
+    const expiring = await t.createAccount('expiring', '10');
+    const grant = await t.admin('POST', `/admin/v1/accounts/${expiring.id}/plan`, { months: 3 });
+    expect(grant.body.account.unlimited_expires).toBe('2026-04-15T12:00:00.000Z');
     clock.setWall(Date.UTC(2026, 3, 15, 11, 59, 59, 999));
-    expect((await t.api('POST', '/api/v1/order', t.accounts.unlimited, order(t.services.main, 100))).body.balance).toBe(10);
+    const before = await t.api('POST', '/api/v1/order', expiring, order(t.services.main, 100));
+    expect(before.status).toBe(201);
+    expect(before.body.balance).toBe(10);
     clock.setWall(Date.UTC(2026, 3, 15, 12, 0, 0));
-    const after = await t.api('POST', '/api/v1/order', t.accounts.unlimited, order(t.services.main, 100));
+    const after = await t.api('POST', '/api/v1/order', expiring, order(t.services.main, 100));
     expect(after.status).toBe(402);
-    const small = await t.api('POST', '/api/v1/order', t.accounts.unlimited, order(t.services.main, 5));
+    const small = await t.api('POST', '/api/v1/order', expiring, order(t.services.main, 5));
     expect(small.body.balance).toBe(0);
-    expect((await t.api('GET', '/api/v1/balance', t.accounts.unlimited)).body).toEqual({ ok: true, credits: 0, unlimited: false, unlimited_expires: null });
+    expect((await t.api('GET', '/api/v1/balance', expiring)).body).toEqual({ ok: true, credits: 0, unlimited: false, unlimited_expires: null });
   });
 });

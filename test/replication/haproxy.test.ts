@@ -8,8 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Haproxy } from '../../scripts/cluster/haproxy.js';
 import type { PgPair } from '../../scripts/cluster/postgres.js';
 import { rawRequest } from '../hostile/support.js';
-import { type Customer, Group, postgresMissing } from '../helpers/replicated-group.js';
+import { type Customer, Group, postgresMissing, REPLICA_POLL_MS, REPLICA_WAIT_MS } from '../helpers/replicated-group.js';
 import { requireTool } from '../helpers/tools.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 type HaproxyModule = typeof import('../../scripts/cluster/haproxy.js');
 type PostgresModule = typeof import('../../scripts/cluster/postgres.js');
@@ -56,11 +57,9 @@ describe.skipIf(missing !== null)('HAProxy in front of a replicated group', () =
     expect(ok).toBe(20);
     await g.kill('a');
     let status = 0;
-    for (let n = 100; n < 400 && status !== 201; n++) {
-      status = await viaProxy(n);
-      if (status !== 201) await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    expect(status).toBe(201);
+    let n = 100;
+    const placed = async (): Promise<boolean> => (status = await viaProxy(n++)) === 201;
+    await waitFor('an order through HAProxy answered 201 after the leader was killed', placed, REPLICA_WAIT_MS, () => `last answer ${status}`, REPLICA_POLL_MS);
     expect((await g.readiness(g.node('b'))).body?.role).toBe('leader');
   }, 120_000);
 

@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import { describe, expect, it } from 'vitest';
-import { postgresMissing, useGroup } from '../helpers/replicated-group.js';
+import { postgresMissing, REPLICA_POLL_MS, REPLICA_WAIT_MS, useGroup } from '../helpers/replicated-group.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 const missing = await postgresMissing();
 
@@ -25,11 +26,8 @@ describe.skipIf(missing !== null)('a bounded log, and new nodes from a snapshot'
     const sql = postgres(g.url, { max: 1, onnotice: () => {} });
     try {
       let trimmed = 0;
-      for (let i = 0; i < 200 && trimmed === 0; i++) {
-        trimmed = Number((await sql`select trimmed_to from coa_group`)[0]!['trimmed_to']);
-        if (trimmed === 0) await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-      expect(trimmed).toBeGreaterThan(0);
+      const trimmedYet = async (): Promise<boolean> => (trimmed = Number((await sql`select trimmed_to from coa_group`)[0]!['trimmed_to'])) > 0;
+      await waitFor('the log in PostgreSQL trimmed (coa_group.trimmed_to above 0)', trimmedYet, REPLICA_WAIT_MS, undefined, REPLICA_POLL_MS);
       expect(Number((await sql`select count(*) as n from coa_log where position <= ${trimmed}`)[0]!['n'])).toBe(0);
     } finally {
       await sql.end();

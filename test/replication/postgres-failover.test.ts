@@ -5,7 +5,8 @@
  * acknowledged is lost.
  */
 import { describe, expect, it } from 'vitest';
-import { postgresMissing, useGroup } from '../helpers/replicated-group.js';
+import { postgresMissing, REPLICA_POLL_MS, REPLICA_WAIT_MS, useGroup } from '../helpers/replicated-group.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 const missing = await postgresMissing();
 
@@ -28,25 +29,24 @@ describe.skipIf(missing !== null)('PostgreSQL failover under a replicated leader
       }
     };
     const running = [0, 1, 2].map(drive);
-    while (acked.length < 30) await new Promise((resolve) => setTimeout(resolve, 20));
-    await pg.primary.crash();
-    const before = acked.length;
-    await pg.promoteStandby();
-    // The same process serves again, on the new primary.
-    const deadline = performance.now() + 30_000;
-    while (acked.length < before + 30 && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-    stop = true;
-    await Promise.all(running);
-    expect(acked.length).toBeGreaterThanOrEqual(before + 30);
+    let before = 0;
+    try {
+      await waitFor('30 orders acknowledged by the leader', () => acked.length >= 30, REPLICA_WAIT_MS, () => `${acked.length} acknowledged`);
+      await pg.primary.crash();
+      before = acked.length;
+      await pg.promoteStandby();
+      // The same process serves again, on the new primary.
+      await waitFor("30 more orders acknowledged on the promoted standby", () => acked.length >= before + 30, REPLICA_WAIT_MS, () => `${acked.length - before} acknowledged since the crash`);
+    } finally {
+      stop = true;
+      await Promise.all(running);
+    }
     expect(leader.process!.child.exitCode).toBeNull();
     expect(await g.expectAcknowledged(leader, customer, acked)).toEqual([]);
     // No standby streams behind the promoted primary: the leader says so.
     let standby: boolean | null | undefined = true;
-    for (let i = 0; i < 100 && standby !== false; i++) {
-      standby = (await g.readiness(leader)).body?.synchronous_standby;
-      if (standby !== false) await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    expect(standby).toBe(false);
+    const noStandby = async (): Promise<boolean> => (standby = (await g.readiness(leader)).body?.synchronous_standby) === false;
+    await waitFor('the leader to report no synchronous standby', noStandby, REPLICA_WAIT_MS, () => `synchronous_standby ${String(standby)}`, REPLICA_POLL_MS);
     const metrics = await fetch(`${leader.adminUrl}/metrics`, { headers: { authorization: 'Bearer group-admin-token-for-tests' } });
     const text = await metrics.text();
     expect(text).toMatch(/^coa_replication_synchronous_standby 0$/m);

@@ -5,7 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PgPair } from '../../scripts/cluster/postgres.js';
-import { Group, postgresMissing } from '../helpers/replicated-group.js';
+import { Group, postgresMissing, REPLICA_POLL_MS, REPLICA_WAIT_MS } from '../helpers/replicated-group.js';
+import { waitFor } from '../helpers/wait-for.js';
 import { startReceiver } from '../helpers/webhook-receiver.js';
 
 const missing = await postgresMissing();
@@ -50,11 +51,8 @@ describe.skipIf(missing !== null)('replicated group: one leader, followers that 
     expect(write.status).toBe(503);
     // Admin reads on the follower see the leader's order once the log is applied there.
     let seen = 0;
-    for (let i = 0; i < 100 && seen !== 200; i++) {
-      seen = (await g.admin(follower, 'GET', `/admin/v1/orders/${placed!.body.order}`)).status;
-      if (seen !== 200) await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    expect(seen).toBe(200);
+    const applied = async (): Promise<boolean> => (seen = (await g.admin(follower, 'GET', `/admin/v1/orders/${placed!.body.order}`)).status) === 200;
+    await waitFor("the leader's order in the follower's admin API", applied, REPLICA_WAIT_MS, () => `last answer ${seen}`, REPLICA_POLL_MS);
     expect((await g.admin(follower, 'GET', `/admin/v1/accounts/${customer.id}`)).body.account.credits).toBe(99.9);
   }, 120_000);
 
@@ -71,7 +69,7 @@ describe.skipIf(missing !== null)('replicated group: one leader, followers that 
       }
     };
     const running = [0, 1, 2, 3].map(drive);
-    while (acked.length < 50) await new Promise((resolve) => setTimeout(resolve, 20));
+    await waitFor('50 orders acknowledged by the leader', () => acked.length >= 50, REPLICA_WAIT_MS, () => `${acked.length} acknowledged`);
     await g.kill('a');
     const killedMs = performance.now();
     stop = true;

@@ -14,6 +14,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { PER_ENDPOINT_IN_FLIGHT_MAX } from '../../src/webhooks/index.js';
 import { order, type Creds } from '../helpers/server.js';
+import { WAIT_DEADLINE_MS, waitFor } from '../helpers/wait-for.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 import { startWebhookTest, type WebhookTest } from '../helpers/webhook-setup.js';
 
@@ -58,11 +59,13 @@ describe('fair webhook delivery', () => {
     const hung = (): number => hanging.reduce((sum, r) => sum + r.connections(), 0);
     // The hanging receivers hold what they may of the slots (their account's share) before the healthy account orders.
     let firstWave = -1;
-    for (let i = 0; i < 50 && (hung() < PER_ENDPOINT_IN_FLIGHT_MAX || hung() !== firstWave); i++) {
-      firstWave = hung();
-      await pause(100);
-    }
-    expect(firstWave).toBeGreaterThanOrEqual(PER_ENDPOINT_IN_FLIGHT_MAX);
+    const steady = (): boolean => {
+      const now = hung();
+      const same = now >= PER_ENDPOINT_IN_FLIGHT_MAX && now === firstWave;
+      firstWave = now;
+      return same;
+    };
+    await waitFor(`the hanging receivers to hold at least ${PER_ENDPOINT_IN_FLIGHT_MAX} connections, the same number 100 ms apart`, steady, WAIT_DEADLINE_MS, () => `${hung()} held`, 100);
 
     // The healthy account orders at a steady pace for longer than the hanging timeout; its deliveries are timed
     // from before each order is sent. The clock moves on meanwhile, so the hanging endpoints' backoff ends and
