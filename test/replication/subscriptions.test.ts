@@ -6,7 +6,8 @@
  * leader did, and keeps charging a repeated post once.
  */
 import { describe, expect, it } from 'vitest';
-import { postgresMissing, useGroup, type Customer, type GroupNode } from '../helpers/replicated-group.js';
+import { postgresMissing, REPLICA_POLL_MS, REPLICA_WAIT_MS, useGroup, type Customer, type GroupNode } from '../helpers/replicated-group.js';
+import { waitFor } from '../helpers/wait-for.js';
 import { plainCharge } from '../helpers/plain-money.js';
 
 const missing = await postgresMissing();
@@ -44,15 +45,24 @@ describe.skipIf(missing !== null)('a subscription in a replicated group', () => 
     const onLeader = await customerApi(leader, customer, 'GET', `/api/v1/subscription_status?subscription=${id}`);
     expect(onLeader.body).toMatchObject({ status: 'Completed', posts_done: 2 });
     const leaderRow = (await g.admin(leader, 'GET', `/admin/v1/subscriptions/${id}`)).body.subscription;
-    // The follower applies the log behind the leader: its admin reads show the same row once it has.
+    // The follower applies the log behind the leader, and its view of the accounts is rebuilt at most every
+    // FOLLOWER_VIEW_REFRESH_MS: its admin reads show the same row and the balance net of both posts once it has.
+    const credits = async (): Promise<number> => Math.round((await g.admin(follower, 'GET', `/admin/v1/accounts/${customer.id}`)).body.account.credits * 1e6);
     let followerRow: unknown = null;
-    for (let i = 0; i < 100; i++) {
-      followerRow = (await g.admin(follower, 'GET', `/admin/v1/subscriptions/${id}`)).body.subscription ?? null;
-      if (JSON.stringify(followerRow) === JSON.stringify(leaderRow)) break;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    let followerCredits = 0;
+    await waitFor(
+      "the follower's subscription row and balance to equal the leader's",
+      async () => {
+        followerRow = (await g.admin(follower, 'GET', `/admin/v1/subscriptions/${id}`)).body.subscription ?? null;
+        followerCredits = await credits();
+        return JSON.stringify(followerRow) === JSON.stringify(leaderRow) && followerCredits === CREDITS * 1e6 - charged;
+      },
+      REPLICA_WAIT_MS,
+      () => `row ${JSON.stringify(followerRow)}, credits ${followerCredits} micro`,
+      REPLICA_POLL_MS,
+    );
     expect(followerRow).toEqual(leaderRow);
-    expect(Math.round((await g.admin(follower, 'GET', `/admin/v1/accounts/${customer.id}`)).body.account.credits * 1e6)).toBe(CREDITS * 1e6 - charged);
+    expect(followerCredits).toBe(CREDITS * 1e6 - charged);
     await g.kill(leader.name);
     const { node: next } = await g.waitLeader([follower.name], 30_000);
     expect((await customerApi(next, customer, 'GET', `/api/v1/subscription_status?subscription=${id}`)).body).toEqual(onLeader.body);
