@@ -32,7 +32,7 @@ describe('prices per 1,000 units', () => {
     expect(parsePer1000('007.100', 'price')).toEqual({ ok: true, rateMicro: 7100 });
   });
 
-  it('agrees with the digits for any price of up to three decimal places, and shows the rate back as the price', () => {
+  it('agrees with the digits for any price of up to three decimal places, shows the rate back as the price, and refuses one past the largest safe rate', () => {
     const price = fc.tuple(fc.bigInt({ min: 0n, max: 9_007_199_254_740n }), fc.integer({ min: 0, max: 999 }), fc.integer({ min: 0, max: 3 }));
     fc.assert(
       fc.property(price, ([whole, thousandths, places]) => {
@@ -40,6 +40,11 @@ describe('prices per 1,000 units', () => {
         const text = places === 0 ? String(whole) : `${whole}.${frac}`;
         const expected = plainRate(text);
         const parsed = parsePer1000(text, 'price');
+        if (expected > BigInt(Number.MAX_SAFE_INTEGER)) {
+          // The largest wholes with a fraction of .992 and up pass the largest safe rate.
+          expect(parsed).toEqual({ ok: false, message: `price ${text} is larger than the largest supported rate.` });
+          return;
+        }
         expect(parsed).toEqual({ ok: true, rateMicro: Number(expected) });
         const shown = formatPer1000(Number(expected));
         expect(plainRate(shown)).toBe(expected);
