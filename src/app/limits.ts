@@ -16,3 +16,12 @@ export const SHUTDOWN_DEADLINE_MS = 10 * MS_PER_SECOND;
  * time.
  */
 export const FOLLOWER_VIEW_REFRESH_MS = 250;
+
+/**
+ * The longest a fail-stop waits for LMDB's write thread to finish the
+ * transactions it was already handed before the process exits (see
+ * fatal-exit.ts). Those are at most COMMITS_IN_FLIGHT_MAX commits, each a
+ * few milliseconds; a dead disk that never answers must not keep the
+ * process, and a supervisor's restart, waiting longer than this.
+ */
+export const FATAL_SETTLE_MS = 2 * MS_PER_SECOND;

@@ -16,7 +16,8 @@ import { adminToken } from './admin-token.js';
 import type { Config } from './config.js';
 import type { ServerOptions } from './options.js';
 import { type Availability, buildParts, type Parts } from './parts.js';
-import { FOLLOWER_VIEW_REFRESH_MS } from './limits.js';
+import { exitWhenStoreSettles } from './fatal-exit.js';
+import { FATAL_SETTLE_MS, FOLLOWER_VIEW_REFRESH_MS } from './limits.js';
 import { openStorage, type Storage } from './storage.js';
 
 export type { ServerOptions } from './options.js';
@@ -171,17 +172,20 @@ async function prepareParts(build: () => Parts, following: boolean, storage: Sto
 export async function startServer(config: Config, options: ServerOptions = {}): Promise<Server> {
   const clock = options.clock ?? systemClock;
   const log = options.log ?? createLogger(config.logLevel);
+  // Set once the store is open: the fail-stop then lets LMDB's write thread settle before the exit (fatal-exit.ts).
+  let opened: Storage['store'] | null = null;
   const onFatal =
     options.onFatal ??
     ((error: unknown) => {
       const what = error instanceof InvariantError ? 'an invariant is broken' : 'a commit failed';
       log.fatal({ err: error }, `${what}; stopping so that a restart recovers exactly the durable state`);
-      (options.exit ?? process.exit)(1);
+      exitWhenStoreSettles(opened, options.exit ?? process.exit, FATAL_SETTLE_MS);
     });
   makePrivateDirectory(config.dataDir);
   const token = adminToken(config);
   const metrics = new Metrics({ routes: ['/api/v1/balance', '/api/v1/services', '/api/v1/order', '/api/v1/status'] });
   const storage = await openStorage(config, options, log, metrics, onFatal);
+  opened = storage.store;
   const serving = availability(config, options);
   const build = (): Parts => buildParts(config, options, storage, clock, log, metrics, token.token, serving, onFatal);
   // The leader's work (sweeps, webhook deliveries, eviction of idle wallets, sealing-key adoption) runs where the wallets are.
