@@ -7,26 +7,10 @@
 import { describe, expect, it } from 'vitest';
 import type { OrderRecord } from '../../src/ledger/index.js';
 import { placedEvent } from '../../src/ledger/placed-event.js';
+import { ORDER as BASE, ORDER_AT_MS } from './order-fixture.js';
 
-const AT_MS = 1_800_000_000_000;
-
-const ORDER: OrderRecord = {
-  id: 'ord-1',
-  account: 7,
-  service: 3,
-  target: 'https://example.com/p/1',
-  quantity: 100,
-  rate: 25,
-  charge: 2_500,
-  debit: 2_500,
-  status: 'pending',
-  remains: null,
-  channel: 'panel',
-  unlimited: false,
-  createdAtMs: AT_MS,
-  seq: 0,
-  number: 41,
-};
+const AT_MS = ORDER_AT_MS;
+const ORDER: OrderRecord = { ...BASE, channel: 'panel', number: 41 };
 
 describe('the order.placed event', () => {
   it("carries the order's money fields, the balance it leaves and the Idempotency-Key", () => {

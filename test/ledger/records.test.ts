@@ -4,26 +4,10 @@
  * boundary, and the invariant each broken rule names.
  */
 import { describe, expect, it } from 'vitest';
-import { checkOrder, checkWallet, type OrderRecord, type WalletRecord } from '../../src/ledger/index.js';
+import { checkOrder, checkWallet, type WalletRecord } from '../../src/ledger/index.js';
+import { ORDER } from './order-fixture.js';
 
 const WALLET: WalletRecord = { id: 1, credits: 0, banned: false, rateLimitPerMinute: 1, unlimitedExpiresMs: null };
-
-const ORDER: OrderRecord = {
-  id: 'ord-1',
-  account: 1,
-  service: 3,
-  target: 'https://example.com/p/1',
-  quantity: 100,
-  rate: 25,
-  charge: 2_500,
-  debit: 2_500,
-  status: 'pending',
-  remains: null,
-  channel: 'api',
-  unlimited: false,
-  createdAtMs: 1_800_000_000_000,
-  seq: 0,
-};
 
 /** The start of the InvariantError a broken rule throws: its message, then the row. */
 function broken(message: string): RegExp {
