@@ -94,8 +94,9 @@ export function refillRefusal(order: Pick<OrderRecord, 'status' | 'finishedAtMs'
 export const REFILL_STATUSES: readonly RefillStatus[] = ['pending', 'in_progress', 'completed', 'rejected'];
 const REFILL_RANK: Readonly<Record<RefillStatus, number>> = { pending: 0, in_progress: 1, completed: 2, rejected: 2 };
 
+/** Whether `value` names a refill status. The list holds strings only, so no other value is found in it. */
 export function isRefillStatus(value: unknown): value is RefillStatus {
-  return typeof value === 'string' && (REFILL_STATUSES as readonly string[]).includes(value);
+  return (REFILL_STATUSES as readonly unknown[]).includes(value);
 }
 
 export function isOpenRefill(status: RefillStatus): boolean {

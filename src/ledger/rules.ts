@@ -12,8 +12,9 @@ export const FINAL_STATUSES: ReadonlySet<OrderStatus> = new Set(['completed', 'p
 /** pending < processing < in_progress < every final state: orders only move up this order. */
 export const STATUS_RANK: ReadonlyMap<string, number> = new Map(ORDER_STATUSES.map((s, i) => [s, Math.min(i, 3)]));
 
+/** Whether `value` names a status. The map's keys are strings, and a map finds no other value among them, so nothing else needs checking. */
 export function isOrderStatus(value: unknown): value is OrderStatus {
-  return typeof value === 'string' && STATUS_RANK.has(value);
+  return (STATUS_RANK as ReadonlyMap<unknown, number>).has(value);
 }
 
 /**

@@ -12,6 +12,7 @@ export class ShardedMap<V> {
   private count = 0;
 
   private shard(key: string): Map<string, V> {
+    // Stryker disable next-line ConditionalExpression: every key in shard 0 behaves the same until that one Map passes 2^24 entries, which no test can fill in time.
     return this.shards[key.length === 0 ? 0 : key.charCodeAt(0) % SHARDS]!;
   }
 

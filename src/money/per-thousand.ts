@@ -33,7 +33,8 @@ export type Per1000 = { ok: true; rateMicro: number } | { ok: false; message: st
  * refuses it. `name` is how the caller calls the field.
  */
 export function parsePer1000(value: unknown, name: string): Per1000 {
-  const text = typeof value === 'number' && Number.isFinite(value) ? String(value) : typeof value === 'string' ? value.trim() : '';
+  // A number that is not finite reads as NaN or Infinity, which the pattern refuses as it refuses any other text.
+  const text = typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : '';
   const m = DECIMAL.exec(text);
   if (m === null) return { ok: false, message: `${name} must be a non-negative decimal number of credits per 1,000 units, such as 1.5.` };
   const whole = m[1]!;

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
+  chargeDelivered,
   chargeFor,
   isOrderStatus,
   isUnlimited,
@@ -42,6 +43,10 @@ describe('refundFor', () => {
   it('a refund larger than the debit is a broken invariant, not a value', () => {
     expect(() => refundFor(order, 'partial', 1_001)).toThrow(/invariant/);
     expect(() => refundFor(order, 'partial', 1_001)).toThrow(/a partial refund \(remains × rate\) must not exceed the debit/);
+  });
+
+  it('the invariant bounds a refund by the debit itself: a refund of every unit (remains × rate = debit) is allowed', () => {
+    expect(refundFor(order, 'partial', 1_000)).toBe(12_500_000);
   });
 
   it('a refund beyond the exact range is a broken invariant too, never a null refund', () => {
@@ -115,5 +120,35 @@ describe('the API Unlimited plan', () => {
     expect(isUnlimited({ unlimitedExpiresMs: 1_000 }, 999)).toBe(true);
     expect(isUnlimited({ unlimitedExpiresMs: 1_000 }, 1_000)).toBe(false);
     expect(isUnlimited({ unlimitedExpiresMs: null }, 0)).toBe(false);
+  });
+
+  it('never covers a wallet without a plan, at any instant (a missing end is not read as time 0)', () => {
+    expect(isUnlimited({ unlimitedExpiresMs: null }, -1)).toBe(false);
+    expect(isUnlimited({ unlimitedExpiresMs: null }, Number.MIN_SAFE_INTEGER)).toBe(false);
+  });
+});
+
+describe('chargeDelivered', () => {
+  // 1,000 units at 0.0125 credits each: charged 12.5 credits = 12,500,000 micro.
+  const order = { charge: 12_500_000, rate: 12_500, remains: null };
+
+  it('is the whole charge before a final state and once completed', () => {
+    for (const status of ['pending', 'processing', 'in_progress', 'completed'] as const) expect(chargeDelivered({ ...order, status }), status).toBe(12_500_000);
+  });
+
+  it('is nothing once canceled', () => {
+    expect(chargeDelivered({ ...order, status: 'canceled' })).toBe(0);
+  });
+
+  it('is the charge less remains × rate once partial', () => {
+    expect(chargeDelivered({ ...order, status: 'partial', remains: 400 })).toBe(7_500_000);
+    expect(chargeDelivered({ ...order, status: 'partial', remains: 1 })).toBe(12_487_500);
+    expect(chargeDelivered({ ...order, status: 'partial', remains: 1_000 })).toBe(0);
+  });
+
+  it('undelivered units worth more than the charge, or beyond the exact range, are a broken invariant', () => {
+    const sentence = /^invariant: a partial order's remains × rate must not exceed its charge; got 1001$/;
+    expect(() => chargeDelivered({ ...order, status: 'partial', remains: 1_001 })).toThrow(sentence);
+    expect(() => chargeDelivered({ charge: Number.MAX_SAFE_INTEGER, rate: Number.MAX_SAFE_INTEGER, remains: 2, status: 'partial' })).toThrow(/must not exceed its charge; got 2$/);
   });
 });

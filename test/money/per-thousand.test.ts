@@ -64,6 +64,17 @@ describe('prices per 1,000 units', () => {
     expect(parsePer1000(0.0001, 'price')).toMatchObject({ ok: false });
   });
 
+  it('names the per-unit amount of a refused price without leading zeros and keeps the zeros inside it', () => {
+    expect(parsePer1000('0012345.6789', 'price')).toEqual({
+      ok: false,
+      message: 'price 0012345.6789 is 12.3456789 credits a unit, finer than money counts (6 decimal places); give price with at most 3 decimal places.',
+    });
+    expect(parsePer1000('100000.1234', 'price')).toEqual({
+      ok: false,
+      message: 'price 100000.1234 is 100.0001234 credits a unit, finer than money counts (6 decimal places); give price with at most 3 decimal places.',
+    });
+  });
+
   it('refuses what is not a non-negative decimal number', () => {
     const sentence = 'price must be a non-negative decimal number of credits per 1,000 units, such as 1.5.';
     for (const value of ['-1', -1, '', '1.', '.5', '1e3', 'abc', '1,5', Number.NaN, Number.POSITIVE_INFINITY, null, undefined, true, {}, [1]]) {
