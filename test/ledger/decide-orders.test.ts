@@ -9,7 +9,7 @@ import { CREDIT, decideAt, refusalOf, service, stateOf } from './decide-fixture.
  * Charges are worked out here: units × runs × rate in micro-credits.
  */
 
-function orderCommand(payload: OrderPayload, svc: ServiceRecord | null, idempotency: { key: string; fingerprint: string; prior: string | null } | null = null): Command {
+function orderCommand(payload: OrderPayload, svc: ServiceRecord | null, idempotency: { key: string; fingerprint: string; prior: string | null } | null = null): Extract<Command, { kind: 'order' }> {
   const request: OrderRequest = {
     ok: true,
     payload,
@@ -62,7 +62,7 @@ describe('order refusals, with their sentences', () => {
 
   it('a stored record without the key it is stored under is a broken command: the decision stops', () => {
     const keyless = orderCommand({ serviceId: 7, target: 't', quantity: 100 }, service(), { key: 'k1', fingerprint: 'f1', prior: 'f1' });
-    expect(() => decideAt(stateOf(), { ...keyless, request: { ...keyless.request, idempotency: null } } as Command)).toThrow(
+    expect(() => decideAt(stateOf(), { ...keyless, request: { ...keyless.request, idempotency: null } as OrderRequest })).toThrow(
       'invariant: a stored Idempotency-Key record is gathered only for a request that sent its key',
     );
   });
