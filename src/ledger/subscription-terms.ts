@@ -24,6 +24,8 @@ export const SUBSCRIPTION_FIELDS = ['username', 'min', 'max', 'posts', 'old_post
 type Refusal = { ok: false; message: string };
 export type TermsRead = { ok: true; terms: Omit<SubscriptionTerms, 'service'> } | Refusal;
 
+const EXPIRY_REFUSAL = "Field 'expiry' must be a date as DD/MM/YYYY, or left out for no end.";
+
 /** A whole number as a form carries it, or null. */
 function whole(text: string): number | null {
   if (!/^[0-9]{1,16}$/.test(text)) return null;
@@ -46,7 +48,10 @@ export function expiryFromText(text: string): number | null {
   const [day, month, year] = [Number(m[1]), Number(m[2]), Number(m[3])];
   const startMs = Date.UTC(year, month - 1, day);
   const start = new Date(startMs);
-  if (start.getUTCFullYear() !== year || start.getUTCMonth() !== month - 1 || start.getUTCDate() !== day) return null;
+  // A day past its month's end (or 0) rolls into another month, a month
+  // past 12 (or 0) into another year, and a year below 100 reads as 19xx:
+  // the day exists exactly when the year and the month come back unchanged.
+  if (start.getUTCFullYear() !== year || start.getUTCMonth() !== month - 1) return null;
   return startMs + MS_PER_DAY;
 }
 
@@ -87,7 +92,7 @@ export function readSubscriptionTerms(fields: Readonly<Record<string, string>>):
   const expiry = fields['expiry'] ?? '';
   const noEnd = expiry === '' || expiry === '0';
   const expiryMs = noEnd ? null : expiryFromText(expiry);
-  if (expiryMs === null && !noEnd) return { ok: false, message: "Field 'expiry' must be a date as DD/MM/YYYY, or left out for no end." };
+  if (expiryMs === null && !noEnd) return { ok: false, message: EXPIRY_REFUSAL };
   return { ok: true, terms: { username, min, max, posts: posts.n, oldPosts: oldPosts.n, delayMinutes, expiryMs } };
 }
 
@@ -104,17 +109,10 @@ export function subscriptionTermsProblem(terms: SubscriptionTerms, service: Serv
   }
   const reread = readSubscriptionTerms(termsAsFields(terms));
   if (!reread.ok) return { code: 'VALIDATION', message: reread.message };
-  if (terms.expiryMs !== null && expiryFromText(expiryText(terms.expiryMs)) !== terms.expiryMs) {
-    return { code: 'VALIDATION', message: "Field 'expiry' is not the end of a day (UTC)." };
-  }
-  if (terms.expiryMs !== null && terms.expiryMs <= wallMs) return { code: 'VALIDATION', message: "Field 'expiry' is a day already past; send a later date, or none." };
-  if (terms.expiryMs !== null && terms.expiryMs - wallMs > SUBSCRIPTION_EXPIRY_DAYS_MAX * MS_PER_DAY) {
-    return { code: 'VALIDATION', message: `Field 'expiry' lies more than ${SUBSCRIPTION_EXPIRY_DAYS_MAX} days ahead.` };
-  }
-  return null;
+  return terms.expiryMs === null ? null : expiryProblem(terms.expiryMs, wallMs);
 }
 
-/** Stored terms as the fields that would carry them (the replay reads them again). */
+/** Stored terms but the expiry as the fields that would carry them (the replay reads them again). */
 function termsAsFields(terms: SubscriptionTerms): Record<string, string> {
   return {
     username: terms.username,
@@ -123,11 +121,26 @@ function termsAsFields(terms: SubscriptionTerms): Record<string, string> {
     posts: String(terms.posts),
     old_posts: String(terms.oldPosts),
     delay: String(terms.delayMinutes),
-    ...(terms.expiryMs === null ? {} : { expiry: expiryText(terms.expiryMs) }),
   };
 }
 
-/** A post id as the processing system reports it: printable ASCII without spaces, at most POST_ID_CHARS_MAX. */
+/**
+ * Why a stored expiry does not fit the date it was placed on, or null: its
+ * day must read back as DD/MM/YYYY (the last field's reading rule), be
+ * the end of that day, lie ahead, and not too far ahead.
+ */
+function expiryProblem(expiryMs: number, wallMs: number): { code: 'VALIDATION'; message: string } | null {
+  const reread = expiryFromText(expiryText(expiryMs));
+  if (reread === null) return { code: 'VALIDATION', message: EXPIRY_REFUSAL };
+  if (reread !== expiryMs) return { code: 'VALIDATION', message: "Field 'expiry' is not the end of a day (UTC)." };
+  if (expiryMs <= wallMs) return { code: 'VALIDATION', message: "Field 'expiry' is a day already past; send a later date, or none." };
+  if (expiryMs - wallMs > SUBSCRIPTION_EXPIRY_DAYS_MAX * MS_PER_DAY) {
+    return { code: 'VALIDATION', message: `Field 'expiry' lies more than ${SUBSCRIPTION_EXPIRY_DAYS_MAX} days ahead.` };
+  }
+  return null;
+}
+
+/** A post id as the processing system reports it: 1 to POST_ID_CHARS_MAX printable ASCII characters without spaces (the pattern needs one). */
 export function isPostId(value: unknown): value is string {
-  return typeof value === 'string' && value.length >= 1 && value.length <= POST_ID_CHARS_MAX && /^[\x21-\x7e]+$/.test(value);
+  return typeof value === 'string' && value.length <= POST_ID_CHARS_MAX && /^[\x21-\x7e]+$/.test(value);
 }
