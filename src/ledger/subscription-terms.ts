@@ -26,11 +26,21 @@ export type TermsRead = { ok: true; terms: Omit<SubscriptionTerms, 'service'> } 
 
 const EXPIRY_REFUSAL = "Field 'expiry' must be a date as DD/MM/YYYY, or left out for no end.";
 
-/** A whole number as a form carries it, or null. */
+/** A field's text; an absent field reads as an empty one. */
+function textOf(fields: Readonly<Record<string, string>>, name: string): string {
+  return fields[name] ?? '';
+}
+
+/** A whole number as a form carries it (digits only, so never below 0), or null. */
 function whole(text: string): number | null {
   if (!/^[0-9]{1,16}$/.test(text)) return null;
   const n = Number(text);
   return Number.isSafeInteger(n) ? n : null;
+}
+
+/** Whether `minutes` is one of the delays offered; null, no whole number, is none of them. */
+function isDelay(minutes: number | null): minutes is number {
+  return (SUBSCRIPTION_DELAYS_MINUTES as readonly (number | null)[]).includes(minutes);
 }
 
 /** One word without spaces or controls, as names are kept elsewhere (order-types.ts). */
@@ -63,7 +73,7 @@ export function expiryText(expiryMs: number): string {
 }
 
 function count(fields: Readonly<Record<string, string>>, name: 'posts' | 'old_posts', max: number): { ok: true; n: number } | Refusal {
-  const text = fields[name] ?? '';
+  const text = textOf(fields, name);
   if (text === '') return { ok: true, n: 0 };
   const n = whole(text);
   if (n === null || n > max) return { ok: false, message: `Field '${name}' must be a whole number from 0 to ${max}${name === 'posts' ? ' (0: no limit)' : ''}.` };
@@ -72,24 +82,25 @@ function count(fields: Readonly<Record<string, string>>, name: 'posts' | 'old_po
 
 /** Reads the terms; `username`, `min` and `max` are required, the rest default to none (0, no expiry; `expiry` 0 is none too). */
 export function readSubscriptionTerms(fields: Readonly<Record<string, string>>): TermsRead {
-  const username = (fields['username'] ?? '').trim();
+  const username = textOf(fields, 'username').trim();
   if (!isName(username)) return { ok: false, message: `Field 'username' is required: the account whose new posts are delivered to, one word of at most ${USERNAME_CHARS_MAX} characters.` };
-  const min = whole(fields['min'] ?? '');
-  const max = whole(fields['max'] ?? '');
-  if (min === null || min < 1) return { ok: false, message: "Field 'min' is required: the fewest units delivered to each post, a whole number." };
-  if (max === null || max < 1) return { ok: false, message: "Field 'max' is required: the most units delivered to each post, a whole number." };
+  const min = whole(textOf(fields, 'min'));
+  const max = whole(textOf(fields, 'max'));
+  // A whole number is never below 0: 0 is the one below the least of 1.
+  if (min === null || min === 0) return { ok: false, message: "Field 'min' is required: the fewest units delivered to each post, a whole number." };
+  if (max === null || max === 0) return { ok: false, message: "Field 'max' is required: the most units delivered to each post, a whole number." };
   if (min > max) return { ok: false, message: `Field 'min' (${min}) must not be above 'max' (${max}).` };
   const posts = count(fields, 'posts', SUBSCRIPTION_POSTS_MAX);
   if (!posts.ok) return posts;
   const oldPosts = count(fields, 'old_posts', SUBSCRIPTION_OLD_POSTS_MAX);
   if (!oldPosts.ok) return oldPosts;
-  const delayText = fields['delay'] ?? '';
+  const delayText = textOf(fields, 'delay');
   const delayMinutes = delayText === '' ? 0 : whole(delayText);
-  if (delayMinutes === null || !SUBSCRIPTION_DELAYS_MINUTES.includes(delayMinutes)) {
+  if (!isDelay(delayMinutes)) {
     return { ok: false, message: `Field 'delay' must be one of ${SUBSCRIPTION_DELAYS_MINUTES.join(', ')} (minutes).` };
   }
   // Absent, empty or 0: no end, as panels' forms send an unset date.
-  const expiry = fields['expiry'] ?? '';
+  const expiry = textOf(fields, 'expiry');
   const noEnd = expiry === '' || expiry === '0';
   const expiryMs = noEnd ? null : expiryFromText(expiry);
   if (expiryMs === null && !noEnd) return { ok: false, message: EXPIRY_REFUSAL };
