@@ -22,7 +22,7 @@ import { SUBSCRIPTION_ORDERS_KEPT } from './limits.js';
 import { placedEvent } from './placed-event.js';
 import type { Channel, LogEvent, OrderRecord, ServiceRecord, WalletRecord } from './records.js';
 import { chargeFor, isUnlimited } from './rules.js';
-import { postsAllowed, subscriptionExpired, subscriptionMoveRefusal, type SubscriptionRecord, type SubscriptionStatus, type SubscriptionTerms } from './subscription-record.js';
+import { FINAL_SUBSCRIPTION_STATUSES, postsAllowed, subscriptionExpired, subscriptionMoveRefusal, type SubscriptionRecord, type SubscriptionStatus, type SubscriptionTerms } from './subscription-record.js';
 import { expiryText, subscriptionTermsProblem } from './subscription-terms.js';
 
 export type SubscriptionOutcome =
@@ -113,7 +113,7 @@ export function decideSubscribe(
 export function decidePost(wallet: WalletRecord, id: number, sub: SubscriptionRecord | null, report: PostReport, atMs: number): SubscriptionVerdict {
   if (sub === null || sub.account !== wallet.id) return notFound(wallet, id);
   if (report.prior !== null) return { wallet, events: [], outcome: { kind: 'placed', order: report.prior, balance: wallet.credits }, subscription: null, order: null };
-  if (subscriptionMoveRefusal(sub.status, 'Active') === 'final') {
+  if (FINAL_SUBSCRIPTION_STATUSES.has(sub.status)) {
     return refusedWith(wallet, errorOutcome('CONFLICT', `Subscription ${sub.id} is ${sub.status}; it takes no more posts.`));
   }
   if (subscriptionExpired(sub, atMs)) return expiredNow(wallet, sub, atMs);

@@ -16,7 +16,7 @@ export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
 export const FINAL_SUBSCRIPTION_STATUSES: ReadonlySet<SubscriptionStatus> = new Set(['Completed', 'Expired', 'Canceled']);
 
 export function isSubscriptionStatus(value: unknown): value is SubscriptionStatus {
-  return typeof value === 'string' && (SUBSCRIPTION_STATUSES as readonly string[]).includes(value);
+  return (SUBSCRIPTION_STATUSES as readonly unknown[]).includes(value);
 }
 
 /** What a subscription asks for, as its customer sent it (checked). */
