@@ -10,7 +10,7 @@ describe('index keys', () => {
   it('put the time (or status, then time) first, then what makes the key unique', () => {
     expect(idempotencyExpiryKey(1_700, '4:key')).toEqual([1_700, '4:key']);
     expect(leaseKey({ leaseExpiresMs: 2_500, id: 'o1' })).toEqual([2_500, 'o1']);
-    expect(orderIndexKey({ status: 'Pending', createdAtMs: 9, seq: 3, id: 'o2' })).toEqual(['Pending', 9, 3, 'o2']);
+    expect(orderIndexKey({ status: 'pending', createdAtMs: 9, seq: 3, id: 'o2' })).toEqual(['pending', 9, 3, 'o2']);
     expect(subscriptionPostKey(12, 'post-1')).toEqual([12, 'post-1']);
     expect(subscriptionExpiryKey({ expiryMs: 86_400_000, id: 7 })).toEqual([86_400_000, 7]);
   });
