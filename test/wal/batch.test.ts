@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { addToOpenBatch, failedAppend, joined, newBatch, PendingBatches, type Batch } from '../../src/wal/batch.js';
 import type { WalEntry } from '../../src/wal/index.js';
+import { watch } from '../helpers/promise-state.js';
 
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
@@ -17,20 +18,6 @@ function entry(n: number): WalEntry {
 /** The values of a batch's entries, to compare batches by what they hold. */
 const values = (batch: Batch | undefined): unknown[] => batch?.entries.map((e) => e.puts[0]!.value) ?? [];
 
-/** A settled promise's outcome, read after a turn. */
-function outcome(promise: Promise<void>): { state: string; error: unknown } {
-  const o = { state: 'pending', error: undefined as unknown };
-  promise.then(
-    () => {
-      o.state = 'resolved';
-    },
-    (error: unknown) => {
-      o.state = 'rejected';
-      o.error = error;
-    },
-  );
-  return o;
-}
 
 describe('addToOpenBatch', () => {
   it('starts a batch when there is none, fills it up to entriesMax, then closes it and starts the next', () => {
@@ -171,7 +158,7 @@ describe('PendingBatches', () => {
   it('rejectAll rejects the closed batches and the open one', async () => {
     const pending = new PendingBatches(1, () => {});
     const promises = [pending.add(entry(1)).promise, pending.add(entry(2)).promise];
-    const states = promises.map(outcome);
+    const states = promises.map(watch);
     const error = new Error('EIO');
     pending.rejectAll(error);
     await turn();

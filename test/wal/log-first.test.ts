@@ -28,6 +28,7 @@ import {
 } from '../../src/wal/index.js';
 import type { LogEvent } from '../../src/ledger/index.js';
 import { LOG_FILE_BYTES, restartLogMode } from '../helpers/log-mode-restart.js';
+import { watch } from '../helpers/promise-state.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 const dirs: string[] = [];
@@ -191,19 +192,20 @@ function logModeStore(): Store {
   return openStore(dir, { syncMode: 'log' });
 }
 
-/** Settles a promise into a state the test can read later. */
-function watch(promise: Promise<void>): { state: 'pending' | 'resolved' | 'rejected'; error: unknown } {
-  const w: { state: 'pending' | 'resolved' | 'rejected'; error: unknown } = { state: 'pending', error: undefined };
-  promise.then(
-    () => {
-      w.state = 'resolved';
-    },
-    (error: unknown) => {
-      w.state = 'rejected';
-      w.error = error;
-    },
-  );
-  return w;
+
+/** A log-first WAL with record 1 synced and in LMDB (not committed) and record 2 being written to the log. */
+async function twoRecordsInFlight() {
+  const fatals: unknown[] = [];
+  const log = new HeldLog();
+  const lmdb = new ControlledLmdb(logModeStore(), { onFatal: (e) => expect.fail(String(e)) });
+  const wal = new LogFirstWal(log, lmdb, 0, { onFatal: (e) => fatals.push(e) });
+  const inLmdb = watch(wal.append(entry(1, 1)));
+  await waitFor('record 1 written to the log', () => log.records.length === 1);
+  log.records[0]!.release();
+  await waitFor('record 1 handed to LMDB', () => lmdb.commits.length === 1);
+  const inLog = watch(wal.append(entry(1, 2)));
+  await waitFor('record 2 written to the log', () => log.records.length === 2);
+  return { fatals, log, lmdb, wal, inLmdb, inLog };
 }
 
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -327,16 +329,7 @@ describe('sync mode log: records, positions and acknowledgements', () => {
   });
 
   it('after a failure, neither a record the log syncs later nor a commit LMDB finishes later acknowledges anything, and a second failure is not reported again', async () => {
-    const fatals: unknown[] = [];
-    const log = new HeldLog();
-    const lmdb = new ControlledLmdb(logModeStore(), { onFatal: (e) => expect.fail(String(e)) });
-    const wal = new LogFirstWal(log, lmdb, 0, { onFatal: (e) => fatals.push(e) });
-    const committing = watch(wal.append(entry(1, 1)));
-    await waitFor('record 1 written to the log', () => log.records.length === 1);
-    log.records[0]!.release();
-    await waitFor('record 1 handed to LMDB', () => lmdb.commits.length === 1);
-    const logging = watch(wal.append(entry(1, 2)));
-    await waitFor('record 2 written to the log', () => log.records.length === 2);
+    const { fatals, log, lmdb, wal, inLmdb: committing, inLog: logging } = await twoRecordsInFlight();
     const failure = new Error('the replica stopped answering');
     wal.fail(failure);
     wal.fail(new Error('a second failure'));
@@ -350,16 +343,7 @@ describe('sync mode log: records, positions and acknowledgements', () => {
   });
 
   it('a refused log write rejects every batch not yet acknowledged, also one already in LMDB', async () => {
-    const fatals: unknown[] = [];
-    const log = new HeldLog();
-    const lmdb = new ControlledLmdb(logModeStore(), { onFatal: (e) => expect.fail(String(e)) });
-    const wal = new LogFirstWal(log, lmdb, 0, { onFatal: (e) => fatals.push(e) });
-    const inLmdb = watch(wal.append(entry(1, 1)));
-    await waitFor('record 1 written to the log', () => log.records.length === 1);
-    log.records[0]!.release();
-    await waitFor('record 1 handed to LMDB', () => lmdb.commits.length === 1);
-    const inLog = watch(wal.append(entry(1, 2)));
-    await waitFor('record 2 written to the log', () => log.records.length === 2);
+    const { fatals, log, wal, inLmdb, inLog } = await twoRecordsInFlight();
     const waiting = watch(wal.append(entry(1, 3)));
     const error = new Error('EIO');
     log.records[1]!.refuse(error);

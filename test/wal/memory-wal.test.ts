@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { WalEntry } from '../../src/wal/index.js';
 import type { LogEvent } from '../../src/ledger/index.js';
 import { MemoryWal, tableKeyString, type DurableImage } from '../../src/wal/memory-wal.js';
+import { watch } from '../helpers/promise-state.js';
 
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
@@ -15,18 +16,6 @@ function entry(amount: number): WalEntry {
   return { events: [event], puts: [{ table: 'wallets', key: 1, value: { id: 1, credits: amount } }] };
 }
 
-function watch(promise: Promise<void>): { state: string } {
-  const w = { state: 'pending' };
-  promise.then(
-    () => {
-      w.state = 'resolved';
-    },
-    () => {
-      w.state = 'rejected';
-    },
-  );
-  return w;
-}
 
 /** The message of what `fn` throws. */
 function thrown(fn: () => unknown): string {
