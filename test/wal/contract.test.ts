@@ -25,6 +25,7 @@ import {
 import { type LogEvent } from '../../src/ledger/index.js';
 import { MemoryWal, type TableKey } from '../../src/wal/memory-wal.js';
 import { LOG_FILE_BYTES, restartLogMode } from '../helpers/log-mode-restart.js';
+import { watch } from '../helpers/promise-state.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 interface DurableView {
@@ -208,20 +209,6 @@ function entry(account: number, amount: number, extra: Partial<WalEntry> = {}): 
   };
 }
 
-/** Settles a promise into a value the test can inspect synchronously later. */
-function watch(promise: Promise<void>): { state: 'pending' | 'resolved' | 'rejected'; error: unknown } {
-  const w: { state: 'pending' | 'resolved' | 'rejected'; error: unknown } = { state: 'pending', error: null };
-  promise.then(
-    () => {
-      w.state = 'resolved';
-    },
-    (error: unknown) => {
-      w.state = 'rejected';
-      w.error = error;
-    },
-  );
-  return w;
-}
 
 const IMPLEMENTATIONS: Implementation[] = [lmdb('commit'), lmdb('overlapping'), logFirst, memory];
 

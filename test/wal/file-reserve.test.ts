@@ -118,6 +118,56 @@ describe('file reserve', () => {
   });
 });
 
+describe('file reserve: its steps', () => {
+  it('looks only on every checkEveryIdle-th idle moment, and a top-up writes at most the chunks asked for', () => {
+    const { store } = open();
+    const reserve = new FileReserve(store, { bytes: 1024 * KIB, chunkBytes: 256 * KIB, checkEveryIdle: 3, onError: (e) => expect.fail(String(e)) });
+    expect(reserve.topUp(1)).toBe(256 * KIB);
+    expect(reserve.topUp(2)).toBe(512 * KIB);
+    reserve.idle();
+    reserve.idle();
+    expect(reserve.stats()).toEqual({ filledBytes: 768 * KIB });
+    reserve.idle();
+    expect(reserve.stats()).toEqual({ filledBytes: 1024 * KIB });
+    expect(reserve.fill()).toBe(0);
+    reserve.close();
+    reserve.close();
+  });
+
+  it('writes a reserve smaller than a chunk whole, in one step', () => {
+    const { store } = open();
+    const reserve = new FileReserve(store, { bytes: 100 * KIB, chunkBytes: 256 * KIB, onError: (e) => expect.fail(String(e)) });
+    expect(reserve.fill()).toBe(100 * KIB);
+    const after = dataFileBytes(store);
+    expect(after.fileBytes - after.usedBytes).toBeGreaterThanOrEqual(100 * KIB);
+    reserve.close();
+  });
+
+  it('refuses a size that is not a positive whole number', () => {
+    const { store } = open();
+    for (const bytes of [0, 1.5]) {
+      let message = 'nothing thrown';
+      try {
+        new FileReserve(store, { bytes, onError: () => {} });
+      } catch (error) {
+        message = (error as Error).message;
+      }
+      expect(message).toBe(`invariant: a file reserve needs a positive size; got ${bytes}`);
+    }
+  });
+
+  it('a data file it cannot open is reported once, and the reserve stays off', () => {
+    const { store } = open();
+    const errors: unknown[] = [];
+    const reserve = new FileReserve({ ...store, path: join(store.path, 'missing') }, { bytes: 256 * KIB, onError: (e) => errors.push(e) });
+    expect(reserve.fill()).toBe(0);
+    expect(reserve.topUp()).toBe(0);
+    expect(errors).toHaveLength(1);
+    expect((errors[0] as { code?: string }).code).toBe('ENOENT');
+    reserve.close();
+  });
+});
+
 describe('WAL_PREALLOCATE_MB', () => {
   it('defaults to 64 MiB, takes 0 to turn the reserve off, and refuses anything else with a sentence naming it', async () => {
     const { loadConfig } = await import('../../src/app/config.js');

@@ -8,7 +8,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/platform/clock.js';
 import type { IdempotencyRecord } from '../../src/ledger/index.js';
-import { IdempotencySweeper, idempotencyExpiryKey, LmdbGroupCommit, type TablePut } from '../../src/wal/index.js';
+import { IdempotencySweeper, idempotencyExpiryKey, LmdbGroupCommit, STRUCTURES_KEY, type TablePut } from '../../src/wal/index.js';
+import { waitFor } from '../helpers/wait-for.js';
 import { tempStores } from '../helpers/temp-store.js';
 
 const { open, cleanup } = tempStores('credit-order-api-sweep');
@@ -87,5 +88,84 @@ describe('Idempotency-Key sweep', () => {
     // The durable copy already shows '1:durable' is fresh: its wallet is not asked.
     expect(asked.sort()).toEqual(['1:old', '2:pending']);
     await wal.close();
+  });
+});
+
+describe('Idempotency-Key sweep: its bounds', () => {
+  /** A store and sweeper with records written at the given times (ms after the clock's start). */
+  async function swept(atMs: number[], options: { retentionMs: number; stepMax: number; nowMs: number }) {
+    const { store } = open();
+    const wal = new LmdbGroupCommit(store, { onFatal: (e) => { throw e; } });
+    const clock = new ManualClock();
+    const start = clock.wallMs();
+    const puts: TablePut[] = atMs.flatMap((at, i) => [
+      { table: 'idempotency' as const, key: `1:k${i}`, value: record(start + at) },
+      { table: 'idempotencyExpiry' as const, key: idempotencyExpiryKey(start + at, `1:k${i}`), value: 1 },
+    ]);
+    if (puts.length > 0) await wal.append({ events: [], puts });
+    clock.advance(options.nowMs);
+    const sweeper = new IdempotencySweeper(store, wal, clock, options.retentionMs, () => false, options.stepMax);
+    const keys = (): string[] => [...store.tables.idempotency.getKeys()].map(String).sort();
+    return { store, wal, clock, sweeper, keys };
+  }
+
+  it('keeps a record exactly as old as the retention and removes one a millisecond older', async () => {
+    const { sweeper, keys, wal } = await swept([0, 1, 2], { retentionMs: 1_000, stepMax: 10, nowMs: 1_001 });
+    expect(await sweeper.runOnce()).toEqual({ removed: 1, steps: 1 });
+    expect(keys()).toEqual(['1:k1', '1:k2']);
+    await wal.close();
+  });
+
+  it('a step takes at most stepMax entries and says more may remain only when it took that many; nothing expired writes nothing', async () => {
+    const { sweeper, keys, wal } = await swept([0, 0, 0, 0, 0, 50], { retentionMs: 10, stepMax: 3, nowMs: 20 });
+    expect(await sweeper.step()).toEqual({ removed: 3, more: true });
+    expect(await sweeper.step()).toEqual({ removed: 2, more: false });
+    expect(keys()).toEqual(['1:k5']);
+    const commits = wal.stats().commits;
+    expect(await sweeper.step()).toEqual({ removed: 0, more: false });
+    expect(await sweeper.runOnce()).toEqual({ removed: 0, steps: 1 });
+    expect(wal.stats().commits).toBe(commits);
+    await wal.close();
+  });
+
+  it('a sweep steps until a step takes fewer than stepMax, and one sweep runs at a time', async () => {
+    const { sweeper, keys, wal } = await swept([0, 0, 0, 0, 0, 0], { retentionMs: 10, stepMax: 3, nowMs: 20 });
+    const first = sweeper.runOnce();
+    expect(sweeper.runOnce()).toBe(first);
+    expect(await first).toEqual({ removed: 6, steps: 3 });
+    expect(sweeper.runOnce()).not.toBe(first);
+    expect(keys()).toEqual([]);
+    await wal.close();
+  });
+
+  it('a stopped sweeper ends a running sweep after its step', async () => {
+    const { sweeper, keys, wal } = await swept([0, 0, 0, 0, 0], { retentionMs: 10, stepMax: 2, nowMs: 20 });
+    const running = sweeper.runOnce();
+    await sweeper.stop();
+    expect(await running).toEqual({ removed: 2, steps: 1 });
+    expect(keys()).toEqual(['1:k2', '1:k3', '1:k4']);
+    await wal.close();
+  });
+
+  it('runs on its interval once started, and stops', async () => {
+    const { sweeper, keys, wal } = await swept([0], { retentionMs: 10, stepMax: 2, nowMs: 20 });
+    const errors: unknown[] = [];
+    sweeper.start(1, (e) => errors.push(e));
+    await waitFor('the started sweeper removing the expired record', () => keys().length === 0);
+    await sweeper.stop();
+    expect(errors).toEqual([]);
+    await wal.close();
+  });
+
+  it('counts the records without the table’s shared structures, and the age of the oldest, never below 0', async () => {
+    const { sweeper, store, clock, wal } = await swept([5, 7], { retentionMs: 1_000, stepMax: 2, nowMs: 0 });
+    const structures = store.tables.idempotency.doesExist(STRUCTURES_KEY);
+    expect((store.tables.idempotency.getStats() as { entryCount: number }).entryCount).toBe(structures ? 3 : 2);
+    expect(sweeper.stats()).toEqual({ records: 2, oldestAgeMs: 0 });
+    clock.advance(15);
+    expect(sweeper.stats()).toEqual({ records: 2, oldestAgeMs: 10 });
+    await wal.close();
+    const empty = await swept([], { retentionMs: 1_000, stepMax: 2, nowMs: 50 });
+    expect(empty.sweeper.stats()).toEqual({ records: 0, oldestAgeMs: 0 });
   });
 });

@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import type { WalEntry } from '../../src/wal/index.js';
 import type { LogEvent } from '../../src/ledger/index.js';
-import { MemoryWal, tableKeyString } from '../../src/wal/memory-wal.js';
+import { MemoryWal, tableKeyString, type DurableImage } from '../../src/wal/memory-wal.js';
+import { watch } from '../helpers/promise-state.js';
 
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
@@ -15,17 +16,15 @@ function entry(amount: number): WalEntry {
   return { events: [event], puts: [{ table: 'wallets', key: 1, value: { id: 1, credits: amount } }] };
 }
 
-function watch(promise: Promise<void>): { state: string } {
-  const w = { state: 'pending' };
-  promise.then(
-    () => {
-      w.state = 'resolved';
-    },
-    () => {
-      w.state = 'rejected';
-    },
-  );
-  return w;
+
+/** The message of what `fn` throws. */
+function thrown(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (error) {
+    return (error as Error).message;
+  }
+  return 'nothing thrown';
 }
 
 const amounts = (wal: MemoryWal): number[] => wal.durableImage().events.map((e) => (e as { amount: number }).amount);
@@ -161,8 +160,98 @@ describe('MemoryWal faults', () => {
     expect(wal.stats()).toMatchObject({ batches: 2, entries: 3, events: 3, lastBatchEntries: 1, pendingEntries: 0 });
   });
 
-  it('rejects nonsense limits at construction', () => {
-    expect(() => new MemoryWal({ onFatal: () => {}, batchEntriesMax: 0 })).toThrow(/batchEntriesMax/);
-    expect(() => new MemoryWal({ onFatal: () => {}, pendingEntriesMax: 1.5 })).toThrow(/pendingEntriesMax/);
+  it('rejects nonsense limits at construction, and takes 1', () => {
+    expect(thrown(() => new MemoryWal({ onFatal: () => {}, batchEntriesMax: 0 }))).toBe('invariant: batchEntriesMax must be a positive integer; got 0');
+    expect(thrown(() => new MemoryWal({ onFatal: () => {}, batchEntriesMax: 1.5 }))).toBe('invariant: batchEntriesMax must be a positive integer; got 1.5');
+    expect(thrown(() => new MemoryWal({ onFatal: () => {}, pendingEntriesMax: 1.5 }))).toBe('invariant: pendingEntriesMax must be a positive integer; got 1.5');
+    expect(thrown(() => new MemoryWal({ onFatal: () => {}, pendingEntriesMax: 0 }))).toBe('invariant: pendingEntriesMax must be a positive integer; got 0');
+    const wal = new MemoryWal({ onFatal: () => {}, batchEntriesMax: 1, pendingEntriesMax: 1 });
+    const [a, b] = [wal.append(entry(1)), wal.append(entry(2))];
+    expect(b).not.toBe(a);
+    expect(wal.overloaded()).toBe(true);
+  });
+
+  it('counts what waits for a sync: entries, batches (the open one too), and a seal with nothing open adds none', async () => {
+    const wal = new MemoryWal({ onFatal: () => {} });
+    wal.seal();
+    expect([wal.unsyncedEntries, wal.unsyncedBatches, wal.crashed, wal.failure]).toEqual([0, 0, false, null]);
+    const first = watch(wal.append(entry(1)));
+    void wal.append(entry(2));
+    expect([wal.unsyncedEntries, wal.unsyncedBatches]).toEqual([2, 1]);
+    wal.seal();
+    wal.seal();
+    expect([wal.unsyncedEntries, wal.unsyncedBatches]).toEqual([2, 1]);
+    const flushed = watch(wal.flushed());
+    expect(wal.step()).toBe(2);
+    await turn();
+    expect([first.state, flushed.state]).toEqual(['resolved', 'resolved']);
+    expect(wal.stats()).toEqual({ batches: 1, commits: 1, entries: 2, events: 2, lastBatchEntries: 2, lastSyncMs: 0, pendingEntries: 0 });
+    await wal.flushed();
+  });
+
+  it('flushed() waits for the last batch, sealed or open', async () => {
+    const wal = new MemoryWal({ onFatal: () => {} });
+    void wal.append(entry(1));
+    wal.seal();
+    const afterSealed = watch(wal.flushed());
+    void wal.append(entry(2));
+    const afterOpen = watch(wal.flushed());
+    expect(wal.step()).toBe(1);
+    await turn();
+    expect([afterSealed.state, afterOpen.state]).toEqual(['resolved', 'pending']);
+    expect(wal.step()).toBe(1);
+    await turn();
+    expect(afterOpen.state).toBe('resolved');
+  });
+
+  it('close() waits for what was appended and then refuses appends; a crashed WAL refuses them with its own sentence', async () => {
+    const wal = new MemoryWal({ onFatal: () => {} });
+    void wal.append(entry(1));
+    const closing = watch(wal.close());
+    await turn();
+    expect(closing.state).toBe('pending');
+    wal.syncAll();
+    await turn();
+    expect(closing.state).toBe('resolved');
+    expect(thrown(() => wal.append(entry(2)))).toBe('invariant: no append after the WAL was closed');
+    const crashed = new MemoryWal({ onFatal: () => {} });
+    crashed.crash();
+    expect(thrown(() => crashed.append(entry(1)))).toBe('invariant: no append after the simulated process crashed');
+  });
+
+  it('a failed sync rejects the open batch too, and tells the listener of an append after it', async () => {
+    const fatals: unknown[] = [];
+    const wal = new MemoryWal({ onFatal: (e) => fatals.push(e) });
+    const failing = watch(wal.append(entry(1)));
+    wal.seal();
+    const sealed = watch(wal.append(entry(2)));
+    wal.seal();
+    const open = watch(wal.append(entry(3)));
+    const error = new Error('EIO');
+    wal.failNextCommit(error);
+    expect(wal.step()).toBe(0);
+    await turn();
+    expect([failing.state, sealed.state, open.state]).toEqual(['rejected', 'rejected', 'rejected']);
+    expect(wal.unsyncedBatches).toBe(0);
+    const told: unknown[] = [];
+    await expect(wal.appendSettled(entry(4), (e) => told.push(e))).rejects.toBe(error);
+    expect(told).toEqual([error]);
+    expect(wal.step()).toBe(0);
+    expect(fatals).toEqual([error]);
+  });
+
+  it('keeps the number 1 and the string "1" apart as keys, and reads a missing row as undefined', () => {
+    const wal = new MemoryWal({ onFatal: () => {} });
+    void wal.append({ events: [], puts: [{ table: 'meta', key: 1, value: 'number' }, { table: 'meta', key: '1', value: 'string' }, { table: 'meta', key: [1, 'a'], value: 'array' }] });
+    wal.syncAll();
+    expect([wal.get('meta', 1), wal.get('meta', '1'), wal.get('meta', [1, 'a']), wal.get('meta', 2)]).toEqual(['number', 'string', 'array', undefined]);
+    expect([tableKeyString(1), tableKeyString('1'), tableKeyString([1, 'a'])]).toEqual(['1', '"1"', '[1,"a"]']);
+  });
+
+  it('starts from an image that lacks a table with that table empty', () => {
+    const partial = { events: [], tables: { wallets: new Map([[tableKeyString(1), { id: 1, credits: 3 }]]) } } as unknown as DurableImage;
+    const wal = new MemoryWal({ onFatal: () => {}, initial: partial });
+    expect([wal.get('wallets', 1), wal.get('orders', 'x')]).toEqual([{ id: 1, credits: 3 }, undefined]);
+    expect(wal.durableImage().tables.orders).toEqual(new Map());
   });
 });

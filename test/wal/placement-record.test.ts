@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { decide, initialState, withServiceDefaults, type Command, type LogEvent, type OrderRecord, type WalletRecord } from '../../src/ledger/index.js';
 import { verifyLedger } from '../../src/ops/index.js';
 import { LmdbGroupCommit, openStore, orderIndexKey, STORE_FORMAT, STRUCTURES_KEY, TABLE_NAMES, type Store, type TableName, type WalEntry } from '../../src/wal/index.js';
-import { ROW_FIELDS } from '../../src/wal/placement-record.js';
+import { readingPlacements, ROW_FIELDS, sharesRow, storedPlacement, wholePlacement } from '../../src/wal/placement-record.js';
 import { CREDIT, Ledger } from '../helpers/ledger.js';
 import { tempDir } from '../helpers/server.js';
 
@@ -180,4 +180,61 @@ describe('a placement in the log', () => {
     expect(verifyLedger(store)).toMatchObject({ ok: true, counts: { orders: 3 } });
   });
 
+});
+
+describe('a placement’s stored form, field by field', () => {
+  const row = {
+    id: 'o1', account: 7, number: 12, service: 3, quantity: 1000, rate: 100_000, charge: 100_000, debit: 100_000, channel: 'api', type: 'Default',
+    extras: { comments: 'x' }, subscription: 5, post: 'p1', target: 't', status: 'Pending', remains: null, unlimited: false, createdAtMs: 1, seq: 1,
+  } as unknown as OrderRecord;
+  const event = {
+    type: 'order.placed', atMs: 9, account: 7, order: 'o1', number: 12, service: 3, quantity: 1000, rate: 100_000, charge: 100_000, debit: 100_000,
+    balance: 40, channel: 'api', idempotencyKey: 'k', orderType: 'Default', extras: row.extras, subscription: 5, post: 'p1', webhooks: [2],
+  } as Placed;
+  const bytes = Uint8Array.from([1, 2, 3]);
+  const decodeRow = (b: Uint8Array): unknown => (b === bytes ? row : undefined);
+
+  it('shares the row only when every shared field holds the row’s value', () => {
+    expect(sharesRow(event, row)).toBe(true);
+    const differing: [keyof Placed, unknown][] = [
+      ['account', 8], ['order', 'o2'], ['number', 13], ['service', 4], ['quantity', 999], ['rate', 1], ['charge', 1], ['debit', 0],
+      ['channel', 'web'], ['orderType', 'Package'], ['extras', { comments: 'x' }], ['subscription', 6], ['post', 'p2'],
+    ];
+    for (const [field, value] of differing) expect(sharesRow({ ...event, [field]: value } as Placed, row), field).toBe(false);
+  });
+
+  it('keeps what only the event holds, and webhooks only when the event has them', () => {
+    expect(storedPlacement(event, bytes)).toStrictEqual({ type: 'order.placed', atMs: 9, balance: 40, idempotencyKey: 'k', row: bytes, webhooks: [2] });
+    const { webhooks: _, ...without } = event;
+    expect(storedPlacement(without as Placed, bytes)).toStrictEqual({ type: 'order.placed', atMs: 9, balance: 40, idempotencyKey: 'k', row: bytes });
+  });
+
+  it('reads back the whole event, with the optional fields only where the row and the event have them', () => {
+    expect(wholePlacement(storedPlacement(event, bytes), decodeRow)).toStrictEqual(event);
+    const { type: _t, extras: _e, subscription: _s, post: _p, ...plainRow } = row;
+    const { orderType: _o, extras: _x, subscription: _u, post: _q, webhooks: _w, ...plainEvent } = event;
+    expect(wholePlacement(storedPlacement(plainEvent as Placed, bytes), () => plainRow)).toStrictEqual(plainEvent);
+  });
+
+  it('leaves any other value as it is, and a stored form whose row cannot be decoded', () => {
+    const stored = storedPlacement(event, bytes);
+    const others = [null, undefined, 5, 'order.placed', { type: 'order.placed', row: [1, 2, 3] }, { type: 'order.moved', row: bytes }, { ...event }];
+    for (const other of others) expect(wholePlacement(other, decodeRow)).toBe(other);
+    expect(wholePlacement(stored, () => { throw new Error('bad bytes'); })).toBe(stored);
+    expect(wholePlacement(stored, () => null)).toBe(stored);
+    expect(wholePlacement(stored, () => 'a string')).toBe(stored);
+  });
+
+  it('the log’s decoder turns every stored placement it reads into the whole event', () => {
+    class Base {
+      constructor(readonly options: object) {}
+      decode(source: Uint8Array): unknown {
+        return source[0] === 1 ? storedPlacement(event, bytes) : { type: 'credits.adjusted' };
+      }
+    }
+    const Reading = readingPlacements(Base, decodeRow);
+    const decoder = new Reading({});
+    expect(decoder.decode(Uint8Array.from([1]))).toStrictEqual(event);
+    expect(decoder.decode(Uint8Array.from([0]))).toStrictEqual({ type: 'credits.adjusted' });
+  });
 });
