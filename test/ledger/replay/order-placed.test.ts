@@ -137,6 +137,7 @@ describe('the orders row against its placement', () => {
       [{}, null, 'extras {} but order.placed says null'],
       [5, {}, 'extras 5 but order.placed says {}'],
       [{}, { runs: 3, interval: 30 }, 'extras {} but order.placed says {runs: 3, interval: 30}'],
+      [{ runs: 3, interval: 60 }, { runs: 3, interval: 30 }, 'extras {runs: 3, interval: 60} but order.placed says {runs: 3, interval: 30}'],
     ];
     for (const [rowExtras, placedExtras, says] of cases) {
       const ledger = new Ledger().account(1).credit(1, 10 * CREDIT).place(1, 'o1', 10, 100_000, { extras: { runs: 3, interval: 30 } });
