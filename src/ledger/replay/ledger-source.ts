@@ -45,6 +45,7 @@ export interface LedgerSource {
 
 /** Whether a stored row is a count of orders per status, each a safe integer. */
 export function isCounts(row: unknown): row is StatusCounts {
+  // Stryker disable next-line ConditionalExpression: equivalent: a primitive other than null holds no status fields, so the check below refuses it as well
   if (row === null || typeof row !== 'object') return false;
   return ORDER_STATUSES.every((s) => Number.isSafeInteger((row as Record<string, unknown>)[s]));
 }

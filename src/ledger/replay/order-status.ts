@@ -58,6 +58,7 @@ export function orderStatus(state: ReplayState, seq: number, id: number, account
   state.statuses[order.status]--;
   state.statuses[toStatus]++;
   order.status = toStatus;
+  // Stryker disable next-line ConditionalExpression: equivalent: remainsRefusal above has required remains to be null on every move but partial
   order.remains = toStatus === 'partial' ? (remains as number) : null;
   if (FINAL_STATUSES.has(toStatus)) {
     if (isInt(e.atMs)) order.finishedAtMs = e.atMs;

@@ -126,7 +126,7 @@ function replayLog(state: ReplayState): void {
       // Anything else (a read that failed, a bug here) is not the log's
       // fault and fails the verification as an error, not a finding.
       const e = asRaw(value);
-      const detail = `${String(e.type)} cannot be replayed: ${error instanceof Error ? error.message : String(error)}.`;
+      const detail = `${String(e.type)} cannot be replayed: ${error.message}.`;
       fail(invariantOfType(e.type), seq, isInt(e.account) ? e.account : null, typeof e.order === 'string' ? e.order : null, detail);
     }
   }
@@ -137,6 +137,6 @@ function replayLog(state: ReplayState): void {
  * or JavaScript's own on a value of the wrong kind (a BigInt where a number
  * belongs): what a malformed event makes replay throw.
  */
-function isValueError(error: unknown): boolean {
+function isValueError(error: unknown): error is Error {
   return error instanceof TypeError || error instanceof RangeError || error instanceof InvariantError;
 }

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { planExpiryAfter, planPriceInr } from '../../../src/ledger/index.js';
+import { PLAN_MONTHS_MAX } from '../../../src/ledger/limits.js';
 import { MS_PER_DAY } from '../../../src/platform/units.js';
 import { accountCreated, creditsAdjusted, moveBalance, planGranted } from '../../../src/ledger/replay/account-events.js';
 import type { AccountState } from '../../../src/ledger/replay/replay-state.js';
@@ -79,5 +80,35 @@ describe('plan.granted', () => {
     expect(findingOf(() => planGranted(5, 1, account(), { months: 0, atMs, priceInr: 0, expiresMs })).sentence).toMatch(/grants 0 months; a grant is a whole number of months from 1 to/);
     expect(findingOf(() => planGranted(5, 1, account(), { months: 1, atMs, priceInr: 1, expiresMs })).sentence).toMatch(/prices 1 months at 1 INR but the plan costs 9999 INR/);
     expect(findingOf(() => planGranted(5, 1, account(), { months: 1, atMs, priceInr: planPriceInr(1), expiresMs: expiresMs + 1 })).sentence).toMatch(/plan.granted ends the window at/);
+  });
+});
+
+describe('the sentences of refused account events', () => {
+  const atMs = 1_700_000_000_000;
+
+  it('name the balance replay, the seq and the account', () => {
+    const state = replayStateOf(new Ledger());
+    accountCreated(state, 1, 7, { credits: 0 });
+    expect(findingOf(() => accountCreated(state, 2, 7, { credits: 0 })).sentence).toBe('Balance replay failed at seq 2 (account 7): account.created opens an account that was already opened earlier in the log.');
+    expect(findingOf(() => creditsAdjusted(state, 4, 1, account(), { amount: 0.5, balance: 0.5 })).sentence).toBe(
+      'Balance replay failed at seq 4 (account 1): credits.adjusted carries an invalid amount 0.5 (not a whole number of micro-credits).',
+    );
+    expect(findingOf(() => moveBalance(3, 1, null, account(Number.MAX_SAFE_INTEGER), 1, 0, () => 'credits.adjusted of 0.000001 credits')).sentence).toBe(
+      'Balance replay failed at seq 3 (account 1): credits.adjusted of 0.000001 credits takes the balance of 9007199254.740991 credits out of the exact range.',
+    );
+  });
+
+  it(`grants up to ${PLAN_MONTHS_MAX} months, not one more, and only at a valid time`, () => {
+    const wallet = account();
+    const expiresMs = planExpiryAfter(atMs, null, PLAN_MONTHS_MAX);
+    planGranted(5, 1, wallet, { months: PLAN_MONTHS_MAX, atMs, priceInr: planPriceInr(PLAN_MONTHS_MAX), expiresMs });
+    expect(wallet.unlimitedExpiresMs).toBe(expiresMs);
+    const over = PLAN_MONTHS_MAX + 1;
+    expect(findingOf(() => planGranted(5, 1, account(), { months: over, atMs, priceInr: planPriceInr(over), expiresMs })).sentence).toBe(
+      `Balance replay failed at seq 5 (account 1): plan.granted grants ${over} months; a grant is a whole number of months from 1 to ${PLAN_MONTHS_MAX}.`,
+    );
+    expect(findingOf(() => planGranted(5, 1, account(), { months: 1, atMs: 'soon', priceInr: planPriceInr(1), expiresMs })).sentence).toBe(
+      'Balance replay failed at seq 5 (account 1): plan.granted carries an invalid time (soon).',
+    );
   });
 });

@@ -57,3 +57,63 @@ describe('claim leases in the replay', () => {
     expect(replayImage(released).firstBroken).toBeNull();
   });
 });
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+
+describe('what a move, an extension and a release must name', () => {
+  const moved = (to: 'processing' | 'in_progress', fields: Record<string, unknown>, from = base()): string | null => {
+    const ledger = from.move('o1', to);
+    Object.assign(ledger.last('order.status'), fields);
+    return replayImage(ledger).firstBroken;
+  };
+
+  it('only a claim, pending to processing, names a worker, and the worker is a name', () => {
+    const AT = 'Order status check failed at seq 6 (account 1, order o1): ';
+    expect(moved('in_progress', { worker: 'w1' })).toBe(`${AT}order.status names worker w1 on a move from pending to in_progress; only a claim (pending to processing) names one.`);
+    expect(moved('processing', { worker: 5 })).toBe(`${AT}order.status names worker 5 on a move from pending to processing; only a claim (pending to processing) names one.`);
+    const claimed = base().claim('o1', 'w1');
+    expect(moved('in_progress', { worker: 'w1' }, claimed)).toBe(
+      'Order status check failed at seq 7 (account 1, order o1): order.status names worker w1 on a move from processing to in_progress; only a claim (pending to processing) names one.',
+    );
+  });
+
+  it('a lease names the worker that holds it', () => {
+    const ledger = base().claim('o1', 'w1');
+    delete (ledger.last('order.status') as { worker?: string }).worker;
+    delete ledger.order('o1').worker;
+    expect(replayImage(ledger).firstBroken).toBe('Order status check failed at seq 6 (account 1, order o1): order.status sets a lease without naming the worker that holds it.');
+  });
+
+  it('a claim logged without a lease, then released, leaves no lease behind', () => {
+    const ledger = base().claim('o1', 'w1');
+    delete (ledger.last('order.status') as { leaseExpiresMs?: number }).leaseExpiresMs;
+    delete ledger.order('o1').leaseExpiresMs;
+    ledger.events.push({ type: 'order.released', atMs: ledger.last('order.status').atMs + 1000, account: 1, order: 'o1', worker: 'w1', cause: 'released' });
+    Object.assign(ledger.order('o1'), { status: 'pending' });
+    delete ledger.order('o1').worker;
+    expect(replayImage(ledger).firstBroken).toBeNull();
+  });
+
+  it('an extension sets a lease within the bounds, and names its worker', () => {
+    const short = base().claim('o1', 'w1').extend('o1', 9);
+    const { atMs, leaseExpiresMs } = short.last('order.lease_extended');
+    expect(replayImage(short).firstBroken).toBe(
+      `Lifecycle check failed at seq 7 (account 1, order o1): the actor refuses order.lease_extended here: the lease it sets ends at ${iso(leaseExpiresMs)}, not 10 s to 86400 s after ${iso(atMs)}.`,
+    );
+    const nameless = base().claim('o1', 'w1').extend('o1');
+    delete (nameless.last('order.lease_extended') as { worker?: string }).worker;
+    expect(replayImage(nameless).firstBroken).toBe('Lifecycle check failed at seq 7 (account 1, order o1): the actor refuses order.lease_extended here: it names no worker.');
+  });
+
+  it('a release is released or expired, and an expiry is of the lease of the worker that held it', () => {
+    const cause = base().claim('o1', 'w1').release('o1', 'released');
+    (cause.last('order.released') as { cause: string }).cause = 'forgot';
+    expect(replayImage(cause).firstBroken).toBe('Lifecycle check failed at seq 7 (account 1, order o1): the actor refuses order.released here: its cause "forgot" is neither released nor expired.');
+    const other = base().claim('o1', 'w1').release('o1', 'expired');
+    const released = other.last('order.released');
+    released.worker = 'w2';
+    expect(replayImage(other).firstBroken).toBe(
+      `Lifecycle check failed at seq 7 (account 1, order o1): the actor refuses order.released here: the order holds no lease of w2 that had ended by ${iso(released.atMs)}.`,
+    );
+  });
+});

@@ -48,3 +48,18 @@ describe('order.cancel_requested', () => {
     expect(replayImage(push(base(false), { type: 'order.cancel_requested', order: 'p1' })).firstBroken).toMatch(/the actor refuses order.cancel_requested here/);
   });
 });
+
+describe('the sentences of refused lifecycle events', () => {
+  it('name the lifecycle check, the seq, the account and the order', () => {
+    expect(replayImage(push(base(), { type: 'order.cancel_requested' })).firstBroken).toBe('Lifecycle check failed at seq 7 (account 1): order.cancel_requested does not carry an order id.');
+    expect(replayImage(push(base(), { type: 'order.progress', order: 'zz', startCount: 1, remains: 2 })).firstBroken).toBe(
+      'Lifecycle check failed at seq 7 (account 1, order zz): order.progress names an order that no earlier order.placed created.',
+    );
+    expect(replayImage(push(base().account(2), { type: 'order.progress', account: 2, order: 'p1', startCount: 1, remains: 2 })).firstBroken).toBe(
+      'Lifecycle check failed at seq 8 (account 2, order p1): order.progress names account 2 but the order belongs to account 1.',
+    );
+    expect(replayImage(push(base(), { type: 'order.progress', order: 'p1', startCount: 1, remains: 2, atMs: 'later' })).firstBroken).toBe(
+      'Lifecycle check failed at seq 7 (account 1, order p1): order.progress carries an invalid time (later).',
+    );
+  });
+});

@@ -6,7 +6,10 @@
 import { describe, expect, it } from 'vitest';
 import { orderPlaced } from '../../../src/ledger/replay/order-placed.js';
 import { CREDIT, Ledger, useLedgerStores } from '../../helpers/ledger.js';
-import { replayStateOf } from '../../helpers/ledger-image.js';
+import { replayLedger } from '../../../src/ledger/index.js';
+import { imageLedgerSource } from '../../../src/wal/index.js';
+import { tableKeyString } from '../../../src/wal/memory-wal.js';
+import { imageOf, replayImage, replayStateOf } from '../../helpers/ledger-image.js';
 
 const { verify } = useLedgerStores();
 
@@ -73,5 +76,26 @@ describe('an order the replay does not hold', () => {
     state.orders.update('o1', { ...open, status: 'completed' });
     expect([...state.orders.entries()]).toEqual([]);
     expect(state.orders.peak).toBe(1);
+  });
+});
+
+describe('where an order stands against its row', () => {
+  it('an order whose row names another worker than the log leaves stays open and is named', () => {
+    const ledger = new Ledger().account(1).credit(1, 10 * CREDIT).place(1, 'o1', 10, 100_000).claim('o1', 'w1');
+    ledger.order('o1').worker = 'w2';
+    const ends = new Date(ledger.order('o1').leaseExpiresMs!).toISOString();
+    expect(replayImage(ledger).firstBroken).toBe(
+      `Order status check failed at account 1, order o1: the orders row says processing with remains null, worker w2, a lease ending ${ends} but the log leaves it processing with remains null, worker w1, a lease ending ${ends}.`,
+    );
+  });
+
+  it('a row that holds another order (claimed under its id) is not an order of its own key', () => {
+    const ledger = new Ledger().account(1).credit(1, 10 * CREDIT).place(1, 'o1', 10, 100_000);
+    const image = imageOf(ledger);
+    // The row stored under key a0 holds order o1, whose placement claims it at the cursor; its status is not one.
+    image.tables.orders.clear();
+    image.tables.orders.set(tableKeyString('a0'), { ...ledger.order('o1'), status: 'lost' });
+    image.events.push({ type: 'order.status', atMs: 1_700_000_100_000, account: 1, order: 'a0', from: 'pending', to: 'canceled', remains: null, refund: 0, balance: 9 * CREDIT });
+    expect(replayLedger(imageLedgerSource(image)).firstBroken).toBe('Order status check failed at seq 4 (account 1, order a0): order.status moves an order that no earlier order.placed created.');
   });
 });

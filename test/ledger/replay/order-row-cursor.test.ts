@@ -57,6 +57,25 @@ describe('claiming rows', () => {
   });
 });
 
+describe('the row at the cursor', () => {
+  it('is claimed by the order it names without computing a storage key', () => {
+    const source = rowsSource(['a', 'b']);
+    let keysComputed = 0;
+    const counting: LedgerSource = { ...source, orderKey: (id) => (keysComputed++, source.orderKey(id)) };
+    const cursor = new OrderRowCursor(counting);
+    expect([cursor.claim('a'), cursor.claim('b')]).toEqual([{ id: 'a' }, { id: 'b' }]);
+    expect(keysComputed).toBe(0);
+  });
+
+  it('may hold no record at all: the claim then looks the order up by its key', () => {
+    const source = rowsSource(['a', 'b']);
+    const rows: SourceRow<string>[] = [{ key: 'a', value: null }, { key: 'b', value: { id: 'b' } }];
+    const cursor = new OrderRowCursor({ ...source, orderRows: () => rows });
+    expect(cursor.claim('b')).toEqual({ id: 'b' });
+    expect([...cursor.unclaimed()]).toEqual([{ key: 'a', value: null }]);
+  });
+});
+
 describe('placements out of storage-key order', () => {
   it('rows the walk passes wait for their placement, and still verify', () => {
     // Keys sort c < d < e but the log places e first (a wall clock stepped back).

@@ -47,3 +47,11 @@ describe('refill.status', () => {
     expect(replayImage(push(base(), requested(), moved('pending', 'completed'), moved('completed', 'rejected'))).firstBroken).toMatch(/but the order has no open refill/);
   });
 });
+
+describe('the sentences of refused refills', () => {
+  it('name the lifecycle check at the request, also for an order of a service the log never saved', () => {
+    expect(replayImage(push(base(), requested(0))).firstBroken).toBe('Lifecycle check failed at seq 6 (account 1, order d1): refill.requested carries an invalid refill id 0.');
+    const unsaved = new Ledger().account(1).credit(1, 10 * CREDIT).place(1, 'd1', 10, 100_000).move('d1', 'completed');
+    expect(replayImage(push(unsaved, requested())).firstBroken).toBe("Lifecycle check failed at seq 5 (account 1, order d1): the actor refuses refill.requested here: This order's service does not offer refills.");
+  });
+});

@@ -40,3 +40,10 @@ describe('the versions of a service a request may have read', () => {
     expect(findingOf(() => new ServiceVersions().saved(9, { service: { id: 'x' } }))).toMatchObject({ invariant: 'lifecycle', seq: 9 });
   });
 });
+
+describe('a save the replay cannot take', () => {
+  it('names a service without a valid id', () => {
+    expect(findingOf(() => new ServiceVersions().saved(4, { service: service(0, { id: 'one' }) })).sentence).toBe('Lifecycle check failed at seq 4: service.saved carries no valid service id (one).');
+    expect(findingOf(() => new ServiceVersions().saved(4, {})).sentence).toBe('Lifecycle check failed at seq 4: service.saved carries no valid service id (undefined).');
+  });
+});

@@ -16,6 +16,8 @@ describe('quoting values in a finding', () => {
 
   it('instants are ISO 8601 UTC, or the raw value beyond the range a Date holds', () => {
     expect(instant(1_700_000_000_000)).toBe('2023-11-14T22:13:20.000Z');
+    expect(instant(8.64e15)).toBe('+275760-09-13T00:00:00.000Z');
+    expect(instant(-8.64e15)).toBe('-271821-04-20T00:00:00.000Z');
     expect(instant(8.64e15 + 1)).toBe('8640000000000001');
     expect(instant('soon')).toBe('soon');
   });
