@@ -215,12 +215,21 @@ describe('sync mode log: records, positions and acknowledgements', () => {
     const store = logModeStore();
     const log = new InstantLog();
     const batches: number[] = [];
+    const syncsMs: number[] = [];
+    const startedMs = performance.now();
     const wal = new LogFirstWal(log, new LmdbGroupCommit(store, { onFatal: (e) => expect.fail(String(e)) }), 7, {
       recordEntriesMax: 2,
       onFatal: (e) => expect.fail(String(e)),
-      onBatch: (entries) => batches.push(entries),
+      onBatch: (entries, syncMs) => {
+        batches.push(entries);
+        syncsMs.push(syncMs);
+      },
     });
     await Promise.all([1, 2, 3, 4, 5].map((n) => wal.append(entry(n, n * 10))));
+    // A record's sync time is the time from its write to its acknowledgement: within this test's own.
+    const elapsedMs = performance.now() - startedMs;
+    expect(syncsMs.every((ms) => ms >= 0 && ms <= elapsedMs)).toBe(true);
+    expect(wal.stats().lastSyncMs).toBe(syncsMs.at(-1));
     expect(log.records.map((r) => [r.position, r.entries.length])).toEqual([[8, 2], [9, 2], [10, 1]]);
     expect(log.records.flatMap((r) => r.entries.map((e) => (e.events[0] as { amount: number }).amount))).toEqual([10, 20, 30, 40, 50]);
     expect(batches).toEqual([2, 2, 1]);
@@ -230,6 +239,24 @@ describe('sync mode log: records, positions and acknowledgements', () => {
     expect(wal.readBarrier()).toBeNull();
     await wal.close();
     expect(() => wal.append(entry(1, 1))).toThrow('invariant: no append after the WAL was closed');
+  });
+
+  it('writes one record at a time: what arrives while a record is being written waits for its sync, then goes as the next record', async () => {
+    const log = new HeldLog();
+    const lmdb = new ControlledLmdb(logModeStore(), { onFatal: (e) => expect.fail(String(e)) });
+    const wal = new LogFirstWal(log, lmdb, 0, { onFatal: (e) => expect.fail(String(e)) });
+    void wal.append(entry(1, 1));
+    await waitFor('record 1 written to the log', () => log.records.length === 1);
+    void wal.append(entry(1, 2));
+    await turn();
+    void wal.append(entry(1, 3));
+    await turn();
+    await turn();
+    expect(log.records).toHaveLength(1);
+    log.records[0]!.release();
+    await waitFor('record 2 written to the log', () => log.records.length === 2);
+    expect(log.records[1]!.position).toBe(2);
+    expect(log.records[1]!.entries).toEqual([entry(1, 2), entry(1, 3)]);
   });
 
   it('is overloaded from pendingEntriesMax entries waiting until LMDB has committed them', async () => {
@@ -317,6 +344,34 @@ describe('sync mode log: records, positions and acknowledgements', () => {
     expect(fatals).toEqual([refused.error]);
     expect(log.records).toEqual([]);
     await expect(wal.append(entry(1, 2))).rejects.toBe(refused.error);
+  });
+
+  it('LMDB failing the commit of a synced record stops the WAL with that error: its batch rejected, onFatal once', async () => {
+    const fatals: unknown[] = [];
+    const lmdb = new ControlledLmdb(logModeStore(), { onFatal: (e) => expect.fail(String(e)) });
+    const wal = new LogFirstWal(new InstantLog(), lmdb, 0, { onFatal: (e) => fatals.push(e) });
+    const appended = watch(wal.append(entry(1, 1)));
+    await waitFor('record 1 handed to LMDB', () => lmdb.commits.length === 1);
+    const error = new Error('MDB_PANIC: the commit failed');
+    lmdb.commits[0]!.refuse(error);
+    await turn();
+    expect([appended.state, appended.error]).toEqual(['rejected', error]);
+    expect(fatals).toEqual([error]);
+    await expect(wal.append(entry(1, 2))).rejects.toBe(error);
+  });
+
+  it('a failure in the turn a batch arrives writes nothing of it to the log', async () => {
+    const fatals: unknown[] = [];
+    const log = new InstantLog();
+    const wal = new LogFirstWal(log, new ControlledLmdb(logModeStore(), { onFatal: (e) => expect.fail(String(e)) }), 0, { onFatal: (e) => fatals.push(e) });
+    const appended = watch(wal.append(entry(1, 1)));
+    const failure = new Error('the replica stopped answering');
+    wal.fail(failure);
+    await turn();
+    await turn();
+    expect([appended.state, appended.error]).toEqual(['rejected', failure]);
+    expect(log.records).toEqual([]);
+    expect(fatals).toEqual([failure]);
   });
 
   it('LMDB refusing a record as it is handed over stops the WAL with that error', async () => {
