@@ -13,7 +13,9 @@ import { CHAIN_KEY, LmdbGroupCommit, openStore, ORDER_COUNTS_KEY, type Store, ty
 import { type LogEvent } from '../../src/ledger/index.js';
 import { keysFit, queueable } from '../../src/wal/group-commit.js';
 import { KEY_CHARS_MAX, LMDB_KEY_BYTES_MAX } from '../../src/wal/limits.js';
+import { watch } from '../helpers/promise-state.js';
 import { tempStores } from '../helpers/temp-store.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
@@ -96,11 +98,16 @@ async function turnsBehindLock(wal: LmdbGroupCommit, dir: string): Promise<{ bef
 afterEach(cleanup);
 
 describe('LMDB group commit', () => {
-  it('queues batches from many turns while earlier ones are being written, and acknowledges them in order', async () => {
+  it('queues batches from many turns while earlier ones are being written, acknowledges them in order, and is idle only once none is in flight', async () => {
     const { store, dir } = open();
-    const { wal, fatals } = groupCommit(store);
+    const fatals: unknown[] = [];
+    const pendingWhenIdle: number[] = [];
+    const wal: LmdbGroupCommit = new LmdbGroupCommit(store, { onFatal: (e) => fatals.push(e), onIdle: () => pendingWhenIdle.push(wal.stats().pendingEntries) });
     const { before, acknowledged } = await turnsBehindLock(wal, dir);
     expect(fatals).toEqual([]);
+    // Idle after the first commit and after the last of the 50: never while one of them was still in flight.
+    expect(pendingWhenIdle.length).toBeGreaterThanOrEqual(2);
+    expect(pendingWhenIdle.every((pending) => pending === 0)).toBe(true);
     const stats = wal.stats();
     expect(stats.batches - before.batches).toBe(50);
     expect(stats.entries - before.entries).toBe(250);
@@ -188,10 +195,11 @@ describe('LMDB group commit', () => {
     const all: Promise<void>[] = [];
     // 700 characters: LMDB takes it, but it is beyond the shapes queued as a block.
     const long = `1:${'k'.repeat(700)}`;
-    all.push(track('t1', wal.append({ events: [], puts: [{ table: 'idempotency', key: '1:a', value: { atMs: 10 } }] })));
+    all.push(track('t1', wal.append({ events: [], puts: [{ table: 'idempotency', key: '1:a', value: { atMs: 10 } }, { table: 'idempotency', key: '1:b', value: { atMs: 10 } }] })));
     await turn();
     // Turn 2, while turn 1 may still be in flight.
-    all.push(track('callback', wal.append({ events: [], puts: [{ table: 'idempotency', key: long, value: { atMs: 20 } }], removes: [{ table: 'idempotency', key: '1:a' }] })));
+    const removes = [{ table: 'idempotency' as const, key: '1:a' }, { table: 'idempotency' as const, key: '1:b' }];
+    all.push(track('callback', wal.append({ events: [], puts: [{ table: 'idempotency', key: long, value: { atMs: 20 } }], removes })));
     await turn();
     // Turn 3, queued behind it: it writes the removed key again.
     all.push(track('t3', wal.append({ events: [], puts: [{ table: 'idempotency', key: '1:a', value: { atMs: 30 } }] })));
@@ -202,6 +210,7 @@ describe('LMDB group commit', () => {
     const reopened = open(dir).store;
     expect(reopened.tables.idempotency.get(long)).toEqual({ atMs: 20 });
     expect(reopened.tables.idempotency.get('1:a')).toEqual({ atMs: 30 });
+    expect(reopened.tables.idempotency.get('1:b')).toBeUndefined();
   });
 
   it('keeps the orders-by-status counts row in the same commits as the orders, and counts the index when a directory has none', async () => {
@@ -269,14 +278,20 @@ describe('LMDB group commit', () => {
   it('counts what it synced (batches, entries, events, the last batch) and reports each batch, then idle, once all is acknowledged', async () => {
     const { store } = open();
     const batches: number[] = [];
+    const syncsMs: number[] = [];
     let idle = 0;
-    const wal = new LmdbGroupCommit(store, { onFatal: (e) => { throw e; }, onBatch: (entries, syncMs) => { expect(syncMs).toBeGreaterThanOrEqual(0); batches.push(entries); }, onIdle: () => idle++ });
+    const startedMs = performance.now();
+    const wal = new LmdbGroupCommit(store, { onFatal: (e) => { throw e; }, onBatch: (entries, syncMs) => { syncsMs.push(syncMs); batches.push(entries); }, onIdle: () => idle++ });
     const first = [wal.append(entry(1, 1)), wal.append({ ...entry(2, 2), events: [...entry(2, 2).events, ...entry(2, 3).events] })];
     await Promise.all(first);
     expect(idle).toBeGreaterThan(0);
     const idleAfterFirst = idle;
     await wal.append(entry(3, 4));
     expect(batches).toEqual([2, 1]);
+    // A batch's sync time runs from its queueing to its acknowledgement: within this test's own.
+    const elapsedMs = performance.now() - startedMs;
+    expect(syncsMs.every((ms) => ms >= 0 && ms <= elapsedMs)).toBe(true);
+    expect(wal.stats().lastSyncMs).toBe(syncsMs[1]);
     expect(idle).toBeGreaterThan(idleAfterFirst);
     expect(wal.stats()).toMatchObject({ batches: 2, entries: 3, events: 4, lastBatchEntries: 1, pendingEntries: 0 });
     expect(wal.stats().commits).toBeGreaterThanOrEqual(2);
@@ -304,5 +319,78 @@ describe('LMDB group commit', () => {
       await overlapping.close();
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+/** A store in sync mode 'log' (the commit log's LMDB side) in a new temp directory, closed and removed after the test. */
+function logModeStore(): { store: Store; dir: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'group-commit-log-'));
+  const store = openStore(dir, { syncMode: 'log' });
+  logStores.push({ store, dir });
+  return { store, dir };
+}
+const logStores: { store: Store; dir: string }[] = [];
+afterEach(async () => {
+  for (const { store, dir } of logStores.splice(0)) {
+    await store.close().catch(() => {});
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+/** An entry whose row msgpack cannot encode (an integer beyond 64 bits): its batch fails as it is queued. */
+function unencodable(account: number): WalEntry {
+  return { events: [], puts: [{ table: 'wallets', key: account, value: { id: account, credits: 2n ** 70n } }] };
+}
+
+describe('LMDB group commit after a failure', () => {
+  it('a later appendTogether rejects with the failure at once', async () => {
+    const { store } = open();
+    const { wal, fatals } = groupCommit(store);
+    await expect(wal.append({ ...entry(1, 1), puts: [{ table: 'meta', key: [] as unknown as string, value: 1 }] })).rejects.toThrow();
+    expect(fatals).toHaveLength(1);
+    const flushes: number[] = [];
+    const late = watch(wal.appendTogether([entry(1, 2)], () => flushes.push(2)));
+    await turn();
+    expect([late.state, late.error]).toEqual(['rejected', fatals[0]]);
+    expect(flushes).toEqual([]);
+  });
+
+  it('a commit rejected twice (its write and its flush) reports the failure once', async () => {
+    const { store } = logModeStore();
+    const { wal, fatals } = groupCommit(store);
+    // A key beyond LMDB's limit: the child transaction's put throws, which rejects the write and its flush.
+    const refused = watch(wal.appendTogether([{ ...entry(1, 1), puts: [{ table: 'meta', key: 'k'.repeat(3_000), value: 1 }] }], () => {}));
+    await waitFor('the commit refused', () => refused.state !== 'pending');
+    await turn();
+    await turn();
+    expect(fatals).toEqual([refused.error]);
+  });
+
+  it('a commit still in flight that lands after the failure is neither acknowledged, counted nor reported, and its flush is not passed on', async () => {
+    const { store, dir } = logModeStore();
+    const fatals: unknown[] = [];
+    const heard: string[] = [];
+    const wal = new LmdbGroupCommit(store, { onFatal: (e) => fatals.push(e), onBatch: () => heard.push('batch'), onIdle: () => heard.push('idle') });
+    // The first commit saves the rows' msgpack structures, a synchronous write the lock would block.
+    await wal.appendTogether([entry(1, 1)], () => heard.push('flushed 1'));
+    await waitFor('the first commit flushed', () => heard.includes('flushed 1'));
+    expect(heard).toEqual(['batch', 'idle', 'flushed 1']);
+    const lock = await holdWriteLock(dir);
+    const landing = watch(wal.appendTogether([entry(1, 2)], () => heard.push('flushed 2')));
+    await turn();
+    const refused = watch(wal.appendTogether([unencodable(1)], () => heard.push('flushed 3')));
+    await waitFor('the unencodable batch refused', () => refused.state !== 'pending');
+    expect(fatals).toEqual([refused.error]);
+    expect([landing.state, landing.error]).toEqual(['rejected', refused.error]);
+    const stats = wal.stats();
+    await lock.release();
+    await waitFor('the commit in flight to land', () => store.chain.getEntry(CHAIN_KEY)?.version === 2);
+    await store.root.flushed;
+    await turn();
+    await turn();
+    expect(store.tables.wallets.get(1)).toEqual({ id: 1, credits: 2 });
+    expect(heard).toEqual(['batch', 'idle', 'flushed 1']);
+    expect({ ...wal.stats(), commits: stats.commits }).toEqual(stats);
+    expect(fatals).toHaveLength(1);
   });
 });
