@@ -4,12 +4,13 @@
  * order: a record torn by a crash mid-write, one whose bytes were damaged,
  * and records left from a file's earlier use are not.
  */
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
+import fs, { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
 import { tmpdir } from 'node:os';
 import { crc32 } from 'node:zlib';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { COMMIT_LOG_FILES, CommitLog, commitLogPresent, encodeRecord, RECORD_HEADER_BYTES, decodeEntries, decodeRecordAt, type WalEntry } from '../../src/wal/index.js';
+import { COMMIT_LOG_FILES, CommitLog, commitLogPresent, encodeRecord, RECORD_HEADER_BYTES, decodeEntries, decodeRecordAt, removeCommitLog, type WalEntry } from '../../src/wal/index.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 const dirs: string[] = [];
@@ -135,6 +136,119 @@ describe('commit log', () => {
     release();
     await seventh;
     expect(done).toBe(true);
+  });
+});
+
+describe('commit log: the bounds of a file', () => {
+  const FILE_BYTES = 4096;
+
+  /** A record of exactly `bytes` bytes (its entry padded to size: each character of padding adds a byte, its length's varint a few). */
+  function recordOf(position: number, bytes: number): Buffer {
+    const unpadded = encodeRecord(position, [entry(position)]).length;
+    for (let padding = Math.max(0, bytes - unpadded - 4); padding <= bytes - unpadded; padding++) {
+      const record = encodeRecord(position, [entry(position, padding)]);
+      if (record.length === bytes) return record;
+    }
+    throw new Error(`no record of ${bytes} bytes`);
+  }
+
+  it('takes a record as large as a file, and refuses one a byte larger with a sentence', async () => {
+    const dir = newDir();
+    const log = openLog(dir, FILE_BYTES);
+    await log.append(1, recordOf(1, FILE_BYTES));
+    await expect(log.append(2, recordOf(2, FILE_BYTES + 1))).rejects.toThrow(new Error(`a commit-log record of ${FILE_BYTES + 1} bytes does not fit in a ${FILE_BYTES}-byte log file`));
+    log.close();
+    expect(openLog(dir, FILE_BYTES).records().map((r) => r.position)).toEqual([1]);
+  });
+
+  it('fills a file to its last byte before it moves to the other one', async () => {
+    const dir = newDir();
+    const asked: number[] = [];
+    const log = openLog(dir, FILE_BYTES, async (position) => void asked.push(position));
+    const first = recordOf(1, 1_000);
+    await log.append(1, first);
+    await log.append(2, recordOf(2, FILE_BYTES - first.length));
+    expect(asked).toEqual([]);
+    await log.append(3, recordOf(3, 1_000));
+    expect(asked).toEqual([0]);
+    log.close();
+    // File 0 holds 1 and 2 to its last byte, file 1 holds 3.
+    const file0 = readFileSync(join(dir, COMMIT_LOG_FILES[0]));
+    expect(decodeRecordAt(file0, first.length)).toMatchObject({ position: 2, end: FILE_BYTES });
+    expect(openLog(dir, FILE_BYTES).records().map((r) => r.position)).toEqual([1, 2, 3]);
+  });
+
+  it('refuses an append after it was closed, naming the broken rule', async () => {
+    const log = openLog(newDir(), FILE_BYTES);
+    log.close();
+    await expect(log.append(1, encodeRecord(1, [entry(1)]))).rejects.toMatchObject({ name: 'InvariantError', message: 'invariant: no append after the commit log was closed' });
+  });
+});
+
+/**
+ * Replaces `name` of node:fs, for this process's named imports too
+ * (syncBuiltinESMExports), while `body` runs: a disk that writes in part or
+ * fails, or a record of the syncs asked for.
+ */
+async function withFs<K extends 'write' | 'fsyncSync'>(name: K, replacement: (original: (typeof fs)[K]) => (typeof fs)[K], body: () => Promise<void>): Promise<void> {
+  const exports = fs as unknown as Record<K, (typeof fs)[K]>;
+  const original = exports[name];
+  exports[name] = replacement(original);
+  syncBuiltinESMExports();
+  try {
+    await body();
+  } finally {
+    exports[name] = original;
+    syncBuiltinESMExports();
+  }
+}
+
+describe('commit log: the disk takes part of a write, fails it, and syncs the directory', () => {
+  it('finishes a record the disk took in parts, each part where it belongs', async () => {
+    const dir = newDir();
+    const log = openLog(dir, 64 * 1024);
+    await log.append(1, encodeRecord(1, [entry(1, 300)]));
+    const parts: number[] = [];
+    await withFs('write', (write) => ((fd: number, buffer: Buffer, offset: number, length: number, position: number, callback: (error: Error | null, written: number) => void) => {
+      // At most 100 bytes a call: the record of about 400 bytes goes in five parts.
+      parts.push(length);
+      write(fd, buffer, offset, Math.min(length, 100), position, callback);
+    }) as unknown as typeof fs.write, () => log.append(2, encodeRecord(2, [entry(2, 300)])));
+    expect(parts.length).toBeGreaterThan(2);
+    expect(parts.slice(1).every((length, i) => length === parts[i]! - 100)).toBe(true);
+    log.close();
+    const records = openLog(dir, 64 * 1024).records();
+    expect(records.map((r) => r.position)).toEqual([1, 2]);
+    expect(decodeEntries(records[1]!.payload)).toEqual([entry(2, 300)]);
+  });
+
+  it('rejects an append whose write fails, and one whose write makes no progress', async () => {
+    const log = openLog(newDir(), 64 * 1024);
+    const eio = Object.assign(new Error('EIO: i/o error, write'), { code: 'EIO' });
+    await withFs('write', () => ((...args: unknown[]) => (args.at(-1) as (error: Error | null, written: number) => void)(eio, 0)) as unknown as typeof fs.write, async () => {
+      await expect(log.append(1, encodeRecord(1, [entry(1)]))).rejects.toBe(eio);
+    });
+    await withFs('write', () => ((...args: unknown[]) => (args.at(-1) as (error: Error | null, written: number) => void)(null, 0)) as unknown as typeof fs.write, async () => {
+      await expect(log.append(2, encodeRecord(2, [entry(2)]))).rejects.toThrow(new Error('the commit log write made no progress'));
+    });
+  });
+
+  it('syncs the directory after creating the files and after removing them, so that their entries are durable, and leaves no descriptor open', async () => {
+    const dir = newDir();
+    const directoriesSynced: string[] = [];
+    const descriptors = (): number => fs.readdirSync('/proc/self/fd').length;
+    const before = descriptors();
+    await withFs('fsyncSync', (fsyncSync) => (fd: number) => {
+      if (fs.fstatSync(fd).isDirectory()) directoriesSynced.push(fs.readlinkSync(`/proc/self/fd/${fd}`));
+      fsyncSync(fd);
+    }, async () => {
+      openLog(dir, 64 * 1024).close();
+      expect(directoriesSynced).toEqual([dir]);
+      removeCommitLog(dir);
+      expect(directoriesSynced).toEqual([dir, dir]);
+    });
+    expect(descriptors()).toBe(before);
+    expect(commitLogPresent(dir)).toBe(false);
   });
 });
 
