@@ -210,6 +210,14 @@ async function twoRecordsInFlight() {
 
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
+/** A log-first WAL over a log that takes every record at once and an LMDB the test commits, with the fatal errors it reports. */
+function controlledWal(): { fatals: unknown[]; lmdb: ControlledLmdb; wal: LogFirstWal } {
+  const fatals: unknown[] = [];
+  const lmdb = new ControlledLmdb(logModeStore(), { onFatal: (e) => expect.fail(String(e)) });
+  const wal = new LogFirstWal(new InstantLog(), lmdb, 0, { onFatal: (e) => fatals.push(e) });
+  return { fatals, lmdb, wal };
+}
+
 describe('sync mode log: records, positions and acknowledgements', () => {
   it('writes at most recordEntriesMax entries a record, each one position after the last, and counts what LMDB committed', async () => {
     const store = logModeStore();
@@ -318,9 +326,7 @@ describe('sync mode log: records, positions and acknowledgements', () => {
   });
 
   it('a record LMDB commits before an earlier one is a broken invariant: everything unacknowledged is rejected', async () => {
-    const fatals: unknown[] = [];
-    const lmdb = new ControlledLmdb(logModeStore(), { onFatal: (e) => expect.fail(String(e)) });
-    const wal = new LogFirstWal(new InstantLog(), lmdb, 0, { onFatal: (e) => fatals.push(e) });
+    const { fatals, lmdb, wal } = controlledWal();
     const first = watch(wal.append(entry(1, 1)));
     await waitFor('record 1 handed to LMDB', () => lmdb.commits.length === 1);
     const second = watch(wal.append(entry(1, 2)));
@@ -347,9 +353,7 @@ describe('sync mode log: records, positions and acknowledgements', () => {
   });
 
   it('LMDB failing the commit of a synced record stops the WAL with that error: its batch rejected, onFatal once', async () => {
-    const fatals: unknown[] = [];
-    const lmdb = new ControlledLmdb(logModeStore(), { onFatal: (e) => expect.fail(String(e)) });
-    const wal = new LogFirstWal(new InstantLog(), lmdb, 0, { onFatal: (e) => fatals.push(e) });
+    const { fatals, lmdb, wal } = controlledWal();
     const appended = watch(wal.append(entry(1, 1)));
     await waitFor('record 1 handed to LMDB', () => lmdb.commits.length === 1);
     const error = new Error('MDB_PANIC: the commit failed');
