@@ -298,6 +298,17 @@ describe('LMDB group commit', () => {
     await wal.close();
   });
 
+  it('an append after close, and a plain append in sync mode log, are broken invariants', async () => {
+    const { store } = open();
+    const { wal } = groupCommit(store);
+    await wal.close();
+    const closed = 'invariant: no append after the WAL was closed';
+    expect(() => wal.append(entry(1, 1))).toThrow(closed);
+    expect(() => wal.appendTogether([entry(1, 1)], () => {})).toThrow(closed);
+    const { wal: logMode } = groupCommit(logModeStore().store);
+    expect(() => logMode.append(entry(1, 1))).toThrow("invariant: in sync mode 'log' entries reach LMDB only through the commit log (appendTogether)");
+  });
+
   it('a read waits for the flush only where a commit is visible before it is synced (overlapping sync)', async () => {
     const { store } = open();
     const commit = new LmdbGroupCommit(store, { onFatal: (e) => { throw e; } });
