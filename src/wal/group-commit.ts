@@ -254,17 +254,7 @@ export class LmdbGroupCommit implements Wal {
     // Stryker disable next-line ConditionalExpression,EqualityOperator,StringLiteral: in sync mode 'overlapping' a reply at the commit instead of the flush shows only as a reply before the sync, which test/crash/sync-before-reply.test.ts (overlapping) catches; in the other modes waiting for the flush as well only delays the reply
     const durable = store.syncMode === 'overlapping' ? flushedAfter(store, written) : written;
     // Stryker disable next-line ConditionalExpression,EqualityOperator,LogicalOperator: equivalent: only sync mode 'log' appends with flush callbacks (appendTogether, from the commit log), and there every batch has one; following a flush with no callback to call does nothing
-    if (store.syncMode === 'log' && onFlushed.length > 0) {
-      flushedAfter(store, written).then(
-        () => {
-          // A commit that did not land has already failed the group commit,
-          // in the reaction to `written`, which runs before this one.
-          if (this.failed === null) for (const callback of onFlushed) callback();
-        },
-        // Stryker disable next-line ArrowFunction: a flush that fails after its commit landed is caused only by test/crash/failed-sync.test.ts (sync mode log, LMDB's flush behind the commit log); a commit that failed has already failed the group commit through `written`
-        (error: unknown) => this.fail(error),
-      );
-    }
+    if (store.syncMode === 'log' && onFlushed.length > 0) this.passFlushOn(written, onFlushed);
     durable.then(
       (landed) => {
         if (this.failed !== null) return;
@@ -275,6 +265,19 @@ export class LmdbGroupCommit implements Wal {
         item.done = true;
         this.acknowledge();
       },
+      (error: unknown) => this.fail(error),
+    );
+  }
+
+  /** Calls `appendTogether`'s flush callbacks once the commit is flushed, unless the group commit has failed by then. */
+  private passFlushOn(written: Promise<boolean>, onFlushed: readonly (() => void)[]): void {
+    flushedAfter(this.store, written).then(
+      () => {
+        // A commit that did not land has already failed the group commit,
+        // in the reaction to `written`, which runs before this one.
+        if (this.failed === null) for (const callback of onFlushed) callback();
+      },
+      // Stryker disable next-line ArrowFunction: a flush that fails after its commit landed is caused only by test/crash/failed-sync.test.ts (sync mode log, LMDB's flush behind the commit log); a commit that failed has already failed the group commit through `written`
       (error: unknown) => this.fail(error),
     );
   }
