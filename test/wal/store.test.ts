@@ -6,9 +6,10 @@
  */
 import { chmodSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { open } from 'lmdb';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LogEvent } from '../../src/ledger/index.js';
-import { lastOrderNumber, lastRefillId, openStore, STRUCTURES_KEY, TABLE_NAMES, type Store, type SyncMode } from '../../src/wal/index.js';
+import { CHAIN_KEY, lastOrderNumber, lastRefillId, openStore, STRUCTURES_KEY, TABLE_NAMES, type Store, type SyncMode } from '../../src/wal/index.js';
 import { tempDir } from '../helpers/server.js';
 
 const dirs: string[] = [];
@@ -97,10 +98,28 @@ describe('openStore', () => {
     const structured = ['profiles', 'wallets', 'services', 'orders', 'idempotency', 'refills'];
     for (const name of TABLE_NAMES) {
       store.tables[name].putSync('row', { a: 1, b: 2 });
-      expect([name, store.tables[name].get(STRUCTURES_KEY) !== undefined]).toEqual([name, structured.includes(name)]);
+      expect([name, store.tables[name].get(Symbol.for('structures')) !== undefined]).toEqual([name, structured.includes(name)]);
     }
     store.log.putSync(1, event(1));
-    expect((store.log as unknown as { get(key: symbol): unknown }).get(STRUCTURES_KEY)).toBeDefined();
+    expect((store.log as unknown as { get(key: symbol): unknown }).get(Symbol.for('structures'))).toBeDefined();
+    expect(STRUCTURES_KEY).toBe(Symbol.for('structures'));
+  });
+
+  it('keeps the log, the commit chain and each table in a database of its own name, as every build reads them', async () => {
+    const dir = freshDir();
+    const store = opened(dir);
+    store.log.putSync(1, event(1));
+    store.chain.putSync(CHAIN_KEY, 1, 7);
+    for (const name of TABLE_NAMES) store.tables[name].putSync('row', name);
+    await store.close();
+    const root = open({ path: dir, maxDbs: 32 });
+    try {
+      expect(root.openDB({ name: 'log', sharedStructuresKey: Symbol.for('structures') }).get(1)).toStrictEqual(event(1));
+      expect(root.openDB({ name: 'chain', useVersions: true }).getEntry('commits')).toMatchObject({ value: 1, version: 7 });
+      for (const name of TABLE_NAMES) expect(root.openDB({ name }).get('row')).toBe(name);
+    } finally {
+      await root.close();
+    }
   });
 
   it('caches no rows in any table, and keeps a version on the commit chain', () => {
