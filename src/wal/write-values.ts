@@ -30,6 +30,7 @@ export class WriteValues {
   ) {
     for (const entry of entries) {
       for (const event of entry.events) {
+        // Stryker disable next-line ConditionalExpression: equivalent: sharesRow refuses any other event as a row's (none holds a quantity, rate or charge), so looking for its row changes nothing
         if (event.type !== 'order.placed') continue;
         const row = orderRow(entry, event.order);
         if (row !== undefined && sharesRow(event, row)) this.placements.set(event, row);
