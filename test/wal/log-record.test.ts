@@ -11,11 +11,11 @@ import { decodeEntries, decodeRecordAt, encodeRecord, RECORD_HEADER_BYTES, type 
 
 const entries: WalEntry[] = [{ events: [{ type: 'credits.adjusted', atMs: 5, account: 1, amount: 2, reason: 'test', balance: 2 }], puts: [{ table: 'wallets', key: 1, value: { id: 1, credits: 2 } }] }];
 
-/** A frame built field by field: `magic`, the payload's length, `position`, and the checksum of both. */
-function framed(magic: string, position: bigint, payload: Buffer): Buffer {
+/** A frame built field by field: `magic`, the payload's length (or `length`), `position`, and the checksum of the header and the payload. */
+function framed(magic: string, position: bigint, payload: Buffer, length = payload.length): Buffer {
   const header = Buffer.alloc(RECORD_HEADER_BYTES);
   header.write(magic, 0, 'latin1');
-  header.writeUInt32LE(payload.length, 4);
+  header.writeUInt32LE(length, 4);
   header.writeBigUInt64LE(position, 8);
   header.writeUInt32LE(crc32(payload, crc32(header.subarray(0, 16))), 16);
   return Buffer.concat([header, payload]);
@@ -59,6 +59,18 @@ describe('decodeRecordAt', () => {
     expect(decodeRecordAt(good, 0)).not.toBeNull();
     expect(decodeRecordAt(payloadChanged, 0)).toBeNull();
     expect(decodeRecordAt(positionChanged, 0)).toBeNull();
+  });
+
+  it('finds no record in fewer bytes than a header, however few', () => {
+    const whole = framed('CLG1', 1n, Buffer.alloc(0));
+    for (let kept = 0; kept < RECORD_HEADER_BYTES; kept++) expect([kept, decodeRecordAt(whole.subarray(0, kept), 0)]).toEqual([kept, null]);
+    expect(decodeRecordAt(whole, 1)).toBeNull();
+    expect(decodeRecordAt(whole, RECORD_HEADER_BYTES)).toBeNull();
+  });
+
+  it('refuses a frame whose length claims more bytes than there are, even when the bytes there match its checksum', () => {
+    const payload = serialize(entries);
+    expect(decodeRecordAt(framed('CLG1', 1n, payload, payload.length + 1), 0)).toBeNull();
   });
 
   it('refuses a frame whose length runs one byte past the bytes, and reads it at exactly their end', () => {

@@ -9,8 +9,9 @@ import { join } from 'node:path';
 import { open } from 'lmdb';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LogEvent } from '../../src/ledger/index.js';
-import { CHAIN_KEY, lastOrderNumber, lastRefillId, openStore, STRUCTURES_KEY, TABLE_NAMES, type Store, type SyncMode } from '../../src/wal/index.js';
+import { CHAIN_KEY, lastOrderNumber, lastRefillId, openStore, StoreFormatError, STRUCTURES_KEY, TABLE_NAMES, type Store, type SyncMode } from '../../src/wal/index.js';
 import { tempDir } from '../helpers/server.js';
+import { writeMetaWithLmdb } from '../helpers/temp-store.js';
 
 const dirs: string[] = [];
 const stores: Store[] = [];
@@ -91,6 +92,15 @@ describe('openStore', () => {
     expect(rootOptions(store).readOnly).toBe(true);
     expect(modeOf(join(dir, 'data.mdb'))).toBe(0o644);
     expect(() => store.tables.meta.putSync('x', 1)).toThrow();
+  });
+
+  it('opened read-only, refuses a store another build left without this build’s tables, with the format sentence', async () => {
+    const dir = freshDir();
+    await writeMetaWithLmdb(dir, { storeFormat: 0 });
+    expect(() => opened(dir, { readOnly: true })).toThrow(StoreFormatError);
+    expect(() => opened(dir, { readOnly: true })).toThrow(
+      new StoreFormatError(`The data directory ${dir} holds store format 0; this build reads store format 2. Restore a snapshot taken by a build of store format 2, or start with an empty DATA_DIR.`),
+    );
   });
 
   it('keeps msgpack structures in the record tables only', () => {
