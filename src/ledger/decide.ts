@@ -314,10 +314,10 @@ function decideSubscribeRequest(state: WalletState, command: Extract<Command, { 
   const verdict = decideSubscribe(state.wallet, request.terms, request.service, command.number, command.channel, now.wallMs, idem?.key ?? null);
   if (verdict.outcome.kind === 'subscribed' && request.forceJoin !== null && !request.forceJoin.joined) {
     const { message, joinLink, transient } = request.forceJoin;
-    return rejectOrder(state, { kind: 'error', error: errorOutcome('FORCEJOIN', message, { join_link: joinLink }), transient }, idem, rate, now);
+    return rejectOrder(state, { error: errorOutcome('FORCEJOIN', message, { join_link: joinLink }), transient }, idem, rate, now);
   }
   const outcome = verdict.outcome;
-  if (outcome.kind === 'error' && outcome.error.code !== 'VALIDATION') return rejectOrder(state, { kind: 'error', error: outcome.error }, idem, rate, now);
+  if (outcome.kind === 'error' && outcome.error.code !== 'VALIDATION') return rejectOrder(state, { error: outcome.error }, idem, rate, now);
   const decision = fromSubscription(state, verdict, rate);
   if (outcome.kind === 'subscribed') decision.remember = idem;
   return decision;
@@ -380,7 +380,7 @@ function decideOrder(
  */
 function rejectOrder(
   state: WalletState,
-  business: Extract<BusinessCheck, { kind: 'error' }>,
+  business: { readonly error: ErrorOutcome; readonly transient?: boolean },
   idem: Decision['remember'],
   rate: BucketVerdict | null,
   now: Now,
