@@ -61,6 +61,12 @@ describe('the idempotency table', () => {
     dangling.rows.idempotency.set('1:k2', { order: 'gone' });
     expect(replayImage(dangling).firstBroken).toMatch(/the idempotency key "k2" points at an order that does not exist/);
   });
+
+  it('names a key whose order is not an order id, rather than looking it up', () => {
+    const numbered = ledger();
+    numbered.rows.idempotency.set('1:k3', { order: 5 });
+    expect(replayImage(numbered).firstBroken).toBe('Idempotency check failed at account 1: the idempotency key "k3" names order 5, which is not an order id.');
+  });
 });
 
 describe('rows that are not what the server writes', () => {
