@@ -307,8 +307,9 @@ function decideSubscribeRequest(state: WalletState, command: Extract<Command, { 
   const { request, prior } = command;
   if (!request.ok) return refused(state, request.reason, rate);
   const idem = request.idempotency;
-  if (idem !== null && prior !== null) {
-    if (prior.fingerprint === idem.fingerprint) return result(state, { kind: 'replay', record: prior }, rate);
+  assertPriorHasKey(prior, idem);
+  if (prior !== null) {
+    if (prior.fingerprint === idem!.fingerprint) return result(state, { kind: 'replay', record: prior }, rate);
     return refused(state, errorOutcome('IDEMPOTENCY', 'This Idempotency-Key was already used with a different payload; use a new key for a new subscription.'), rate);
   }
   const verdict = decideSubscribe(state.wallet, request.terms, request.service, command.number, command.channel, now.wallMs, idem?.key ?? null);
@@ -348,7 +349,7 @@ function decideOrder(
   if (!request.ok) return refused(state, request.reason, rate);
   const idem = request.idempotency;
   const prior = command.prior;
-  assert(prior === null || idem !== null, 'a stored Idempotency-Key record is gathered only for a request that sent its key');
+  assertPriorHasKey(prior, idem);
   const read = readOrderPayload(request.payload, request.service);
   // The key is looked up before the catalogue's type reads the payload: the
   // operator may have changed the service since the first attempt, whose
@@ -370,6 +371,11 @@ function decideOrder(
   const business = checkBusiness(state, input, request.service, request.forceJoin, now);
   if (business.kind === 'error') return rejectOrder(state, business, idem, rate, now);
   return placeOrder(state, command, input, business, idem, rate, now);
+}
+
+/** The shell gathers a record stored under an Idempotency-Key only for a request that sent its key; anything else is a broken command. */
+function assertPriorHasKey(prior: IdempotencyRecord | null, idem: Decision['remember']): void {
+  assert(prior === null || idem !== null, 'a stored Idempotency-Key record is gathered only for a request that sent its key');
 }
 
 /**

@@ -155,6 +155,13 @@ describe('subscriptions', () => {
       expect(d.state.wallet).toStrictEqual(stateOf().wallet);
     });
 
+    it('a stored record without the key it is stored under is a broken command: the decision stops', () => {
+      const keyless = { ok: true, terms, service: subsService, idempotency: null, forceJoin: null } as const;
+      expect(() => decideAt(stateOf(), { kind: 'subscribe', requestId: 'req-2', channel: 'api', request: keyless, number: 4, prior })).toThrow(
+        'invariant: a stored Idempotency-Key record is gathered only for a request that sent its key',
+      );
+    });
+
     it('with other terms is refused with IDEMPOTENCY and places nothing', () => {
       const d = retry('f2');
       expect(refusalOf(d)).toEqual({ code: 'IDEMPOTENCY', message: 'This Idempotency-Key was already used with a different payload; use a new key for a new subscription.' });
