@@ -14,14 +14,15 @@
  */
 import type { Store } from '../wal/index.js';
 
-type Settling = Pick<Store, 'root' | 'syncMode'>;
+/** What the exit waits on: the store's root (its commits and flushes) and whether LMDB flushes behind its commits. */
+export type SettlingStore = Pick<Store, 'root' | 'syncMode'>;
 
 export interface FatalExitTimers {
   setTimeout(callback: () => void, ms: number): unknown;
 }
 
 /** Calls `exit(1)` once the store's handed writes have settled, or after `boundMs`, whichever is first; at once when there is no store yet. */
-export function exitWhenStoreSettles(store: Settling | null, exit: (code: number) => void, boundMs: number, timers: FatalExitTimers = globalThis): void {
+export function exitWhenStoreSettles(store: SettlingStore | null, exit: (code: number) => void, boundMs: number, timers: FatalExitTimers = globalThis): void {
   let exited = false;
   const exitOnce = (): void => {
     if (exited) return;

@@ -22,6 +22,8 @@ import { createLogger } from '../platform/index.js';
 import { CONTEND_EVERY_MS, GroupDb, type GroupKeys, LEASE_MS, Leadership, REPORT_EVERY_MS, STANDBY_CHECK_EVERY_MS, TRIM_EVERY_MS } from '../replication/index.js';
 import { adminToken } from './admin-token.js';
 import type { Config } from './config.js';
+import { exitWhenStoreSettles, type SettlingStore } from './fatal-exit.js';
+import { FATAL_SETTLE_MS } from './limits.js';
 import type { ServerOptions } from './options.js';
 import { type Server, startServer } from './server.js';
 
@@ -73,16 +75,36 @@ async function joinGroup(config: Config): Promise<GroupDb> {
   return db;
 }
 
+/**
+ * The node's fail-stop: every fault is logged, and the first calls `exit(1)`
+ * once the writes handed to the live store have settled (fatal-exit.ts), so
+ * that the process exits with status 1 rather than dying in lmdb-js's
+ * native teardown; later faults (a lost lease also fences the appends) add
+ * their line and no second exit. The live store is the one of the server
+ * the node runs at the time of the fault, the follower's until the
+ * leader's server has started. Nothing waits for PostgreSQL: an append in
+ * flight either commits there, and the next leader applies it, or not, and
+ * no reply covered it either way (a request that got no answer may or may
+ * not have happened); postgres.js is sockets on the event loop, no thread
+ * that an exit could tear down under it.
+ */
+function failStop(log: Logger, liveStore: () => SettlingStore | null, exit: (code: number) => void): (error: unknown) => void {
+  let stopping = false;
+  return (error) => {
+    log.fatal({ err: error }, 'stopping this node so that a restart rejoins the group as a follower');
+    if (stopping) return;
+    stopping = true;
+    exitWhenStoreSettles(liveStore(), exit, FATAL_SETTLE_MS);
+  };
+}
+
 export async function startReplicatedNode(config: Config, options: ServerOptions = {}): Promise<ReplicatedNode> {
   const log: Logger = options.log ?? createLogger(config.logLevel);
-  const fatal =
-    options.onFatal ??
-    ((error: unknown) => {
-      log.fatal({ err: error }, 'stopping this node so that a restart rejoins the group as a follower');
-      (options.exit ?? process.exit)(1);
-    });
+  let live: SettlingStore | null = null;
+  const fatal = options.onFatal ?? failStop(log, () => live, options.exit ?? process.exit);
   const db = await joinGroup(config);
   let server = await startServer(config, { ...options, log, onFatal: fatal, replica: { kind: 'follower', db } });
+  live = server.store;
   // At once: the log is trimmed only behind the nodes that have said where they are.
   await db.report(server.flushedTo());
   let role: 'follower' | 'leader' = 'follower';
@@ -100,6 +122,7 @@ export async function startReplicatedNode(config: Config, options: ServerOptions
     log.info({ node: config.nodeName, epoch }, 'took the lease: starting as the leader');
     await server.close();
     server = await startServer(config, { ...options, log, onFatal: fatal, replica: { kind: 'leader', db, leadership, synchronousStandby: () => standby } });
+    live = server.store;
     role = 'leader';
     stoppers.push(every(TRIM_EVERY_MS, async () => void (await db.trim(config.replicationLogKeep)), warn('could not trim the log')));
     const checkStandby = async (): Promise<void> => {

@@ -16,7 +16,7 @@ import { adminToken } from './admin-token.js';
 import type { Config } from './config.js';
 import type { ServerOptions } from './options.js';
 import { type Availability, buildParts, type Parts } from './parts.js';
-import { exitWhenStoreSettles } from './fatal-exit.js';
+import { exitWhenStoreSettles, type SettlingStore } from './fatal-exit.js';
 import { FATAL_SETTLE_MS, FOLLOWER_VIEW_REFRESH_MS } from './limits.js';
 import { openStorage, type Storage } from './storage.js';
 
@@ -36,6 +36,8 @@ export interface Server {
   flushedTo(): number;
   /** Scheduled snapshots; null when SNAPSHOT_EVERY is not set. */
   snapshots: SnapshotSchedule | null;
+  /** The store this server writes to, as a fail-stop waits on it (fatal-exit.ts): a replicated node settles the store of the server it runs at the time of its fault. */
+  store: SettlingStore;
   close(): Promise<void>;
 }
 
@@ -210,6 +212,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     webhooks: parts.webhooks,
     flushedTo: () => storage.replica?.flushedTo() ?? 0,
     snapshots: parts.snapshots,
+    store: storage.store,
     close() {
       closed ??= shutDown(storage, parts, listeners);
       return closed;

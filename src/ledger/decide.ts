@@ -307,17 +307,18 @@ function decideSubscribeRequest(state: WalletState, command: Extract<Command, { 
   const { request, prior } = command;
   if (!request.ok) return refused(state, request.reason, rate);
   const idem = request.idempotency;
-  if (idem !== null && prior !== null) {
-    if (prior.fingerprint === idem.fingerprint) return result(state, { kind: 'replay', record: prior }, rate);
+  assertPriorHasKey(prior, idem);
+  if (prior !== null) {
+    if (prior.fingerprint === idem!.fingerprint) return result(state, { kind: 'replay', record: prior }, rate);
     return refused(state, errorOutcome('IDEMPOTENCY', 'This Idempotency-Key was already used with a different payload; use a new key for a new subscription.'), rate);
   }
   const verdict = decideSubscribe(state.wallet, request.terms, request.service, command.number, command.channel, now.wallMs, idem?.key ?? null);
   if (verdict.outcome.kind === 'subscribed' && request.forceJoin !== null && !request.forceJoin.joined) {
     const { message, joinLink, transient } = request.forceJoin;
-    return rejectOrder(state, { kind: 'error', error: errorOutcome('FORCEJOIN', message, { join_link: joinLink }), transient }, idem, rate, now);
+    return rejectOrder(state, { error: errorOutcome('FORCEJOIN', message, { join_link: joinLink }), transient }, idem, rate, now);
   }
   const outcome = verdict.outcome;
-  if (outcome.kind === 'error' && outcome.error.code !== 'VALIDATION') return rejectOrder(state, { kind: 'error', error: outcome.error }, idem, rate, now);
+  if (outcome.kind === 'error' && outcome.error.code !== 'VALIDATION') return rejectOrder(state, { error: outcome.error }, idem, rate, now);
   const decision = fromSubscription(state, verdict, rate);
   if (outcome.kind === 'subscribed') decision.remember = idem;
   return decision;
@@ -348,7 +349,7 @@ function decideOrder(
   if (!request.ok) return refused(state, request.reason, rate);
   const idem = request.idempotency;
   const prior = command.prior;
-  assert(prior === null || idem !== null, 'a stored Idempotency-Key record is gathered only for a request that sent its key');
+  assertPriorHasKey(prior, idem);
   const read = readOrderPayload(request.payload, request.service);
   // The key is looked up before the catalogue's type reads the payload: the
   // operator may have changed the service since the first attempt, whose
@@ -372,6 +373,11 @@ function decideOrder(
   return placeOrder(state, command, input, business, idem, rate, now);
 }
 
+/** The shell gathers a record stored under an Idempotency-Key only for a request that sent its key; anything else is a broken command. */
+function assertPriorHasKey(prior: IdempotencyRecord | null, idem: Decision['remember']): void {
+  assert(prior === null || idem !== null, 'a stored Idempotency-Key record is gathered only for a request that sent its key');
+}
+
 /**
  * A business refusal (SERVICE, QTY, FORCEJOIN, BALANCE). It is remembered
  * under the Idempotency-Key like a success, with an order.rejected event, so
@@ -380,7 +386,7 @@ function decideOrder(
  */
 function rejectOrder(
   state: WalletState,
-  business: Extract<BusinessCheck, { kind: 'error' }>,
+  business: { readonly error: ErrorOutcome; readonly transient?: boolean },
   idem: Decision['remember'],
   rate: BucketVerdict | null,
   now: Now,

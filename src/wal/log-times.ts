@@ -10,9 +10,13 @@
 import type { Database, Transaction } from 'lmdb';
 import type { LogEvent } from '../ledger/index.js';
 
-/** The key of the last event written (as `transaction` sees the log, when given), 0 when the log is empty. */
+/**
+ * The key of the last event written (as `transaction` sees the log, when
+ * given), 0 when the log is empty. lmdb-js reads an undefined transaction
+ * as none given.
+ */
 export function lastLogSeq(log: Database<LogEvent, number>, transaction?: Transaction): number {
-  for (const key of log.getKeys({ reverse: true, limit: 1, ...(transaction === undefined ? {} : { transaction }) })) return key;
+  for (const key of log.getKeys({ reverse: true, limit: 1, transaction })) return key;
   return 0;
 }
 

@@ -34,11 +34,15 @@ export function countEvent(counts: OrderCounts, event: LogEvent): boolean {
   return false;
 }
 
-/** Counts the status index (a scan of every order: for start-up without the row, and for verify). */
+/**
+ * Counts the status index (a scan of every order: for start-up without the
+ * row, and for verify), as `transaction` sees it when given (lmdb-js reads
+ * an undefined transaction as none given).
+ */
 export function countIndex(store: Store, transaction?: Transaction): OrderCounts {
   const counts = noOrders();
   for (const status of ORDER_STATUSES) {
-    counts[status] = store.tables.orderIndex.getKeysCount({ start: [status], end: [status, Infinity], ...(transaction === undefined ? {} : { transaction }) });
+    counts[status] = store.tables.orderIndex.getKeysCount({ start: [status], end: [status, Infinity], transaction });
   }
   return counts;
 }

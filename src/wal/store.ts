@@ -19,6 +19,7 @@ import { basename, dirname } from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import type { LogEvent } from '../ledger/index.js';
 import { TABLE_NAMES, type TableName } from './entry.js';
+import { lastLogSeq } from './log-times.js';
 import { checkStoreFormat } from './store-format.js';
 import { readingPlacements, type RecordCoder } from './placement-record.js';
 import { LMDB_FILES, makeFilesPrivate } from '../platform/index.js';
@@ -110,8 +111,7 @@ export function openStore(path: string, options: { syncMode?: SyncMode; readOnly
     void root.close();
     throw error;
   }
-  let nextSeq = 1;
-  for (const key of log.getKeys({ reverse: true, limit: 1 })) nextSeq = Number(key) + 1;
+  const nextSeq = lastLogSeq(log) + 1;
   return {
     path,
     root,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { errorOutcome } from '../../src/errors/index.js';
 import type { SubscribeRequest } from '../../src/ledger/decide.js';
-import type { SubscriptionRecord, SubscriptionTerms } from '../../src/ledger/index.js';
+import type { IdempotencyRecord, SubscriptionRecord, SubscriptionTerms } from '../../src/ledger/index.js';
 import { CREDIT, WALL_MS, WALLET_ID, decideAt, drainedState, eventOf, refusalOf, service, stateOf } from './decide-fixture.js';
 
 /**
@@ -129,9 +129,59 @@ describe('subscriptions', () => {
     expect(refusalOf(d)).toEqual({ code: 'SERVICE', message: 'Service 12 does not exist or is disabled.' });
   });
 
-  it('a joined customer gets the subscription, remembered under its key', () => {
+  it('a joined customer gets the subscription, remembered under its key, which its placement event carries', () => {
     const d = subscribe({ ok: true, terms, service: subsService, idempotency: idem, forceJoin: { joined: true } });
     expect(d.outcome).toMatchObject({ kind: 'subscribed', subscription: { id: 3, status: 'Active', rate: 100_000 } });
     expect(d.remember).toEqual(idem);
+    expect(eventOf(d)).toStrictEqual({ type: 'subscription.placed', atMs: WALL_MS, account: WALLET_ID, subscription: 3, ...terms, rate: 100_000, channel: 'api', idempotencyKey: 'k1' });
+  });
+
+  it('a subscription sent without a key is placed with no key in its event and nothing remembered', () => {
+    const d = subscribe({ ok: true, terms, service: subsService, idempotency: null, forceJoin: null });
+    expect(eventOf(d)).not.toHaveProperty('idempotencyKey');
+    expect(d.remember).toBeNull();
+  });
+
+  describe('a retry under the same Idempotency-Key', () => {
+    const prior: IdempotencyRecord = { fingerprint: 'f1', status: 201, body: '{"ok":true}', order: null, subscription: 3, atMs: WALL_MS - 1_000 };
+    const retry = (fingerprint: string) =>
+      decideAt(stateOf(), { kind: 'subscribe', requestId: 'req-2', channel: 'api', request: { ok: true, terms, service: subsService, idempotency: { key: 'k1', fingerprint }, forceJoin: null }, number: 4, prior });
+
+    it('with the same terms replays the stored answer and places nothing', () => {
+      const d = retry('f1');
+      expect(d.outcome).toEqual({ kind: 'replay', record: prior });
+      expect(d.events).toEqual([]);
+      expect(d.remember).toBeNull();
+      expect(d.state.wallet).toStrictEqual(stateOf().wallet);
+    });
+
+    it('a stored record without the key it is stored under is a broken command: the decision stops', () => {
+      const keyless = { ok: true, terms, service: subsService, idempotency: null, forceJoin: null } as const;
+      expect(() => decideAt(stateOf(), { kind: 'subscribe', requestId: 'req-2', channel: 'api', request: keyless, number: 4, prior })).toThrow(
+        'invariant: a stored Idempotency-Key record is gathered only for a request that sent its key',
+      );
+    });
+
+    it('with other terms is refused with IDEMPOTENCY and places nothing', () => {
+      const d = retry('f2');
+      expect(refusalOf(d)).toEqual({ code: 'IDEMPOTENCY', message: 'This Idempotency-Key was already used with a different payload; use a new key for a new subscription.' });
+      expect(d.events).toEqual([]);
+      expect(d.remember).toBeNull();
+    });
+  });
+
+  it('a business refusal (QTY) is remembered under its key with an order.rejected event', () => {
+    const d = subscribe({ ok: true, terms: { ...terms, max: 1_001 }, service: subsService, idempotency: idem, forceJoin: null });
+    const qty = errorOutcome('QTY', "Fields 'min' and 'max' must lie between 10 and 1000 for service 12.");
+    expect(d.outcome).toEqual({ kind: 'error', error: qty });
+    expect(d.remember).toEqual(idem);
+    expect(eventOf(d)).toStrictEqual({ type: 'order.rejected', atMs: WALL_MS, account: WALLET_ID, idempotencyKey: 'k1', code: 'QTY' });
+  });
+
+  it('a VALIDATION refusal of the catalogue (a service of another type) is not remembered, so a retry once the catalogue is corrected may place it', () => {
+    const d = subscribe({ ok: true, terms, service: service({ id: 12 }), idempotency: idem, forceJoin: null });
+    expect(d.outcome).toEqual({ kind: 'error', error: errorOutcome('VALIDATION', 'Service 12 is a Default service, not a Subscriptions one.') });
+    expect(d.remember).toBeNull();
+    expect(d.events).toEqual([]);
   });
 });

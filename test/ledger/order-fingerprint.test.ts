@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { orderFingerprint, ORDER_INPUT_FIELDS, type OrderPayload } from '../../src/ledger/index.js';
+import { orderFingerprint, ORDER_INPUT_FIELDS, subscriptionFingerprint, type OrderPayload, type SubscriptionTerms } from '../../src/ledger/index.js';
 
 const plain = (serviceId: number, target: string, quantity: number): OrderPayload => ({ serviceId, target, quantity });
 
@@ -80,5 +80,34 @@ describe('orderFingerprint (the payload as sent)', () => {
 
   it('is a compact printable string suitable for storage', () => {
     expect(orderFingerprint(plain(7, 'ключ 😀', 1))).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  });
+});
+
+describe('subscriptionFingerprint (the terms as read)', () => {
+  const terms: SubscriptionTerms = { service: 12, username: 'bob', min: 10, max: 100, posts: 5, oldPosts: 2, delayMinutes: 30, expiryMs: Date.UTC(2026, 1, 1, 23, 59, 59, 999) };
+  const sha = (fields: unknown[]): string => createHash('sha256').update(JSON.stringify(fields)).digest('base64url');
+
+  it('is the hash of the terms in a fixed order, led by the word subscription, so keys stored by a running server keep replaying', () => {
+    expect(subscriptionFingerprint(terms)).toBe(sha(['subscription', 12, 'bob', 10, 100, 5, 2, 30, terms.expiryMs]));
+    expect(subscriptionFingerprint({ ...terms, expiryMs: null })).toBe(sha(['subscription', 12, 'bob', 10, 100, 5, 2, 30, null]));
+  });
+
+  it('is never the fingerprint of an order, so a key used for an order and then for a subscription is a different payload', () => {
+    expect(subscriptionFingerprint(terms)).not.toBe(orderFingerprint({ serviceId: 12, target: 'bob', quantity: 10 }));
+    expect(subscriptionFingerprint(terms)).not.toBe(sha([12, 'bob', 10, 100, 5, 2, 30, terms.expiryMs]));
+  });
+
+  it('changes when any one term changes', () => {
+    const changed: SubscriptionTerms[] = [
+      { ...terms, service: 13 },
+      { ...terms, username: 'bobby' },
+      { ...terms, min: 11 },
+      { ...terms, max: 101 },
+      { ...terms, posts: 6 },
+      { ...terms, oldPosts: 3 },
+      { ...terms, delayMinutes: 60 },
+      { ...terms, expiryMs: null },
+    ];
+    for (const other of changed) expect(subscriptionFingerprint(other)).not.toBe(subscriptionFingerprint(terms));
   });
 });

@@ -22,10 +22,12 @@ type Refused = (why: string) => never;
  * The worker and lease an order.status leaves: a claim (from pending, with
  * a lease) gives the order its worker and lease; a move out of processing
  * ends the lease. Claims logged without a lease name their worker only.
+ * A move to processing comes from pending, since orderStatus has refused
+ * every move that is not strictly forward before it calls this.
  */
 export function leaseOfMove(state: ReplayState, seq: number, id: number, orderId: string, order: OpenOrder, to: OrderStatus, e: Raw): void {
   const { worker, leaseExpiresMs, atMs } = e;
-  if (worker !== undefined && (typeof worker !== 'string' || order.status !== 'pending' || to !== 'processing')) {
+  if (worker !== undefined && (typeof worker !== 'string' || to !== 'processing')) {
     fail('order-status', seq, id, orderId, `order.status names worker ${String(worker)} on a move from ${order.status} to ${to}; only a claim (pending to processing) names one.`);
   }
   if (leaseExpiresMs !== undefined) {

@@ -130,14 +130,17 @@ function checkIdempotency(state: ReplayState): void {
     if (subscription !== undefined) checkKeySubscription(state, accountId, k.slice(colon + 1), subscription);
     const orderId = (value as { order?: unknown } | null)?.order ?? null;
     if (orderId === null) continue;
+    if (typeof orderId !== 'string') {
+      fail('idempotency', null, accountId, null, `the idempotency key ${JSON.stringify(k.slice(colon + 1))} names order ${String(orderId)}, which is not an order id.`);
+    }
     // Every row was matched to its placement above, so a row is an order.
-    const row = typeof orderId === 'string' ? state.source.orderRow(state.source.orderKey(orderId)) : undefined;
+    const row = state.source.orderRow(state.source.orderKey(orderId));
     if (row === undefined) {
-      fail('idempotency', null, accountId, String(orderId), `the idempotency key ${JSON.stringify(k.slice(colon + 1))} points at an order that does not exist.`);
+      fail('idempotency', null, accountId, orderId, `the idempotency key ${JSON.stringify(k.slice(colon + 1))} points at an order that does not exist.`);
     }
     const owner = asRaw(row).account;
     if (owner !== accountId) {
-      fail('idempotency', null, accountId, orderId as string, `the idempotency key ${JSON.stringify(k.slice(colon + 1))} points at an order of account ${String(owner)}.`);
+      fail('idempotency', null, accountId, orderId, `the idempotency key ${JSON.stringify(k.slice(colon + 1))} points at an order of account ${String(owner)}.`);
     }
   }
 }

@@ -75,6 +75,18 @@ describe('plan.granted', () => {
     expect(wallet.unlimitedExpiresMs).toBe(expiresMs);
   });
 
+  it('a grant on the 31st ends on the last day of the next month, and the end Date overflow gave before that clamp is accepted too', () => {
+    const grantMs = Date.UTC(2026, 0, 31, 12, 0, 0);
+    for (const expiresMs of [Date.UTC(2026, 1, 28, 12, 0, 0), Date.UTC(2026, 2, 3, 12, 0, 0)]) {
+      const wallet = account();
+      planGranted(5, 1, wallet, { months: 1, atMs: grantMs, priceInr: planPriceInr(1), expiresMs });
+      expect(wallet.unlimitedExpiresMs).toBe(expiresMs);
+    }
+    expect(findingOf(() => planGranted(5, 1, account(), { months: 1, atMs: grantMs, priceInr: planPriceInr(1), expiresMs: Date.UTC(2026, 2, 1, 12, 0, 0) })).sentence).toBe(
+      'Balance replay failed at seq 5 (account 1): plan.granted ends the window at 2026-03-01T12:00:00.000Z but 1 months from 2026-01-31T12:00:00.000Z end at 2026-02-28T12:00:00.000Z.',
+    );
+  });
+
   it('refuses a month count, a price or an end the actor would not grant', () => {
     const expiresMs = planExpiryAfter(atMs, null, 1);
     expect(findingOf(() => planGranted(5, 1, account(), { months: 0, atMs, priceInr: 0, expiresMs })).sentence).toMatch(/grants 0 months; a grant is a whole number of months from 1 to/);

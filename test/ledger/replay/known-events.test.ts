@@ -30,6 +30,10 @@ describe('which entries are events', () => {
     expect(findingOf(() => applyEvent(state, 1, { type: 'toString', account: 1 })).sentence).toBe(
       'Log sequence check failed at seq 1: the event type "toString" is unknown, so its effect on balances cannot be checked.',
     );
+    // A type that is not a string, even one that reads as a known type's name.
+    expect(findingOf(() => applyEvent(state, 1, { type: ['account.updated'], account: 1 })).sentence).toBe(
+      'Log sequence check failed at seq 1: the event type ["account.updated"] is unknown, so its effect on balances cannot be checked.',
+    );
   });
 });
 

@@ -43,6 +43,14 @@ describe('order.cancel_requested', () => {
     expect(replayImage(twice).broken).toMatchObject({ invariant: 'lifecycle', seq: 8, order: 'p1' });
   });
 
+  it('stays open through a move that is not final, so a second request after it is still refused', () => {
+    const claimed = new Ledger().service({ cancel: true }).account(1).credit(1, 10 * CREDIT).place(1, 'p1', 10, 100_000).move('p1', 'processing');
+    const again = push(push(claimed, { type: 'order.cancel_requested', order: 'p1' }).move('p1', 'in_progress'), { type: 'order.cancel_requested', order: 'p1' });
+    expect(replayImage(again).firstBroken).toBe(
+      'Lifecycle check failed at seq 8 (account 1, order p1): the actor refuses order.cancel_requested here: A cancel request for this order is already open; the operator will resolve it.',
+    );
+  });
+
   it('is refused for a pending order (canceled at once instead) and where the service allows no cancel', () => {
     expect(replayImage(push(base(), { type: 'order.cancel_requested', order: 'q1' })).firstBroken).toMatch(/a pending order is canceled at once \(order.status\), never by request/);
     expect(replayImage(push(base(false), { type: 'order.cancel_requested', order: 'p1' })).firstBroken).toMatch(/the actor refuses order.cancel_requested here/);

@@ -4,6 +4,7 @@
  * inside one, order numbers grow, and the order's row agrees with the event.
  */
 import { describe, expect, it } from 'vitest';
+import type { LogEvent } from '../../../src/ledger/index.js';
 import { CREDIT, Ledger } from '../../helpers/ledger.js';
 import { replayImage } from '../../helpers/ledger-image.js';
 
@@ -154,6 +155,13 @@ describe('the orders row against its placement', () => {
   it('names a second placement of an order id with the seq of the first', () => {
     const ledger = oneOrder().place(1, 'o2', 10, 100_000).place(1, 'o1', 10, 100_000);
     expect(replayImage(ledger).firstBroken).toBe('Order charge check failed at seq 5 (account 1, order o1): the order id was already placed at seq 3; order ids must be unique.');
+  });
+
+  it('names the seq of the first order.placed, not of an earlier event that carries the same order field', () => {
+    const ledger = new Ledger().account(1).credit(1, 10 * CREDIT);
+    ledger.events.push({ type: 'order.rejected', atMs: 1_700_000_100_000, account: 1, idempotencyKey: 'k1', code: 'QTY', order: 'o1' } as LogEvent);
+    ledger.place(1, 'o1', 10, 100_000).place(1, 'o1', 10, 100_000);
+    expect(replayImage(ledger).firstBroken).toBe('Order charge check failed at seq 5 (account 1, order o1): the order id was already placed at seq 4; order ids must be unique.');
   });
 
   it('holds an order whose row ends elsewhere than pending, and names it when the log never takes it there', () => {

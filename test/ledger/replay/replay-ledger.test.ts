@@ -55,6 +55,15 @@ describe('the same replay over the in-memory image', () => {
     expect(report.firstBroken).toMatch(/^Order status check failed at seq 7 \(account 1, order o2\): order.status cannot be replayed: .*BigInt/);
   });
 
+  it('such a finding names the order only when the event carries an order id', () => {
+    const img = imageOf(consistent());
+    // An event whose type the sentence cannot quote as JSON, with an order field that is not an id.
+    Object.assign(img.events[1] as object, { type: 10n, order: 7 });
+    const report = replayLedger(imageLedgerSource(img));
+    expect(report.broken).toMatchObject({ invariant: 'balance', seq: 2, account: 1, order: null });
+    expect(report.firstBroken).toMatch(/^Balance replay failed at seq 2 \(account 1\): 10 cannot be replayed: .*BigInt/);
+  });
+
   it('a failure that is not the log\'s (a row that cannot be read) fails the replay instead of being blamed on the log', () => {
     const source = imageLedgerSource(imageOf(consistent()));
     const readError = new Error('EIO: the orders table could not be read');

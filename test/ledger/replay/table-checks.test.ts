@@ -61,6 +61,18 @@ describe('the idempotency table', () => {
     dangling.rows.idempotency.set('1:k2', { order: 'gone' });
     expect(replayImage(dangling).firstBroken).toMatch(/the idempotency key "k2" points at an order that does not exist/);
   });
+
+  it('names a key that points at a subscription no account placed', () => {
+    const stray = ledger();
+    stray.rows.idempotency.set('1:k5', { order: null, subscription: 9 });
+    expect(replayImage(stray).firstBroken).toBe('Idempotency check failed at account 1: the idempotency key "k5" points at subscription 9, which account 1 did not place.');
+  });
+
+  it('names a key whose order is not an order id, rather than looking it up', () => {
+    const numbered = ledger();
+    numbered.rows.idempotency.set('1:k3', { order: 5 });
+    expect(replayImage(numbered).firstBroken).toBe('Idempotency check failed at account 1: the idempotency key "k3" names order 5, which is not an order id.');
+  });
 });
 
 describe('rows that are not what the server writes', () => {
