@@ -39,10 +39,8 @@ export function parseMicro(text: string): number | null {
  * ever done on it.
  */
 export function microFromJson(value: unknown): number | null {
-  if (typeof value === 'number') {
-    if (!Number.isFinite(value)) return null;
-    return parseMicro(String(value));
-  }
+  // NaN and ±Infinity print as words, which parseMicro refuses like any other non-decimal.
+  if (typeof value === 'number') return parseMicro(String(value));
   if (typeof value === 'string') return parseMicro(value.trim());
   return null;
 }
