@@ -5,7 +5,7 @@
  * keys behind fresh ones, against the real server, are in
  * test/http/idempotency.test.ts.)
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ManualClock } from '../../src/platform/clock.js';
 import type { IdempotencyRecord } from '../../src/ledger/index.js';
 import { IdempotencySweeper, idempotencyExpiryKey, LmdbGroupCommit, STRUCTURES_KEY, type TablePut } from '../../src/wal/index.js';
@@ -167,5 +167,46 @@ describe('Idempotency-Key sweep: its bounds', () => {
     await wal.close();
     const empty = await swept([], { retentionMs: 1_000, stepMax: 2, nowMs: 50 });
     expect(empty.sweeper.stats()).toEqual({ records: 0, oldestAgeMs: 0 });
+  });
+});
+
+describe('Idempotency-Key sweep: edges', () => {
+  it('removes an index entry whose record is gone, keeps a record used again exactly at the cutoff, and writes no log event', async () => {
+    const { store } = open();
+    const wal = new LmdbGroupCommit(store, { onFatal: (e) => { throw e; } });
+    const clock = new ManualClock();
+    const start = clock.wallMs();
+    await wal.append({
+      events: [],
+      puts: [
+        { table: 'idempotencyExpiry', key: idempotencyExpiryKey(start, '1:gone'), value: 1 },
+        { table: 'idempotency', key: '1:again', value: record(start + 1_000) },
+        { table: 'idempotencyExpiry', key: idempotencyExpiryKey(start, '1:again'), value: 1 },
+      ],
+    });
+    clock.advance(2_000);
+    const logBefore = [...store.log.getKeys()].length;
+    const sweeper = new IdempotencySweeper(store, wal, clock, 1_000, () => false);
+    expect(await sweeper.runOnce()).toEqual({ removed: 2, steps: 1 });
+    expect([...store.tables.idempotency.getKeys()]).toEqual(['1:again']);
+    expect([...store.tables.idempotencyExpiry.getKeys()]).toEqual([]);
+    expect([...store.log.getKeys()].length).toBe(logBefore);
+    await wal.close();
+  });
+
+  it('stop clears its interval', async () => {
+    const { store } = open();
+    const wal = new LmdbGroupCommit(store, { onFatal: (e) => { throw e; } });
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    try {
+      const sweeper = new IdempotencySweeper(store, wal, new ManualClock(), 1_000, () => false);
+      sweeper.start(60_000, (e) => expect.fail(String(e)));
+      expect(vi.getTimerCount()).toBe(1);
+      await sweeper.stop();
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
+    await wal.close();
   });
 });

@@ -255,3 +255,29 @@ describe('MemoryWal faults', () => {
     expect(wal.durableImage().tables.orders).toEqual(new Map());
   });
 });
+
+describe('MemoryWal syncs', () => {
+  it('flushed() waits for the newest of several sealed batches, and syncAll returns the entries it synced', async () => {
+    const wal = new MemoryWal({ onFatal: () => {} });
+    void wal.append(entry(1));
+    void wal.append(entry(2));
+    wal.seal();
+    void wal.append(entry(3));
+    wal.seal();
+    const flushed = watch(wal.flushed());
+    await turn();
+    expect(flushed.state).toBe('pending');
+    expect(wal.step()).toBe(2);
+    await turn();
+    expect(flushed.state).toBe('pending');
+    void wal.append(entry(4));
+    expect(wal.syncAll()).toBe(2);
+    await turn();
+    expect(flushed.state).toBe('resolved');
+    expect(amounts(wal)).toEqual([1, 2, 3, 4]);
+  });
+
+  it('has no read barrier: nothing is visible before its batch is acknowledged', () => {
+    expect(new MemoryWal({ onFatal: () => {} }).readBarrier()).toBeNull();
+  });
+});

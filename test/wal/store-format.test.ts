@@ -112,3 +112,10 @@ describe('store format check', () => {
     expect(() => checkStoreFormat(checked({ storeFormat: null }).store, { readOnly: false })).toThrow(refusal('store format null'));
   });
 });
+
+describe('StoreFormatError', () => {
+  it('is named for what it is, so a log line or a crash report shows the kind of refusal', () => {
+    expect(new StoreFormatError('x').name).toBe('StoreFormatError');
+    expect(String(new StoreFormatError('The data directory holds data.'))).toBe('StoreFormatError: The data directory holds data.');
+  });
+});
