@@ -298,6 +298,16 @@ describe('LMDB group commit', () => {
     await wal.close();
   });
 
+  it('batchEntriesMax caps the entries of a commit: five appends in one turn under a cap of 2 are synced as 2, 2 and 1', async () => {
+    const { store } = open();
+    const batches: number[] = [];
+    const wal = new LmdbGroupCommit(store, { onFatal: (e) => { throw e; }, batchEntriesMax: 2, onBatch: (entries) => batches.push(entries) });
+    await Promise.all([1, 2, 3, 4, 5].map((n) => wal.append(entry(n, n))));
+    expect(batches).toEqual([2, 2, 1]);
+    expect(amounts(store)).toEqual([1, 2, 3, 4, 5]);
+    await wal.close();
+  });
+
   it('an append after close, and a plain append in sync mode log, are broken invariants', async () => {
     const { store } = open();
     const { wal } = groupCommit(store);
