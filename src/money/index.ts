@@ -5,6 +5,7 @@
  * range is done in BigInt and refused when the result does not fit.
  */
 import { assert } from '../platform/index.js';
+import { decimalText } from './decimal-text.js';
 import { MICRO_DIGITS, MICRO_PER_CREDIT } from './units.js';
 
 export { MICRO_DIGITS, MICRO_PER_CREDIT };
@@ -39,10 +40,8 @@ export function parseMicro(text: string): number | null {
  * ever done on it.
  */
 export function microFromJson(value: unknown): number | null {
-  // NaN and ±Infinity print as words, which parseMicro refuses like any other non-decimal.
-  if (typeof value === 'number') return parseMicro(String(value));
-  if (typeof value === 'string') return parseMicro(value.trim());
-  return null;
+  const text = decimalText(value);
+  return text === null ? null : parseMicro(text);
 }
 
 /** Renders micro-credits as the shortest exact decimal: 300000 → "0.3". */

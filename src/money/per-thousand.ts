@@ -7,6 +7,7 @@
  * than money counts). Such a price is refused, never rounded.
  */
 import { formatBig } from './big.js';
+import { decimalText } from './decimal-text.js';
 import { MICRO_DIGITS } from './units.js';
 
 /** The units a quoted price is for. */
@@ -33,8 +34,8 @@ export type Per1000 = { ok: true; rateMicro: number } | { ok: false; message: st
  * refuses it. `name` is how the caller calls the field.
  */
 export function parsePer1000(value: unknown, name: string): Per1000 {
-  const text = textOf(value);
-  const m = DECIMAL.exec(text);
+  const text = decimalText(value);
+  const m = text === null ? null : DECIMAL.exec(text);
   if (m === null) return { ok: false, message: `${name} must be a non-negative decimal number of credits per 1,000 units, such as 1.5.` };
   const whole = m[1]!;
   const frac = (m[2] ?? '').replace(/0+$/, '');
@@ -49,19 +50,6 @@ export function parsePer1000(value: unknown, name: string): Per1000 {
   const micro = BigInt(whole) * BigInt(UNITS_PER_QUOTE) + BigInt(frac.padEnd(PER_QUOTE_DIGITS, '0'));
   if (micro > BigInt(Number.MAX_SAFE_INTEGER)) return { ok: false, message: `${name} ${text} is larger than the largest supported rate.` };
   return { ok: true, rateMicro: Number(micro) };
-}
-
-/**
- * The text a price is read from: a number's decimal form, a string without
- * its surrounding spaces, and no text for any other value. A number that is
- * not finite reads as NaN or Infinity, which the pattern refuses as it
- * refuses any other text.
- */
-function textOf(value: unknown): string {
-  if (typeof value === 'number') return String(value);
-  if (typeof value === 'string') return value.trim();
-  // Stryker disable next-line StringLiteral: equivalent: any text the decimal pattern refuses gives the same refusal, and it refuses every text a mutant puts here
-  return '';
 }
 
 /** whole.frac divided by 1,000, as decimal text: ("1", "2345") → "0.0012345". */
