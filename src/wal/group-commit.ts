@@ -198,6 +198,7 @@ export class LmdbGroupCommit implements Wal {
     const entries: WalEntry[] = [];
     for (const batch of batches) {
       const callback = this.flushCallbacks.get(batch);
+      // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent: in sync mode 'log' every batch comes from appendTogether and has a callback (append refuses that mode), and in the other modes the flush callbacks are never called
       if (callback !== undefined) {
         onFlushed.push(callback);
         this.flushCallbacks.delete(batch);

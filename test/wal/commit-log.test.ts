@@ -4,7 +4,7 @@
  * order: a record torn by a crash mid-write, one whose bytes were damaged,
  * and records left from a file's earlier use are not.
  */
-import fs, { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
+import fs, { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { syncBuiltinESMExports } from 'node:module';
 import { tmpdir } from 'node:os';
 import { crc32 } from 'node:zlib';
@@ -55,6 +55,18 @@ describe('commit log', () => {
       const stat = statSync(join(dir, name));
       expect(stat.size).toBe(64 * 1024);
       expect(stat.mode & 0o777).toBe(0o600);
+      expect(readFileSync(join(dir, name)).every((b) => b === 0)).toBe(true);
+    }
+  });
+
+  it('fills a file left shorter than its size (a crash during creation) with zeros up to exactly its size', () => {
+    const dir = newDir();
+    const [first, second] = COMMIT_LOG_FILES;
+    writeFileSync(join(dir, first), Buffer.alloc(1_000), { mode: 0o600 });
+    writeFileSync(join(dir, second), Buffer.alloc(64 * 1024 - 1), { mode: 0o600 });
+    openLog(dir, 64 * 1024);
+    for (const name of COMMIT_LOG_FILES) {
+      expect(statSync(join(dir, name)).size).toBe(64 * 1024);
       expect(readFileSync(join(dir, name)).every((b) => b === 0)).toBe(true);
     }
   });

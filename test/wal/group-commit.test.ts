@@ -341,6 +341,22 @@ describe('LMDB group commit', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it("counts appendTogether's entries as pending until their commit is acknowledged, and the pending limit refuses more at that count", async () => {
+    const { store } = logModeStore();
+    const fatals: unknown[] = [];
+    const wal = new LmdbGroupCommit(store, { onFatal: (e) => fatals.push(e), pendingEntriesMax: 3 });
+    const landed = wal.appendTogether([entry(1, 1), entry(2, 1)], () => {});
+    expect(wal.stats().pendingEntries).toBe(2);
+    expect(wal.overloaded()).toBe(false);
+    const more = wal.appendTogether([entry(3, 1)], () => {});
+    expect(wal.stats().pendingEntries).toBe(3);
+    expect(wal.overloaded()).toBe(true);
+    await Promise.all([landed, more]);
+    expect(wal.stats().pendingEntries).toBe(0);
+    expect(wal.overloaded()).toBe(false);
+    expect(fatals).toEqual([]);
+  });
 });
 
 /** A store in sync mode 'log' (the commit log's LMDB side) in a new temp directory, closed and removed after the test. */
