@@ -40,8 +40,7 @@ export function parseMicro(text: string): number | null {
  * ever done on it.
  */
 export function microFromJson(value: unknown): number | null {
-  const text = decimalText(value);
-  return text === null ? null : parseMicro(text);
+  return parseMicro(decimalText(value));
 }
 
 /** Renders micro-credits as the shortest exact decimal: 300000 → "0.3". */

@@ -35,7 +35,7 @@ export type Per1000 = { ok: true; rateMicro: number } | { ok: false; message: st
  */
 export function parsePer1000(value: unknown, name: string): Per1000 {
   const text = decimalText(value);
-  const m = text === null ? null : DECIMAL.exec(text);
+  const m = DECIMAL.exec(text);
   if (m === null) return { ok: false, message: `${name} must be a non-negative decimal number of credits per 1,000 units, such as 1.5.` };
   const whole = m[1]!;
   const frac = (m[2] ?? '').replace(/0+$/, '');
