@@ -34,6 +34,18 @@ const TRACED = 'trace=openat,close,fsync,fdatasync,write,pwrite64,writev,pwritev
 const SHOWN_BYTES = 16_384;
 /** How late the shim starts each sync: far longer than a reply takes to leave once its commit returns. */
 const LATE_MS = 40;
+/**
+ * The planted bug's run: each record's sync, never awaited, sleeps in one
+ * of libuv's pool threads, where LMDB's commit also runs. With the default
+ * four threads, four sleeping syncs hold the pool, LMDB's commit waits for
+ * one of them to end, and that sync, started after the record was written,
+ * covers it: on a loaded machine every reply could leave synced by luck.
+ * Enough threads for every sync of the run keep LMDB's commit from waiting
+ * on them, and a longer delay keeps the syncs of the orders placed one at a
+ * time from ending inside another order's reply.
+ */
+const PLANTED_POOL_THREADS = 128;
+const PLANTED_LATE_MS = 200;
 const ONE_AT_A_TIME = 6;
 const IN_FLIGHT = 16;
 const CONCURRENT_ORDERS = 64;
@@ -141,7 +153,7 @@ describe.skipIf(straceMissing !== null || shimMissing !== null)('sync before rep
   it("catches a planted early reply (sync mode 'log' not waiting for the record's sync) under the shim", async () => {
     const planted = plantEarlyReply();
     try {
-      const run = await traceOrders({ env: { WAL_SYNC_MODE: 'log' }, lateMs: LATE_MS, lateOnly: 'commit-log', covered: LOG_FILES, dist: planted.dist });
+      const run = await traceOrders({ env: { WAL_SYNC_MODE: 'log', UV_THREADPOOL_SIZE: String(PLANTED_POOL_THREADS) }, lateMs: PLANTED_LATE_MS, lateOnly: 'commit-log', covered: LOG_FILES, dist: planted.dist });
       expect(run.checks).toHaveLength(run.placed);
       expect(unsynced(run.checks).length).toBeGreaterThan(0);
     } finally {
